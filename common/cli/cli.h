@@ -1,0 +1,49 @@
+/*
+ * The ibflow command line: one subcommand per file (cmd_<name>.c), all
+ * dispatched from the table in main.c.
+ *
+ * Exit status, for every subcommand:
+ *   0  success;
+ *   1  the command ran and found defects (e.g. `ibflow check`);
+ *   2  bad usage or bad input (the message says FILE:LINE: what).
+ */
+#ifndef IBFLOW_CLI_H
+#define IBFLOW_CLI_H
+
+#include <ibflow/ibflow.h>
+#include <ibflow/topo_io.h>
+#include <ibflow/lfts_io.h>
+
+#define IBF_EXIT_OK     0
+#define IBF_EXIT_DEFECT 1
+#define IBF_EXIT_INPUT  2
+
+typedef struct ibf_cmd {
+	const char *name;
+	int (*run)(int argc, char **argv); /* argv[0] is the command name */
+	const char *summary;
+} ibf_cmd_t;
+
+int ibf_cmd_gen(int argc, char **argv);
+int ibf_cmd_convert(int argc, char **argv);
+int ibf_cmd_info(int argc, char **argv);
+int ibf_cmd_check(int argc, char **argv);
+int ibf_cmd_paths(int argc, char **argv);
+
+/* Print "ibflow CMD: message" on stderr; returns IBF_EXIT_INPUT. */
+int ibf_cli_fail(const char *cmd, const ibf_err_t *err);
+int ibf_cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Load a topology (format auto-detected) or report and return NULL. */
+ibf_fabric_t *ibf_cli_load_topo(const char *cmd, const char *path,
+				unsigned lmc);
+/* Load LFTs for a fabric or report and return NULL. */
+ibf_lfts_t *ibf_cli_load_lfts(const char *cmd, const ibf_fabric_t *f,
+			      const char *path);
+
+/* Parse a decimal option value within [min, max] or report. */
+int ibf_cli_parse_uint(const char *cmd, const char *opt, const char *arg,
+		       unsigned min, unsigned max, unsigned *out);
+
+#endif

@@ -1,0 +1,68 @@
+/* Helpers shared by the subcommands: loading inputs, reporting errors. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+int ibf_cli_fail(const char *cmd, const ibf_err_t *err)
+{
+	fprintf(stderr, "ibflow %s: %s\n", cmd,
+		err->msg[0] ? err->msg : ibf_status_str(err->status));
+	return IBF_EXIT_INPUT;
+}
+
+int ibf_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ibflow %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(see `ibflow %s --help`)\n", cmd);
+	return IBF_EXIT_INPUT;
+}
+
+ibf_fabric_t *ibf_cli_load_topo(const char *cmd, const char *path,
+				unsigned lmc)
+{
+	ibf_topo_read_opts_t opts = { .format = IBF_TOPO_AUTO, .lmc = lmc };
+	ibf_fabric_t *f = NULL;
+	ibf_err_t err;
+
+	ibf_err_clear(&err);
+	if (ibf_topo_read(path, &opts, &f, &err) != IBF_OK) {
+		ibf_cli_fail(cmd, &err);
+		return NULL;
+	}
+	return f;
+}
+
+ibf_lfts_t *ibf_cli_load_lfts(const char *cmd, const ibf_fabric_t *f,
+			      const char *path)
+{
+	ibf_lfts_t *l = NULL;
+	ibf_err_t err;
+
+	ibf_err_clear(&err);
+	if (ibf_lfts_read(f, path, &l, &err) != IBF_OK) {
+		ibf_cli_fail(cmd, &err);
+		return NULL;
+	}
+	return l;
+}
+
+int ibf_cli_parse_uint(const char *cmd, const char *opt, const char *arg,
+		       unsigned min, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	v = strtoul(arg, &end, 10);
+	if (!*arg || *end || *arg == '-' || v < min || v > max)
+		return ibf_cli_usage_error(cmd, "%s: '%s' is not a number in "
+					   "%u..%u", opt, arg, min, max);
+	*out = (unsigned)v;
+	return IBF_EXIT_OK;
+}

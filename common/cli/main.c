@@ -1,0 +1,53 @@
+/* ibflow: dispatch `ibflow <command> [args]` through one table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "cli.h"
+
+static const ibf_cmd_t commands[] = {
+	{ "gen", ibf_cmd_gen, "generate a topology (fat trees, Slim Fly, ...)" },
+	{ "convert", ibf_cmd_convert, "read a topology, write it in another format" },
+	{ "info", ibf_cmd_info, "summarize a topology (and LFTs)" },
+	{ "check", ibf_cmd_check, "trace all routes through LFTs, report defects" },
+	{ "paths", ibf_cmd_paths, "print the hops from one host to another" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *fp)
+{
+	size_t i;
+
+	fprintf(fp, "usage: ibflow <command> [options]\n\ncommands:\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(fp, "  %-10s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(fp, "\n`ibflow <command> --help` describes a command.\n"
+		    "Exit status: 0 ok, 1 defects found, 2 bad usage or input.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return IBF_EXIT_INPUT;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return IBF_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("ibflow %s\n", PACKAGE_VERSION);
+		return IBF_EXIT_OK;
+	}
+	for (i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "ibflow: '%s' is not a command\n\n", argv[1]);
+	usage(stderr);
+	return IBF_EXIT_INPUT;
+}

@@ -1,0 +1,309 @@
+/* Whole-file text input and atomic output; see io.h. */
+#include <ibflow/io.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static ibf_status_t text_adopt(ibf_text_t *t, const char *name, char *buf,
+			       size_t len, ibf_err_t *err)
+{
+	memset(t, 0, sizeof(*t));
+	t->name_copy = strdup(name);
+	if (!t->name_copy) {
+		free(buf);
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	}
+	t->name = t->name_copy;
+	t->buf = buf;
+	t->len = len;
+	buf[len] = '\0';
+	if (memchr(buf, '\0', len)) {
+		size_t at = (size_t)((char *)memchr(buf, '\0', len) - buf);
+		unsigned line = 1;
+		size_t i;
+
+		for (i = 0; i < at; i++)
+			line += buf[i] == '\n';
+		t->line = line;
+		ibf_text_error(t, err, IBF_ERR_PARSE,
+			       "binary data (NUL byte) in a text file");
+		ibf_text_free(t);
+		return IBF_ERR_PARSE;
+	}
+	return IBF_OK;
+}
+
+ibf_status_t ibf_text_from_buf(ibf_text_t *t, const char *name,
+			       const char *buf, size_t len, ibf_err_t *err)
+{
+	char *copy = malloc(len + 1);
+
+	if (!copy)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	memcpy(copy, buf, len);
+	return text_adopt(t, name, copy, len, err);
+}
+
+ibf_status_t ibf_text_load(ibf_text_t *t, const char *path, ibf_err_t *err)
+{
+	bool is_stdin = strcmp(path, "-") == 0;
+	FILE *fp = is_stdin ? stdin : fopen(path, "rb");
+	size_t len = 0, cap = 1 << 16, n;
+	char *buf;
+
+	memset(t, 0, sizeof(*t));
+	if (!fp)
+		return ibf_err_set(err, IBF_ERR_IO, "%s: %s", path,
+				   strerror(errno));
+	buf = malloc(cap);
+	while (buf && (n = fread(buf + len, 1, cap - len - 1, fp)) > 0) {
+		len += n;
+		if (cap - len - 1 == 0) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	if (!buf || ferror(fp)) {
+		int e = errno;
+
+		free(buf);
+		if (!is_stdin)
+			fclose(fp);
+		return buf ? ibf_err_set(err, IBF_ERR_IO, "%s: %s", path,
+					 strerror(e))
+			   : ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	}
+	if (!is_stdin)
+		fclose(fp);
+	return text_adopt(t, is_stdin ? "<stdin>" : path, buf, len, err);
+}
+
+void ibf_text_free(ibf_text_t *t)
+{
+	free(t->buf);
+	free(t->name_copy);
+	memset(t, 0, sizeof(*t));
+}
+
+void ibf_text_rewind(ibf_text_t *t)
+{
+	size_t i;
+
+	/* Lines returned earlier had their "\n" replaced by NUL: restore. */
+	for (i = 0; i < t->pos && i < t->len; i++)
+		if (t->buf[i] == '\0')
+			t->buf[i] = '\n';
+	t->pos = 0;
+	t->line = 0;
+}
+
+char *ibf_text_next_line(ibf_text_t *t)
+{
+	char *start, *nl;
+	size_t n;
+
+	if (t->pos >= t->len)
+		return NULL;
+	start = t->buf + t->pos;
+	nl = memchr(start, '\n', t->len - t->pos);
+	n = nl ? (size_t)(nl - start) : t->len - t->pos;
+	t->pos += n + (nl ? 1 : 0);
+	start[n] = '\0';
+	if (n && start[n - 1] == '\r')
+		start[n - 1] = '\0';
+	t->line++;
+	return start;
+}
+
+ibf_status_t ibf_text_error(const ibf_text_t *t, ibf_err_t *err,
+			    ibf_status_t st, const char *fmt, ...)
+{
+	char msg[IBF_ERR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return ibf_err_set(err, st, "%s:%u: %s", t->name, t->line, msg);
+}
+
+/* ---- scanners ------------------------------------------------------------ */
+
+void ibf_scan_blanks(const char **s)
+{
+	while (**s == ' ' || **s == '\t')
+		(*s)++;
+}
+
+bool ibf_scan_lit(const char **s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	ibf_scan_blanks(s);
+	if (strncmp(*s, lit, n) != 0)
+		return false;
+	*s += n;
+	return true;
+}
+
+static int digit_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return 99;
+}
+
+bool ibf_scan_u64(const char **s, int base, uint64_t *v)
+{
+	const char *p;
+	uint64_t x = 0;
+	int d;
+
+	ibf_scan_blanks(s);
+	p = *s;
+	if (base == 16 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	if (digit_value(*p) >= base)
+		return false;
+	while ((d = digit_value(*p)) < base) {
+		if (x > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+			return false; /* overflow */
+		x = x * (uint64_t)base + (uint64_t)d;
+		p++;
+	}
+	*v = x;
+	*s = p;
+	return true;
+}
+
+bool ibf_scan_uint(const char **s, unsigned max, unsigned *v)
+{
+	const char *save = *s;
+	uint64_t x;
+
+	if (!ibf_scan_u64(s, 10, &x) || x > max) {
+		*s = save;
+		return false;
+	}
+	*v = (unsigned)x;
+	return true;
+}
+
+bool ibf_scan_quoted(const char **s, char *out, size_t len)
+{
+	const char *p, *end;
+	size_t n;
+
+	ibf_scan_blanks(s);
+	p = *s;
+	if (*p != '"')
+		return false;
+	end = strchr(p + 1, '"');
+	if (!end)
+		return false;
+	n = (size_t)(end - p - 1);
+	if (n >= len)
+		return false;
+	memcpy(out, p + 1, n);
+	out[n] = '\0';
+	*s = end + 1;
+	return true;
+}
+
+bool ibf_scan_end(const char **s)
+{
+	ibf_scan_blanks(s);
+	return **s == '\0' || **s == '#';
+}
+
+/* ---- atomic output ------------------------------------------------------- */
+
+ibf_status_t ibf_ofile_open(ibf_ofile_t *o, const char *path, ibf_err_t *err)
+{
+	size_t n = strlen(path);
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	if (strcmp(path, "-") == 0) {
+		o->fp = stdout;
+		return IBF_OK;
+	}
+	o->path = strdup(path);
+	o->tmp = malloc(n + sizeof(".tmp.XXXXXX"));
+	if (!o->path || !o->tmp) {
+		ibf_ofile_abort(o);
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	}
+	memcpy(o->tmp, path, n);
+	memcpy(o->tmp + n, ".tmp.XXXXXX", sizeof(".tmp.XXXXXX"));
+	fd = mkstemp(o->tmp);
+	if (fd < 0 || !(o->fp = fdopen(fd, "w"))) {
+		int e = errno;
+
+		if (fd >= 0) {
+			close(fd);
+			unlink(o->tmp);
+		}
+		free(o->tmp);
+		o->tmp = NULL;
+		ibf_ofile_abort(o);
+		return ibf_err_set(err, IBF_ERR_IO, "%s: %s", path,
+				   strerror(e));
+	}
+	return IBF_OK;
+}
+
+ibf_status_t ibf_ofile_commit(ibf_ofile_t *o, ibf_err_t *err)
+{
+	ibf_status_t st = IBF_OK;
+	int e = 0;
+
+	if (o->fp == stdout) {
+		if (fflush(stdout) != 0 || ferror(stdout))
+			st = ibf_err_set(err, IBF_ERR_IO,
+					 "<stdout>: write failed");
+		o->fp = NULL;
+		return st;
+	}
+	if (fflush(o->fp) != 0 || ferror(o->fp) || fsync(fileno(o->fp)) != 0)
+		e = errno ? errno : EIO;
+	if (fclose(o->fp) != 0 && !e)
+		e = errno;
+	o->fp = NULL;
+	if (!e && rename(o->tmp, o->path) != 0)
+		e = errno;
+	if (e) {
+		st = ibf_err_set(err, IBF_ERR_IO, "%s: %s", o->path,
+				 strerror(e));
+		unlink(o->tmp);
+	}
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	return st;
+}
+
+void ibf_ofile_abort(ibf_ofile_t *o)
+{
+	if (o->fp && o->fp != stdout)
+		fclose(o->fp);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+}

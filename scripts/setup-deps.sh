@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Install every Debian package that ibflow's build, tests and demo need.
+# Idempotent: packages already present are not downloaded again, and
+# `apt-get update` runs only when something is missing.
+set -euo pipefail
+
+PKGS=(
+  # build
+  build-essential autoconf automake libtool pkg-config clang
+  # libibflow + CLI
+  libjson-c-dev
+  # OpenSM plugin and fabric simulation
+  opensm libopensm-dev libibumad-dev ibsim-utils infiniband-diags
+  # UCX component and MPI
+  libibverbs-dev libucx-dev ucx-utils libopenmpi-dev openmpi-bin
+  # tests, optional evaluation back-ends and plots
+  libcmocka-dev libglpk-dev gnuplot-nox python3
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup-deps: all ${#PKGS[@]} packages present"
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "setup-deps: missing packages: ${missing[*]}" >&2
+  echo "setup-deps: run as root (or install them yourself)" >&2
+  exit 1
+fi
+
+echo "setup-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
