@@ -7,6 +7,22 @@
 #include <string.h>
 #include <unistd.h>
 
+/* DOS line ends become "\n" once, so lines can be cut with a single NUL
+ * and restored by ibf_text_rewind(). */
+static void strip_crlf(ibf_text_t *t)
+{
+	size_t r, w;
+
+	if (!memchr(t->buf, '\r', t->len))
+		return;
+	for (r = w = 0; r < t->len; r++)
+		if (!(t->buf[r] == '\r' && r + 1 < t->len &&
+		      t->buf[r + 1] == '\n'))
+			t->buf[w++] = t->buf[r];
+	t->len = w;
+	t->buf[w] = '\0';
+}
+
 static ibf_status_t text_adopt(ibf_text_t *t, const char *name, char *buf,
 			       size_t len, ibf_err_t *err)
 {
@@ -33,6 +49,7 @@ static ibf_status_t text_adopt(ibf_text_t *t, const char *name, char *buf,
 		ibf_text_free(t);
 		return IBF_ERR_PARSE;
 	}
+	strip_crlf(t);
 	return IBF_OK;
 }
 
@@ -99,7 +116,8 @@ void ibf_text_rewind(ibf_text_t *t)
 {
 	size_t i;
 
-	/* Lines returned earlier had their "\n" replaced by NUL: restore. */
+	/* Lines returned earlier had their "\n" replaced by NUL: restore.
+	 * (Valid only if the caller did not cut lines itself.) */
 	for (i = 0; i < t->pos && i < t->len; i++)
 		if (t->buf[i] == '\0')
 			t->buf[i] = '\n';
@@ -119,8 +137,6 @@ char *ibf_text_next_line(ibf_text_t *t)
 	n = nl ? (size_t)(nl - start) : t->len - t->pos;
 	t->pos += n + (nl ? 1 : 0);
 	start[n] = '\0';
-	if (n && start[n - 1] == '\r')
-		start[n - 1] = '\0';
 	t->line++;
 	return start;
 }

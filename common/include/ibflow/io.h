@@ -41,7 +41,8 @@ void ibf_text_free(ibf_text_t *t);
 /* Next line, NUL-terminated, without its "\n" or "\r\n"; NULL at the end.
  * The line may be modified in place by the caller. */
 char *ibf_text_next_line(ibf_text_t *t);
-/* Rewind to the first line. */
+/* Rewind to the first line (for format detection: only valid if the
+ * caller has not modified the lines returned so far). */
 void ibf_text_rewind(ibf_text_t *t);
 
 /* Record "NAME:LINE: message" for the line last returned. */
