@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Build and run every libFuzzer target tests/fuzz/fuzz_<name>.c for a short
+# time on a copy of its seed corpus tests/fuzz/corpus/<name>/.
+#
+# Targets are linked with libibflow's sources (common/lib/*.c) compiled by
+# clang with -fsanitize=fuzzer,address,undefined, UBSan made fatal, so any
+# crash, leak, out-of-bounds access, undefined behaviour or timeout fails the
+# target; the reproducer path and the head of the sanitizer report are
+# printed.  Without clang every target is skipped with the reason.
+#
+#   tests/fuzz/run.sh [NAME...]        (default: all targets)
+#
+# Environment: FUZZ_SECONDS (per target, default 20), BUILD_DIR (for
+# config.h; default <repo>/build), FUZZ_OUT (work dir, default
+# $BUILD_DIR/fuzz).  Replay one reproducer: $FUZZ_OUT/fuzz_<name> FILE
+set -uo pipefail
+
+T_NAME=fuzz
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+REPO=$T_REPO
+SECS=${FUZZ_SECONDS:-20}
+OUT=${FUZZ_OUT:-$T_BUILD_DIR/fuzz}
+CLANG=${CLANG:-clang}
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
+CFLAGS_F="-g -O1 -std=gnu11 -fno-omit-frame-pointer -I$REPO/common/include -I$T_BUILD_DIR $(pkg-config --cflags json-c 2>/dev/null)"
+LIBS="$(pkg-config --libs json-c 2>/dev/null || echo -ljson-c) -lm -lpthread"
+
+targets=()
+if [ $# -gt 0 ]; then
+	for n in "$@"; do
+		targets+=("$REPO/tests/fuzz/fuzz_${n#fuzz_}.c")
+	done
+else
+	for f in "$REPO"/tests/fuzz/fuzz_*.c; do
+		[ -e "$f" ] && targets+=("$f")
+	done
+fi
+if [ ${#targets[@]} -eq 0 ]; then
+	t_skip fuzz "no fuzz targets (tests/fuzz/fuzz_*.c) yet"
+	t_done
+fi
+
+skip_all() {
+	local f
+
+	for f in "${targets[@]}"; do
+		t_skip "$(basename "$f" .c)" "$1"
+	done
+	t_done
+}
+
+command -v "$CLANG" >/dev/null 2>&1 || skip_all "clang not installed"
+[ -f "$T_BUILD_DIR/config.h" ] ||
+	skip_all "no $T_BUILD_DIR/config.h (run scripts/build.sh first)"
+# libFuzzer ships in a separate package on some systems.
+probe=$T_TMP/probe.c
+printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
+	'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)' \
+	'{ (void)d; (void)n; return 0; }' >"$probe"
+"$CLANG" -fsanitize=fuzzer "$probe" -o "$T_TMP/probe" >/dev/null 2>&1 ||
+	skip_all "$CLANG cannot link libFuzzer (Debian: libclang-rt-dev)"
+
+mkdir -p "$OUT/obj"
+
+# The library once, instrumented for coverage but without libFuzzer's main.
+build_lib() {
+	local src obj objs=() failed=0
+
+	for src in "$REPO"/common/lib/*.c; do
+		obj=$OUT/obj/$(basename "$src" .c).o
+		if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] ||
+		   [ -n "$(find "$REPO/common/include" "$REPO/common/lib" \
+			 "$T_BUILD_DIR/config.h" -name '*.h' -newer "$obj" 2>/dev/null)" ]; then
+			# shellcheck disable=SC2086
+			if ! "$CLANG" $CFLAGS_F -fsanitize=fuzzer-no-link $SAN \
+			     -c "$src" -o "$obj" 2>>"$OUT/lib.build.log"; then
+				echo "# $CLANG failed on $src" >&2
+				failed=1
+			fi
+		fi
+		objs+=("$obj")
+	done
+	LIB_OBJS=("${objs[@]}")
+	return $failed
+}
+
+: >"$OUT/lib.build.log"
+if ! build_lib; then
+	sed 's/^/# /' "$OUT/lib.build.log" | grep -E 'error' | head -10
+	for f in "${targets[@]}"; do
+		t_fail "$(basename "$f" .c)" "libibflow does not compile with clang (log: $OUT/lib.build.log)"
+	done
+	t_done
+fi
+
+# fuzz_one SRC: build, run, judge.
+fuzz_one() {
+	local src=$1 name base bin corpus seeds log rc=0 art
+
+	name=$(basename "$src" .c)
+	base=${name#fuzz_}
+	bin=$OUT/$name
+	log=$OUT/$name.log
+	seeds=$REPO/tests/fuzz/corpus/$base
+	# shellcheck disable=SC2086
+	if ! "$CLANG" $CFLAGS_F -fsanitize=fuzzer $SAN "$src" "${LIB_OBJS[@]}" \
+	     $LIBS -o "$bin" >"$OUT/$name.build.log" 2>&1; then
+		grep -E 'error' "$OUT/$name.build.log" | head -5 | sed 's/^/# /'
+		t_fail "$name" "does not compile (log: $OUT/$name.build.log)"
+		return
+	fi
+	# Fuzz a copy: new inputs must not pile up in the source tree.
+	corpus=$OUT/corpus-$base
+	rm -rf "$corpus" "$OUT/$base-"crash-* "$OUT/$base-"leak-* "$OUT/$base-"timeout-* "$OUT/$base-"oom-*
+	mkdir -p "$corpus"
+	if [ -d "$seeds" ]; then
+		cp -r "$seeds"/. "$corpus"/
+	else
+		echo "# $name: no seed corpus $seeds; starting from nothing"
+	fi
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	ASAN_OPTIONS=detect_leaks=1 \
+	timeout -k 10 $((SECS + 120)) "$bin" -max_total_time="$SECS" \
+		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="$OUT/$base-" "$corpus" \
+		>"$log" 2>&1 || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		t_pass "$name ($(grep -m1 -oE 'stat::number_of_executed_units: *[0-9]+' "$log" |
+			grep -oE '[0-9]+$') runs in ${SECS}s, corpus $(find "$corpus" -type f | wc -l))"
+		return
+	fi
+	art=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | head -1)
+	echo "# $name: exit $rc; reproducer: ${art:-none written}"
+	echo "#   replay: $bin ${art:-<file>}"
+	grep -m1 -E -A12 '^==[0-9]+==ERROR|runtime error|ERROR: libFuzzer' "$log" |
+		sed 's/^/#   /'
+	t_fail "$name" "exit $rc, reproducer ${art:-none} (log: $log)"
+}
+
+for f in "${targets[@]}"; do
+	if [ ! -f "$f" ]; then
+		t_fail "$(basename "$f" .c)" "no such target $f"
+		continue
+	fi
+	fuzz_one "$f"
+done
+t_done

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# ibflow's whole test suite: installs missing packages and builds as needed
+# (scripts/build.sh), then runs
+#   1. every cmocka unit test   tests/unit/test_*      (TAP output counted)
+#   2. every integration script tests/integration/*.sh (real OpenSM, ibsim,
+#                                                       infiniband-diags)
+#   3. the fuzz runner          tests/fuzz/run.sh      (libFuzzer, ASan, UBSan)
+# and ends with the line "N passed, N failed, N skipped".  Exit status 0 only
+# when nothing failed.
+#
+#   tests/run.sh [--quick] [--no-build] [PATTERN...]
+#     --quick     no fuzzing, short integration runs (T_QUICK=1)
+#     --no-build  use the build tree as it is
+#     PATTERN     only suites whose name contains one of the patterns
+#                 (e.g. `tests/run.sh test_gen check_defects`)
+#
+# Environment: BUILD_DIR (default <repo>/build), JOBS, FUZZ_SECONDS,
+# SUITE_TIMEOUT (seconds per suite, default 900).
+# Full logs go to $BUILD_DIR/test-logs/<suite>.log.
+set -uo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$REPO" || exit 2
+
+QUICK=0
+BUILD=1
+PATTERNS=()
+for a in "$@"; do
+	case $a in
+	--quick) QUICK=1 ;;
+	--no-build) BUILD=0 ;;
+	-h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "run.sh: unknown option $a" >&2; exit 2 ;;
+	*) PATTERNS+=("$a") ;;
+	esac
+done
+
+if [ -z "${BUILD_DIR:-}" ]; then
+	if [ -f "$REPO/config.status" ]; then
+		BUILD_DIR=$REPO
+	else
+		BUILD_DIR=$REPO/build
+	fi
+fi
+mkdir -p "$BUILD_DIR"
+BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
+export BUILD_DIR T_BUILD_DIR=$BUILD_DIR T_REPO=$REPO T_QUICK=$QUICK
+export IBFLOW=$BUILD_DIR/common/ibflow
+SUITE_TIMEOUT=${SUITE_TIMEOUT:-900}
+LOGS=$BUILD_DIR/test-logs
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+
+NPASS=0
+NFAIL=0
+NSKIP=0
+FAILED_SUITES=()
+T0=$(date +%s)
+
+finish() {
+	local t=$(($(date +%s) - T0))
+
+	echo
+	if [ ${#FAILED_SUITES[@]} -gt 0 ]; then
+		echo "failed suites: ${FAILED_SUITES[*]}"
+		echo "logs: $LOGS"
+	fi
+	echo "total time ${t}s"
+	echo "$NPASS passed, $NFAIL failed, $NSKIP skipped"
+	[ "$NFAIL" -eq 0 ]
+	exit $?
+}
+
+selected() {
+	local p
+
+	[ ${#PATTERNS[@]} -eq 0 ] && return 0
+	for p in "${PATTERNS[@]}"; do
+		case $1 in *"$p"*) return 0 ;; esac
+	done
+	return 1
+}
+
+# A suite that could not even start (build error, missing binary).
+suite_broken() {
+	local name=$1 why=$2
+
+	NFAIL=$((NFAIL + 1))
+	FAILED_SUITES+=("$name")
+	printf '  %-32s BROKEN: %s\n' "$name" "$why"
+}
+
+# count_suite NAME RC LOG SECONDS: count TAP lines of one suite's log.
+count_suite() {
+	local name=$1 rc=$2 log=$3 secs=$4 p f s status=ok crashed=0
+
+	p=$(grep -E '^ok( |$)' "$log" | grep -vcE '# *SKIP' || true)
+	s=$(grep -E '^ok( |$)' "$log" | grep -cE '# *SKIP' || true)
+	f=$(grep -cE '^not ok( |$)' "$log" || true)
+	# A crash or a non-zero exit that no "not ok" explains is a failure.
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		crashed=1
+		if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+			echo "not ok - $name # timed out after ${SUITE_TIMEOUT}s" >>"$log"
+		else
+			echo "not ok - $name # exited with status $rc" >>"$log"
+		fi
+	fi
+	NPASS=$((NPASS + p))
+	NFAIL=$((NFAIL + f))
+	NSKIP=$((NSKIP + s))
+	[ "$f" -gt 0 ] && status=FAIL && FAILED_SUITES+=("$name")
+	printf '  %-32s %4s  %3d passed, %d failed, %d skipped (%ss)\n' \
+		"$name" "$status" "$p" "$f" "$s" "$secs"
+	if [ "$f" -gt 0 ]; then
+		grep -E '^not ok( |$)' "$log" | sed 's/^/      /'
+		# Without a "not ok" line the end of the log tells what happened.
+		if [ "$crashed" = 1 ]; then
+			grep -vE '^(ok|not ok)( |$)' "$log" | tail -15 |
+				sed 's/^/      | /'
+		fi
+		echo "      log: $log"
+	fi
+}
+
+# run_suite NAME CMD...: run with a timeout, log everything, count.
+run_suite() {
+	local name=$1 log=$LOGS/$1.log t rc=0
+
+	shift
+	t=$(date +%s)
+	timeout -k 10 "$SUITE_TIMEOUT" "$@" </dev/null >"$log" 2>&1 || rc=$?
+	count_suite "$name" "$rc" "$log" $(($(date +%s) - t))
+}
+
+# ---- build ------------------------------------------------------------
+if [ "$BUILD" = 1 ]; then
+	echo "== build ($BUILD_DIR)"
+	if ! BUILD_DIR=$BUILD_DIR bash "$REPO/scripts/build.sh" \
+	     >"$LOGS/build.log" 2>&1; then
+		tail -25 "$LOGS/build.log"
+		suite_broken build "scripts/build.sh failed (log: $LOGS/build.log)"
+		finish
+	fi
+	grep -E '^  +[^ ].* \.\.+ ' "$LOGS/build.log" || true
+fi
+if [ ! -x "$IBFLOW" ]; then
+	suite_broken build "no $IBFLOW (build first, or drop --no-build)"
+	finish
+fi
+
+# ---- unit tests ----------------------------------------------------------
+echo "== unit tests (cmocka)"
+for src in "$REPO"/tests/unit/test_*.c; do
+	[ -e "$src" ] || continue
+	name=$(basename "$src" .c)
+	selected "$name" || continue
+	# One program at a time, so one unit that does not compile fails
+	# alone instead of hiding every other result.
+	if ! make -C "$BUILD_DIR/tests" -j"${JOBS:-2}" "unit/$name" \
+	     >"$LOGS/$name.build.log" 2>&1; then
+		grep -E 'error' "$LOGS/$name.build.log" | head -5 | sed 's/^/      /'
+		suite_broken "$name" "does not compile (log: $LOGS/$name.build.log)"
+		continue
+	fi
+	CMOCKA_MESSAGE_OUTPUT=TAP run_suite "$name" \
+		"$BUILD_DIR/tests/unit/$name"
+done
+
+# ---- integration tests ------------------------------------------------
+echo "== integration tests"
+for script in "$REPO"/tests/integration/*.sh; do
+	[ -e "$script" ] || continue
+	name=$(basename "$script" .sh)
+	selected "$name" || continue
+	run_suite "$name" bash "$script"
+done
+
+# ---- fuzzing -------------------------------------------------------------
+if [ "$QUICK" = 1 ]; then
+	echo "== fuzzing: skipped (--quick)"
+elif selected fuzz; then
+	echo "== fuzzing (${FUZZ_SECONDS:-20}s per target)"
+	run_suite fuzz bash "$REPO/tests/fuzz/run.sh"
+fi
+
+finish
