@@ -20,6 +20,17 @@
 #   t_same NAME FILE_A FILE_B   t_pass if the files are identical, else
 #                               t_fail with the head of the diff
 #   t_need CMD...               true if all commands exist
+# Independent readers (awk, no ibflow code) used to judge ibflow's results:
+#   t_canon_topo FILE     ibnetdiscover-format file -> sorted lines
+#                         "N <type> <guid> <nports> <desc>" and
+#                         "L <guid>:<port> <guid>:<port>" (each link once)
+#   t_canon_lfts FILE     opensm-lfts.dump or dump_lfts/ibroute output ->
+#                         sorted "<switch guid> <lid> <port>" lines
+#   t_trace TOPO LFTS     trace every (source port, destination LID) pair of
+#                         an ibnetdiscover file through t_canon_lfts output;
+#                         prints "pairs N ok N no_route N dead_end N loop N
+#                         misdelivered N min_hops N max_hops N mean_hops X"
+#                         (hops = switches on the path)
 # shellcheck shell=bash
 
 T_REPO=${T_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
@@ -117,6 +128,179 @@ t_need() {
 	for c in "$@"; do
 		command -v "$c" >/dev/null 2>&1 || return 1
 	done
+}
+
+# GUIDs are compared as lower-case hex without "0x" and leading zeros.
+T_AWK_GUID='
+function g(s) {
+	s = tolower(s); sub(/^0x/, "", s); sub(/^0+/, "", s)
+	return s == "" ? "0" : s
+}
+function hex(s,    i, n, c) {
+	s = tolower(s); sub(/^0x/, "", s); n = 0
+	for (i = 1; i <= length(s); i++) {
+		c = index("0123456789abcdef", substr(s, i, 1))
+		if (c == 0)
+			return -1
+		n = n * 16 + c - 1
+	}
+	return n
+}
+# Read an ibnetdiscover file: nodes, links, LIDs.
+function topo_line(    v, name, rest, d, lp, r, rn, rp, m, lm) {
+	if ($0 ~ /^(switchguid|caguid|rtguid)=/) {
+		v = $0; sub(/^[a-z]+=/, "", v); sub(/\(.*/, "", v)
+		pend = g(v)
+		return
+	}
+	if ($0 ~ /^(Switch|Ca|Rt)[ \t]/) {
+		match($0, /"[^"]*"/)
+		name = substr($0, RSTART + 1, RLENGTH - 2)
+		rest = substr($0, RSTART + RLENGTH)
+		desc = ""
+		if (match(rest, /#[ \t]*"[^"]*"/)) {
+			d = substr(rest, RSTART, RLENGTH)
+			sub(/^#[ \t]*"/, "", d); sub(/"$/, "", d)
+			desc = d
+		}
+		cur = pend
+		if (cur == "" && name ~ /^[SHR]-[0-9a-fA-F]+$/)
+			cur = g(substr(name, 3))
+		if (cur == "")
+			cur = "?" name
+		pend = ""
+		name2guid[name] = cur
+		nn++; ntype[cur] = $1; nports[cur] = $2 + 0; ndesc[cur] = desc
+		norder[nn] = cur
+		if ($1 == "Switch" && match(rest, /base port 0 lid [0-9]+/)) {
+			m = substr(rest, RSTART, RLENGTH); sub(/.* /, "", m)
+			swlid[cur] = m + 0
+		}
+		return
+	}
+	if ($0 ~ /^\[[0-9]+\]/ && cur != "") {
+		match($0, /^\[[0-9]+\]/)
+		lp = substr($0, 2, RLENGTH - 2) + 0
+		rest = substr($0, RLENGTH + 1)
+		if (!match(rest, /"[^"]*"[ \t]*\[[0-9]+\]/))
+			return
+		r = substr(rest, RSTART, RLENGTH)
+		rn = r; sub(/"[ \t]*\[[0-9]+\]$/, "", rn); sub(/^"/, "", rn)
+		rp = r; sub(/^.*\[/, "", rp); sub(/\]$/, "", rp)
+		nl++; lg[nl] = cur; lpn[nl] = lp; rname[nl] = rn; rpn[nl] = rp + 0
+		rest = substr(rest, RSTART + RLENGTH)
+		if (ntype[cur] != "Switch" &&
+		    match(rest, /#[ \t]*lid [0-9]+ lmc [0-9]+/)) {
+			m = substr(rest, RSTART, RLENGTH); sub(/^#[ \t]*lid /, "", m)
+			split(m, lm, / lmc /)
+			calid[cur ":" lp] = lm[1] + 0; calmc[cur ":" lp] = lm[2] + 0
+		}
+	}
+}
+function resolve(n) {
+	if (n in name2guid)
+		return name2guid[n]
+	if (n ~ /^[SHR]-[0-9a-fA-F]+$/)
+		return g(substr(n, 3))
+	return "?" n
+}
+function topo_end(    i, a, b) {
+	for (i = 1; i <= nl; i++) {
+		a = lg[i] ":" lpn[i]
+		b = resolve(rname[i]) ":" rpn[i]
+		peer[a] = b
+	}
+}
+'
+
+t_canon_topo() {
+	awk "$T_AWK_GUID"'
+	{ topo_line() }
+	END {
+		topo_end()
+		for (i = 1; i <= nn; i++) {
+			n = norder[i]
+			print "N", ntype[n], n, nports[n], ndesc[n]
+		}
+		for (a in peer) {
+			b = peer[a]
+			if (a < b)
+				print "L", a, b
+			else
+				print "L", b, a
+		}
+	}' "$1" | LC_ALL=C sort -u
+}
+
+t_canon_lfts() {
+	awk "$T_AWK_GUID"'
+	/^Unicast lids/ {
+		sw = ""
+		if (match($0, /guid 0x[0-9a-fA-F]+/))
+			sw = g(substr($0, RSTART + 5, RLENGTH - 5))
+		next
+	}
+	/^0x[0-9a-fA-F]+[ \t]+[0-9]+/ && sw != "" { print sw, hex($1), $2 + 0 }
+	' "$1" | LC_ALL=C sort -k1,1 -k2,2n -u
+}
+
+t_trace() {
+	t_canon_lfts "$2" >"$T_TMP/.trace-lfts"
+	awk "$T_AWK_GUID"'
+	FNR == NR { lft[$1 ":" $2] = $3; next }
+	{ topo_line() }
+	END {
+		topo_end()
+		nsw = 0
+		for (n in ntype)
+			if (ntype[n] == "Switch")
+				nsw++
+		for (p in calid)
+			for (k = 0; k < 2 ^ calmc[p]; k++)
+				owner[calid[p] + k] = p
+		pairs = ok = noroute = dead = loop = mis = 0
+		minh = -1; maxh = 0; sumh = 0
+		for (s in calid) {
+			if (!(s in peer))
+				continue
+			for (lid in owner) {
+				if (owner[lid] == s)
+					continue
+				pairs++
+				at = peer[s]; hops = 0; res = ""
+				while (res == "") {
+					split(at, q, ":")
+					if (ntype[q[1]] != "Switch") {
+						res = (owner[lid] == at) ? "ok" : "mis"
+						break
+					}
+					if (++hops > nsw) {
+						res = "loop"
+						break
+					}
+					if (!((q[1] ":" lid) in lft) || lft[q[1] ":" lid] == 255) {
+						res = "noroute"
+						break
+					}
+					out = q[1] ":" lft[q[1] ":" lid]
+					if (!(out in peer)) {
+						res = "dead"
+						break
+					}
+					at = peer[out]
+				}
+				if (res == "ok") {
+					ok++; sumh += hops
+					if (minh < 0 || hops < minh) minh = hops
+					if (hops > maxh) maxh = hops
+				} else if (res == "noroute") noroute++
+				else if (res == "dead") dead++
+				else if (res == "loop") loop++
+				else mis++
+			}
+		}
+		printf "pairs %d ok %d no_route %d dead_end %d loop %d misdelivered %d min_hops %d max_hops %d mean_hops %.3f\n", pairs, ok, noroute, dead, loop, mis, minh < 0 ? 0 : minh, maxh, ok ? sumh / ok : 0
+	}' "$T_TMP/.trace-lfts" "$1"
 }
 
 # t_done: summary line; exit status 1 if anything failed.
