@@ -203,26 +203,32 @@ uint64_t ibf_gen_rng_below(ibf_gen_rng_t *r, uint64_t n)
 
 /* ---- spec parsing -------------------------------------------------------- */
 
-/* One decimal value of at most 19 digits: no sign, no blanks. */
-static bool parse_value(const char *s, size_t len, uint64_t *v)
+/* One decimal value: digits only, no sign, no blanks.  Returns 0, or -1
+ * when it is not a number, 1 when it does not fit in 64 bits. */
+static int parse_value(const char *s, size_t len, uint64_t *v)
 {
 	size_t i;
 
-	if (len == 0 || len > 19)
-		return false;
+	if (len == 0)
+		return -1;
 	*v = 0;
 	for (i = 0; i < len; i++) {
+		uint64_t d = (uint64_t)(s[i] - '0');
+
 		if (s[i] < '0' || s[i] > '9')
-			return false;
-		*v = *v * 10 + (uint64_t)(s[i] - '0');
+			return -1;
+		if (*v > (UINT64_MAX - d) / 10)
+			return 1;
+		*v = *v * 10 + d;
 	}
-	return true;
+	return 0;
 }
 
 static ibf_status_t parse_fields(ibf_gen_t *g, ibf_gen_spec_t *s,
 				 const char *p)
 {
 	ibf_gen_field_t *f;
+	int rc;
 
 	for (;;) {
 		if (s->nfields == IBF_GEN_MAX_FIELDS)
@@ -237,13 +243,16 @@ static ibf_status_t parse_fields(ibf_gen_t *g, ibf_gen_spec_t *s,
 						    "field %u has more than "
 						    "%u values", s->nfields,
 						    IBF_GEN_MAX_VALS);
-			if (!parse_value(p, len, &f->v[f->n]))
-				return ibf_gen_fail(g, IBF_ERR_PARSE,
+			rc = parse_value(p, len, &f->v[f->n]);
+			if (rc)
+				return ibf_gen_fail(g, rc < 0 ? IBF_ERR_PARSE :
+						    IBF_ERR_RANGE,
 						    "field %u value %u '%.*s' "
-						    "is not a number",
-						    s->nfields, f->n + 1,
+						    "is %s", s->nfields,
+						    f->n + 1,
 						    (int)(len > 40 ? 40 : len),
-						    p);
+						    p, rc < 0 ? "not a number" :
+						    "too large");
 			f->n++;
 			p += len;
 			if (*p != ',')

@@ -609,6 +609,48 @@ static bool jf_connected(const jf_t *j, uint32_t *queue, uint8_t *seen)
 	return tail == j->nr;
 }
 
+/* Pick a random link with (want = 1) or without (0) both ends seen. */
+static bool jf_pick(jf_t *j, const uint8_t *seen, uint8_t want, uint64_t *e)
+{
+	unsigned t;
+
+	for (t = 0; t < 1000; t++) {
+		*e = ibf_gen_rng_below(&j->rng, j->nedges);
+		if (seen[j->edges[2 * *e]] == want)
+			return true;
+	}
+	return false;
+}
+
+/* Join the component of router 0 with another one: swap a link (a, b) of
+ * the first and a link (c, d) of the other for (a, c), (b, d).  The result
+ * is connected unless both links were bridges (never with K = 2, where
+ * components are cycles); bounded, the caller retries with a new seed. */
+static bool jf_join(jf_t *j, uint32_t *queue, uint8_t *seen)
+{
+	unsigned rounds;
+
+	for (rounds = 0; rounds < 256; rounds++) {
+		uint64_t e1, e2;
+		uint32_t a, b, c, d;
+
+		if (jf_connected(j, queue, seen))
+			return true;
+		if (!jf_pick(j, seen, 1, &e1) || !jf_pick(j, seen, 0, &e2))
+			return false;
+		a = j->edges[2 * e1];
+		b = j->edges[2 * e1 + 1];
+		c = j->edges[2 * e2];
+		d = j->edges[2 * e2 + 1];
+		/* remove the later index first: swap-with-last removal */
+		jf_remove_edge(j, e1 > e2 ? e1 : e2);
+		jf_remove_edge(j, e1 > e2 ? e2 : e1);
+		jf_connect(j, a, c);
+		jf_connect(j, b, d);
+	}
+	return false;
+}
+
 static bool jf_try(jf_t *j, uint64_t seed, uint32_t *queue, uint8_t *seen)
 {
 	uint32_t u;
@@ -622,7 +664,7 @@ static bool jf_try(jf_t *j, uint64_t seed, uint32_t *queue, uint8_t *seen)
 		jf_open_update(j, u);
 	}
 	jf_random_phase(j);
-	return jf_fix_phase(j) && jf_connected(j, queue, seen);
+	return jf_fix_phase(j) && jf_join(j, queue, seen);
 }
 
 static ibf_status_t jf_build(ibf_gen_t *g, jf_t *j, unsigned p,

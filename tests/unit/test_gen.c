@@ -808,6 +808,14 @@ static void test_jellyfish(void **state)
 	check_common(a);
 	assert_int_equal(count_links(a), 500 * 3 / 2 + 500);
 	ibf_fabric_destroy(a);
+	/* K = 2: a single cycle through all routers (components joined) */
+	a = gen("jellyfish:300,2,1:3", 0);
+	check_common(a);
+	assert_int_equal(count_links(a), 300 + 300);
+	ibf_fabric_destroy(a);
+	a = gen("jellyfish:10,3,1:18446744073709551615", 0);
+	check_common(a);
+	ibf_fabric_destroy(a);
 	a = gen("jellyfish:1000,24,8", 0);
 	check_common(a);
 	ibf_fabric_destroy(a);
@@ -837,8 +845,9 @@ static void test_bad_specs(void **state)
 	gen_bad("kary:4,,3", 0, IBF_ERR_PARSE, "not a number");
 	gen_bad("kary:4,3:", 0, IBF_ERR_PARSE, "not a number");
 	gen_bad("kary:128,2", 0, IBF_ERR_RANGE, "256 ports");
-	gen_bad("kary:99999999999999999999,2", 0, IBF_ERR_PARSE,
-		"not a number");
+	gen_bad("kary:99999999999999999999,2", 0, IBF_ERR_RANGE,
+		"too large");
+	gen_bad("kary:4 ,2", 0, IBF_ERR_PARSE, "not a number");
 	/* LID space: 11,664 hosts fit at LMC 2, not at LMC 3 */
 	gen_bad("kary:8,5", 0, IBF_ERR_RANGE, "above 0xBFFF");
 	gen_bad("xgft:3:18,18,36:1,18,18", 3, IBF_ERR_RANGE, "at LMC 3");
@@ -855,6 +864,8 @@ static void test_bad_specs(void **state)
 	gen_bad("jellyfish:4,4,1", 0, IBF_ERR_RANGE, "K = 4 needs NR > K");
 	gen_bad("jellyfish:40,1,1", 0, IBF_ERR_INVALID,
 		"no connected 1-regular graph");
+	gen_bad("jellyfish:10,3,1:18446744073709551616", 0, IBF_ERR_RANGE,
+		"too large");
 	gen_bad("kary:2,2", 8, IBF_ERR_RANGE, "LMC 8");
 	{
 		ibf_fabric_t *f = gen("xgft:3:18,18,36:1,18,18", 2);
