@@ -141,7 +141,7 @@ static void test_hosts_forms(void **state)
 		"# a comment\n"
 		"\n"
 		"4\n"                           /* LID of "a" */
-		"\"rack #3\"\n"                 /* quoted: '#' is not a comment */
+		"\"rack #3\"\n"                 /* quoted: '#' is a char */
 		"b c   # trailing comment\n"
 		"0x1800\n"                      /* node GUID: its first port */
 		"0x1802\r\n"                    /* second port of two-port */

@@ -377,6 +377,63 @@ static void test_round_trip(void **state)
 	ibf_lfts_destroy(r);
 }
 
+/* OpenSM 3.3.23 wrote a 4-switch fabric (ibsim switchguid= lines, updn)
+ * in this order: leaf2, spine1, spine2, leaf1.  Our writer must agree. */
+static void test_write_switch_order(void **state)
+{
+	static const struct { const char *desc; uint64_t guid; unsigned lid; }
+	sw[] = {
+		{ "leaf1", 0x2000ff, 10 },
+		{ "spine1", 0x200100, 3 },
+		{ "leaf2", 0x0100000000200000ull, 2 },
+		{ "spine2", 0x200200, 4 },
+	};
+	static const char *const want[] = {
+		"guid 0x0100000000200000 ('leaf2')",
+		"guid 0x0000000000200100 ('spine1')",
+		"guid 0x0000000000200200 ('spine2')",
+		"guid 0x00000000002000ff ('leaf1')",
+	};
+	ibf_fabric_t *f;
+	ibf_lfts_t *l;
+	ibf_err_t err;
+	char *buf = NULL;
+	const char *at;
+	size_t len = 0;
+	unsigned i;
+	FILE *fp;
+
+	(void)state;
+	assert_int_equal(ibf_fabric_create(&f), IBF_OK);
+	for (i = 0; i < 4; i++) {
+		ibf_node_id_t n;
+
+		assert_int_equal(ibf_fabric_add_node(f, IBF_NODE_SWITCH,
+						     sw[i].guid, sw[i].desc, 8,
+						     &n, &err), IBF_OK);
+		assert_int_equal(ibf_fabric_set_port(f, n, 0, sw[i].guid,
+						     sw[i].lid, 0, &err),
+				 IBF_OK);
+	}
+	assert_int_equal(ibf_fabric_finalize(f, NULL, &err), IBF_OK);
+	assert_int_equal(ibf_lfts_create(f, &l), IBF_OK);
+	for (i = 0; i < 4; i++)
+		ibf_lfts_set(l, i, sw[i].lid, 0);
+	fp = open_memstream(&buf, &len);
+	assert_non_null(fp);
+	assert_int_equal(ibf_lfts_write(l, fp, &err), IBF_OK);
+	fclose(fp);
+	for (at = buf, i = 0; i < 4; i++) {
+		at = strstr(at, want[i]);
+		if (!at)
+			fail_msg("\"%s\" missing or out of order in:\n%s",
+				 want[i], buf);
+	}
+	free(buf);
+	ibf_lfts_destroy(l);
+	ibf_fabric_destroy(f);
+}
+
 /* ---- errors ------------------------------------------------------------- */
 
 #define HDR1 "Unicast lids [0-11] of switch Lid 4 guid 0x0000000000200000 ('Switch1'):\n"
@@ -428,7 +485,8 @@ static void test_errors(void **state)
 	expect_error(x, HDR1 "0x0002 001\nhello\n", IBF_ERR_PARSE, 3,
 		     "unrecognized");
 	expect_error(x, HDR1 "0x0002 001\n0x0004 000\n0x0002 003\n",
-		     IBF_ERR_INVALID, 4, "LID 2 of switch \"Switch1\" is given twice");
+		     IBF_ERR_INVALID, 4,
+		     "LID 2 of switch \"Switch1\" is given twice");
 	expect_error(x, HDR1 "0x0002 001\n1 valid lids dumped\n" HDR1
 		     "0x0002 001\n", IBF_ERR_INVALID, 5, "twice");
 	expect_error(x, "\n0x0002 001 # before any header\n", IBF_ERR_PARSE, 2,
@@ -496,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_ibroute_ranges),
 		cmocka_unit_test(test_write_matches_opensm),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_write_switch_order),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_empty_input),
 		cmocka_unit_test(test_unrouted_beyond_top),
