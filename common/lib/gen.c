@@ -26,15 +26,22 @@ static const struct family {
 	const char *usage;
 	unsigned fmin, fmax; /* number of fields after the name */
 	gen_fn fn;
+	const char *names[IBF_GEN_MAX_FIELDS];
 } families[] = {
-	{ "pgft", "pgft:H:M1,..,MH:W1,..,WH:P1,..,PH", 4, 4, ibf_gen_pgft },
-	{ "xgft", "xgft:H:M1,..,MH:W1,..,WH", 3, 3, ibf_gen_xgft },
-	{ "kary", "kary:K,N", 1, 1, ibf_gen_kary },
-	{ "slimfly", "slimfly:Q[:P]", 1, 2, ibf_gen_slimfly },
-	{ "dragonfly", "dragonfly:A,P,H", 1, 1, ibf_gen_dragonfly },
-	{ "hyperx", "hyperx:L:S:K[:P]", 3, 4, ibf_gen_hyperx },
-	{ "jellyfish", "jellyfish:NR,K,P[:SEED]", 1, 2, ibf_gen_jellyfish },
-	{ "torus", "torus:X,Y,Z[:P]", 1, 2, ibf_gen_torus },
+	{ "pgft", "pgft:H:M1,..,MH:W1,..,WH:P1,..,PH", 4, 4, ibf_gen_pgft,
+	  { "H", "M#", "W#", "P#" } },
+	{ "xgft", "xgft:H:M1,..,MH:W1,..,WH", 3, 3, ibf_gen_xgft,
+	  { "H", "M#", "W#" } },
+	{ "kary", "kary:K,N", 1, 1, ibf_gen_kary, { "K,N" } },
+	{ "slimfly", "slimfly:Q[:P]", 1, 2, ibf_gen_slimfly, { "Q", "P" } },
+	{ "dragonfly", "dragonfly:A,P,H", 1, 1, ibf_gen_dragonfly,
+	  { "A,P,H" } },
+	{ "hyperx", "hyperx:L:S:K[:P]", 3, 4, ibf_gen_hyperx,
+	  { "L", "S", "K", "P" } },
+	{ "jellyfish", "jellyfish:NR,K,P[:SEED]", 1, 2, ibf_gen_jellyfish,
+	  { "NR,K,P", "SEED" } },
+	{ "torus", "torus:X,Y,Z[:P]", 1, 2, ibf_gen_torus,
+	  { "X,Y,Z", "P" } },
 };
 
 #define NFAMILIES (sizeof(families) / sizeof(families[0]))
@@ -53,6 +60,39 @@ ibf_status_t ibf_gen_fail(ibf_gen_t *g, ibf_status_t st, const char *fmt, ...)
 			   g->spec->text, msg, g->spec->usage);
 }
 
+void ibf_gen_value_name(const char *field, unsigned i, char *buf,
+			size_t len)
+{
+	size_t n = strlen(field);
+	const char *p = field;
+	unsigned k;
+
+	if (n && field[n - 1] == '#') {
+		snprintf(buf, len, "%.*s%u", (int)(n - 1), field, i + 1);
+		return;
+	}
+	if (!strchr(field, ',')) {
+		snprintf(buf, len, "%s", field);
+		return;
+	}
+	for (k = 0; k < i && p; k++) {
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	if (!p)
+		p = field; /* more values than names: the whole field */
+	snprintf(buf, len, "%.*s", (int)strcspn(p, ","), p);
+}
+
+/* The field as a whole: "M#" -> "M". */
+static int field_len(const char *field)
+{
+	size_t n = strlen(field);
+
+	return (int)(n && field[n - 1] == '#' ? n - 1 : n);
+}
+
 ibf_status_t ibf_gen_check_field(ibf_gen_t *g, unsigned idx, const char *name,
 				 unsigned nmin, unsigned nmax, uint64_t lo,
 				 uint64_t hi)
@@ -60,24 +100,28 @@ ibf_status_t ibf_gen_check_field(ibf_gen_t *g, unsigned idx, const char *name,
 	const ibf_gen_field_t *f = &g->spec->f[idx];
 	unsigned i;
 
+	char vname[32];
+
 	if (f->n < nmin || f->n > nmax) {
 		if (nmin == nmax)
 			return ibf_gen_fail(g, IBF_ERR_PARSE,
-					    "%s has %u value%s, expected %u",
-					    name, f->n, f->n == 1 ? "" : "s",
-					    nmin);
+					    "%.*s has %u value%s, expected %u",
+					    field_len(name), name, f->n,
+					    f->n == 1 ? "" : "s", nmin);
 		return ibf_gen_fail(g, IBF_ERR_PARSE,
-				    "%s has %u values, expected %u..%u", name,
-				    f->n, nmin, nmax);
+				    "%.*s has %u values, expected %u..%u",
+				    field_len(name), name, f->n, nmin, nmax);
 	}
-	for (i = 0; i < f->n; i++)
-		if (f->v[i] < lo || f->v[i] > hi)
-			return ibf_gen_fail(g, IBF_ERR_RANGE,
-					    "%s = %llu is out of range "
-					    "(%llu..%llu)", name,
-					    (unsigned long long)f->v[i],
-					    (unsigned long long)lo,
-					    (unsigned long long)hi);
+	for (i = 0; i < f->n; i++) {
+		if (f->v[i] >= lo && f->v[i] <= hi)
+			continue;
+		ibf_gen_value_name(name, i, vname, sizeof(vname));
+		return ibf_gen_fail(g, IBF_ERR_RANGE,
+				    "%s = %llu is out of range (%llu..%llu)",
+				    vname, (unsigned long long)f->v[i],
+				    (unsigned long long)lo,
+				    (unsigned long long)hi);
+	}
 	return IBF_OK;
 }
 
@@ -224,9 +268,20 @@ static int parse_value(const char *s, size_t len, uint64_t *v)
 	return 0;
 }
 
+/* "W2", or "field 5 value 2" past the family's fields. */
+static void value_label(const ibf_gen_spec_t *s, unsigned field,
+			unsigned i, char *buf, size_t len)
+{
+	if (field < IBF_GEN_MAX_FIELDS && s->names[field])
+		ibf_gen_value_name(s->names[field], i, buf, len);
+	else
+		snprintf(buf, len, "field %u value %u", field + 1, i + 1);
+}
+
 static ibf_status_t parse_fields(ibf_gen_t *g, ibf_gen_spec_t *s,
 				 const char *p)
 {
+	char vname[48];
 	ibf_gen_field_t *f;
 	int rc;
 
@@ -244,15 +299,16 @@ static ibf_status_t parse_fields(ibf_gen_t *g, ibf_gen_spec_t *s,
 						    "%u values", s->nfields,
 						    IBF_GEN_MAX_VALS);
 			rc = parse_value(p, len, &f->v[f->n]);
-			if (rc)
+			if (rc) {
+				value_label(s, s->nfields - 1, f->n, vname,
+					    sizeof(vname));
 				return ibf_gen_fail(g, rc < 0 ? IBF_ERR_PARSE :
 						    IBF_ERR_RANGE,
-						    "field %u value %u '%.*s' "
-						    "is %s", s->nfields,
-						    f->n + 1,
+						    "%s '%.*s' is %s", vname,
 						    (int)(len > 40 ? 40 : len),
 						    p, rc < 0 ? "not a number" :
 						    "too large");
+			}
 			f->n++;
 			p += len;
 			if (*p != ',')
@@ -299,6 +355,7 @@ ibf_status_t ibf_gen(const char *spec, const ibf_gen_opts_t *opts,
 				    "torus)", (int)(namelen > 40 ? 40 : namelen),
 				    spec);
 	s.usage = fam->usage;
+	s.names = fam->names;
 	if (spec[namelen] != ':')
 		return ibf_gen_fail(&g, IBF_ERR_PARSE, "no parameters");
 	st = parse_fields(&g, &s, spec + namelen + 1);
@@ -310,7 +367,7 @@ ibf_status_t ibf_gen(const char *spec, const ibf_gen_opts_t *opts,
 				    "expected %u%s", s.nfields,
 				    s.nfields == 1 ? "" : "s", fam->name,
 				    fam->fmin, fam->fmax > fam->fmin ?
-				    " or 1 more" : "");
+				    " or one more" : "");
 	if (ibf_fabric_create(&g.f) != IBF_OK)
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
 	st = fam->fn(&g);

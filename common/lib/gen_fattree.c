@@ -180,7 +180,7 @@ static ibf_status_t pgft_build(ibf_gen_t *g, pgft_t *t)
 /* H and the per-level lists M, W and (if with_p) P. */
 static ibf_status_t parse_levels(ibf_gen_t *g, pgft_t *t, bool with_p)
 {
-	static const char *names[] = { "M", "W", "P" };
+	static const char *names[] = { "M#", "W#", "P#" };
 	unsigned f, i, nf = with_p ? 3 : 2;
 	ibf_status_t st;
 

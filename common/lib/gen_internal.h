@@ -6,6 +6,7 @@
 #ifndef IBFLOW_GEN_INTERNAL_H
 #define IBFLOW_GEN_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <ibflow/gen.h>
@@ -27,6 +28,7 @@ typedef struct ibf_gen_field {
 typedef struct ibf_gen_spec {
 	const char *text;       /* the whole spec, for messages */
 	const char *usage;      /* e.g. "pgft:H:M:W:P" */
+	const char *const *names; /* per field, see ibf_gen_value_name() */
 	unsigned nfields;       /* fields after the family name */
 	ibf_gen_field_t f[IBF_GEN_MAX_FIELDS];
 } ibf_gen_spec_t;
@@ -45,6 +47,11 @@ typedef struct ibf_gen {
 /* Report a bad spec: "spec \"TEXT\": message (usage: ...)". */
 ibf_status_t ibf_gen_fail(ibf_gen_t *g, ibf_status_t st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* Name of value i of a field for messages: field names are "H" (one
+ * value), "M#" (a list: "M1", "M2", ..) or "A,P,H" (one name per value). */
+void ibf_gen_value_name(const char *field, unsigned i, char *buf,
+			size_t len);
 
 /* Check that field idx (named name) has between nmin and nmax values, each
  * within [lo, hi].  Missing optional fields are the caller's business. */

@@ -833,15 +833,18 @@ static void test_bad_specs(void **state)
 		"M has 2 values, expected 3");
 	gen_bad("pgft:3:6,6,12:1,6,6", 0, IBF_ERR_PARSE, "3 ':'-separated");
 	gen_bad("pgft:0:1:1:1", 0, IBF_ERR_RANGE, "H = 0");
-	gen_bad("pgft:2:4,0:1,4:1,1", 0, IBF_ERR_RANGE, "M = 0");
-	gen_bad("pgft:1:300:1:1", 0, IBF_ERR_RANGE, "M = 300");
+	gen_bad("pgft:2:4,0:1,4:1,1", 0, IBF_ERR_RANGE, "M2 = 0 is out of range");
+	gen_bad("pgft:1:300:1:1", 0, IBF_ERR_RANGE, "M1 = 300");
+	gen_bad("pgft:2:4,4:1,4:1,0", 0, IBF_ERR_RANGE, "P2 = 0");
 	gen_bad("pgft:2:200,2:1,100:1,1", 0, IBF_ERR_RANGE,
 		"level-1 switch would have 300 ports");
 	gen_bad("pgft:1:4:2:200", 0, IBF_ERR_RANGE, "host (W1*P1)");
-	gen_bad("xgft:2:2,x:1,2", 0, IBF_ERR_PARSE, "'x' is not a number");
-	gen_bad("kary:-4,3", 0, IBF_ERR_PARSE, "'-4' is not a number");
+	gen_bad("xgft:2:2,x:1,2", 0, IBF_ERR_PARSE, "M2 'x' is not a number");
+	gen_bad("kary:-4,3", 0, IBF_ERR_PARSE, "K '-4' is not a number");
 	gen_bad("kary:4,3,1", 0, IBF_ERR_PARSE, "K,N has 3 values");
-	gen_bad("kary:0,3", 0, IBF_ERR_RANGE, "K,N = 0");
+	gen_bad("kary:0,3", 0, IBF_ERR_RANGE, "K = 0");
+	gen_bad("kary:2,0", 0, IBF_ERR_RANGE, "N = 0");
+	gen_bad("dragonfly:4,0,2", 0, IBF_ERR_RANGE, "P = 0");
 	gen_bad("kary:4,,3", 0, IBF_ERR_PARSE, "not a number");
 	gen_bad("kary:4,3:", 0, IBF_ERR_PARSE, "not a number");
 	gen_bad("kary:128,2", 0, IBF_ERR_RANGE, "256 ports");
@@ -865,7 +868,8 @@ static void test_bad_specs(void **state)
 	gen_bad("jellyfish:40,1,1", 0, IBF_ERR_INVALID,
 		"no connected 1-regular graph");
 	gen_bad("jellyfish:10,3,1:18446744073709551616", 0, IBF_ERR_RANGE,
-		"too large");
+		"SEED '18446744073709551616' is too large");
+	gen_bad("torus:2,2,2:1:1", 0, IBF_ERR_PARSE, "3 ':'-separated");
 	gen_bad("kary:2,2", 8, IBF_ERR_RANGE, "LMC 8");
 	{
 		ibf_fabric_t *f = gen("xgft:3:18,18,36:1,18,18", 2);
