@@ -148,9 +148,11 @@ ibs_dump_lfts() {
 }
 
 ibs_stop() {
+	# "|| true": callers may run under set -e, and a killed child's
+	# wait status is 143.
 	if [ -n "$IBS_PID" ]; then
-		kill "$IBS_PID" 2>/dev/null
-		wait "$IBS_PID" 2>/dev/null
+		kill "$IBS_PID" 2>/dev/null || true
+		wait "$IBS_PID" 2>/dev/null || true
 	fi
 	IBS_PID=
 }
@@ -159,7 +161,8 @@ ibs_stop_all() {
 	local p
 
 	for p in $IBS_ALL_PIDS; do
-		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
 	done
 	IBS_ALL_PIDS=
 	IBS_PID=
