@@ -482,7 +482,7 @@ static ibf_status_t build_indices(ibf_fabric_t *f, ibf_err_t *err)
 		}
 		if (ibf_hash_put_str(f->by_desc, f->nodes[n].desc, n, &old) ==
 		    IBF_ERR_INVALID)
-			f->desc_shared[old] = 1;
+			f->desc_shared[old] = f->desc_shared[n] = 1;
 	}
 	for (p = 0; p < f->nports; p++) {
 		const ibf_port_t *port = &f->ports[p];
