@@ -58,6 +58,7 @@ typedef struct ibnd {
 	uint32_t masks_cap;
 	rate_mask_t defmask;   /* ibsim: for ports of nodes that follow */
 	uint64_t guid_next[T_COUNT];
+	uint64_t guid_abs[T_COUNT]; /* ibsim: last absolute base, for "+N" */
 	uint64_t port0_guid;   /* from "switchguid=X(Y)" */
 	bool guid_given[T_COUNT];
 	ibf_node_id_t cur;     /* node whose port lines follow, or NO_ID */
@@ -294,7 +295,9 @@ static ibf_status_t parse_guid_line(ibnd_t *r, const char *s, int type,
 	if (rel && !r->ibsim)
 		return ibf_text_error(r->t, err, IBF_ERR_PARSE,
 				      "relative GUID base (ibsim only)");
-	r->guid_next[type] = rel ? r->guid_next[type] + v : v;
+	if (!rel)
+		r->guid_abs[type] = v;
+	r->guid_next[type] = rel ? r->guid_abs[type] + v : v;
 	r->guid_given[type] = true;
 	if (type == T_SW)
 		r->port0_guid = r->ibsim ? 0 : pg;
@@ -693,8 +696,8 @@ ibf_status_t ibf_topo_read_ibnd(ibf_text_t *t, bool ibsim, unsigned lmc,
 	r.defmask.w = W_4X;
 	r.defmask.s = S_SDR;
 	/* ibsim's first GUIDs when a file gives none */
-	r.guid_next[T_CA] = 0x100000;
-	r.guid_next[T_SW] = 0x200000;
+	r.guid_next[T_CA] = r.guid_abs[T_CA] = 0x100000;
+	r.guid_next[T_SW] = r.guid_abs[T_SW] = 0x200000;
 	r.ids = ibf_hash_create_str((const char *const *)&r.pool);
 	st = ibf_fabric_create(&r.f);
 	if (st != IBF_OK || !r.ids) {
