@@ -3,13 +3,16 @@
  *
  *   bench_check [--xgft H:M1,..,MH:W1,..,WH] [--lmc N] [--runs N]
  *               [--naive-runs N] [--switches]
+ *               [--write-topo FILE] [--write-lfts FILE]
  *
  * Builds XGFT(H; M; W) (default XGFT(3; 18,18,36; 1,18,18): 11,664 hosts,
  * 1,620 36-port switches) with its own small builder, fills the LFTs with a
  * simple shortest-path up/down routing (BFS from each destination's switch,
  * deterministic choice among equal next hops) and times ibf_check_run():
  * the per-DLID tree algorithm on 1 and 2 threads, and the naive per-pair
- * tracer.  Prints the median of the runs and pairs per second.
+ * tracer.  Prints the median of the runs and pairs per second.  The
+ * fabric and tables can be written out (ibnetdiscover, opensm-lfts.dump)
+ * to time `ibflow check` itself on them.
  *
  * The routing here is bench scaffolding, not a routing engine.
  */
@@ -18,6 +21,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <ibflow/lfts_io.h>
+#include <ibflow/topo_io.h>
 #include <ibflow/trace.h>
 
 #define MAXH 8
@@ -300,6 +305,8 @@ int main(int argc, char **argv)
 {
 	struct xgft x = { 3, { 0, 18, 18, 36 }, { 0, 1, 18, 18 } };
 	unsigned lmc = 0, runs = 5, naive_runs = 5, i;
+	const char *wtopo = NULL, *wlfts = NULL;
+	ibf_err_t err;
 	ibf_check_opts_t o = IBF_CHECK_OPTS_DEFAULT;
 	ibf_check_report_t r1, r2, rn;
 	ibf_fabric_t *f;
@@ -317,12 +324,19 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--naive-runs") &&
 			   i + 1 < (unsigned)argc) {
 			naive_runs = (unsigned)atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--write-topo") &&
+			   i + 1 < (unsigned)argc) {
+			wtopo = argv[++i];
+		} else if (!strcmp(argv[i], "--write-lfts") &&
+			   i + 1 < (unsigned)argc) {
+			wlfts = argv[++i];
 		} else if (!strcmp(argv[i], "--switches")) {
 			o.switches = true;
 		} else {
 			fprintf(stderr, "usage: bench_check [--xgft H:M..:W..] "
 				"[--lmc N] [--runs N] [--naive-runs N] "
-				"[--switches]\n");
+				"[--switches] [--write-topo FILE] "
+				"[--write-lfts FILE]\n");
 			return 2;
 		}
 	}
@@ -341,6 +355,11 @@ int main(int argc, char **argv)
 	t0 = now();
 	l = route(f);
 	printf("routing (bench BFS up/down): %.2f s\n", now() - t0);
+	if (wtopo && ibf_topo_write_file(f, IBF_TOPO_IBNETDISCOVER, wtopo,
+					 &err) != IBF_OK)
+		die("write topology", &err);
+	if (wlfts && ibf_lfts_write_file(l, wlfts, &err) != IBF_OK)
+		die("write LFTs", &err);
 
 	o.nthreads = 1;
 	sec = time_check(l, &o, runs, &r1);
