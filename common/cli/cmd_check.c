@@ -80,7 +80,7 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 			break;
 		case 'r':
 			rc = ibf_cli_parse_uint(CMD, "--max-report", optarg, 0,
-						1000000, &a->max_report);
+						100000, &a->max_report);
 			break;
 		case 'T':
 			rc = ibf_cli_parse_uint(CMD, "--threads", optarg, 1, 64,
