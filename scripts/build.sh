@@ -32,6 +32,10 @@ if [ -z "${BUILD_DIR:-}" ]; then
 fi
 mkdir -p "$BUILD_DIR"
 BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
+# Two builds in one tree at once (demo and tests started together) would
+# trip over each other's half-written files: take turns.
+exec 9>"$BUILD_DIR/.build.lock"
+flock 9
 
 if [ ! -x "$REPO/configure" ] || [ ! -f "$REPO/Makefile.in" ]; then
 	log "generating the build system (autogen.sh)"

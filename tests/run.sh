@@ -158,7 +158,8 @@ for src in "$REPO"/tests/unit/test_*.c; do
 	selected "$name" || continue
 	# One program at a time, so one unit that does not compile fails
 	# alone instead of hiding every other result.
-	if ! make -C "$BUILD_DIR/tests" -j"${JOBS:-2}" "unit/$name" \
+	if ! flock "$BUILD_DIR/.build.lock" \
+	     make -C "$BUILD_DIR/tests" -j"${JOBS:-2}" "unit/$name" \
 	     >"$LOGS/$name.build.log" 2>&1; then
 		grep -E 'error' "$LOGS/$name.build.log" | head -5 | sed 's/^/      /'
 		suite_broken "$name" "does not compile (log: $LOGS/$name.build.log)"

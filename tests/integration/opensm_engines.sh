@@ -32,7 +32,8 @@ fi
 # "SPEC LMC" fabrics; the big ones only without --quick.
 FABRICS=("xgft:2:4,4:1,4 0" "xgft:2:4,4:1,4 2" "pgft:2:4,4:1,2:1,2 0"
 	 "xgft:3:2,2,2:1,2,2 2")
-[ "$T_QUICK" = 1 ] || FABRICS+=("kary:4,3 0" "pgft:3:4,4,4:1,4,2:1,1,2 1")
+[ "$T_QUICK" = 1 ] || FABRICS+=("kary:4,3 0" "pgft:3:4,4,4:1,4,2:1,1,2 1"
+				 "pgft:3:6,6,12:1,6,6:1,1,1 0")
 
 # When OpenSM 3.3.23 refuses an engine it routes with minhop instead.  The
 # refusals seen here: ftree does not support LMC > 0 (it says so in its
