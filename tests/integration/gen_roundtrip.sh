@@ -61,9 +61,9 @@ SPECS=(
 	# HyperX L=2, S=4, K=1: 16 routers, L*S^(L-1)*C(S,2)*K = 48 links
 	"hyperx:2:4:1|- 16 48 -"
 	"hyperx:2:4:1:2|32 16 48 32"
-	# Jellyfish: 16 routers, 2 hosts each; the random graph has at most
-	# 16*4/2 = 32 links (checked as an upper bound below)
-	"jellyfish:16,4,2:7|32 16 - 32"
+	# Jellyfish: 16 routers, 2 hosts each; every one of the 16*4 router
+	# ports is used (docs/generators.md), so 32 router links
+	"jellyfish:16,4,2:7|32 16 32 32"
 	# 3x3x3 torus: 27 routers, rings of 3 in each of 3 dimensions = 81
 	"torus:3,3,3|- 27 81 -"
 	"torus:3,3,3:2|54 27 81 54"
@@ -130,16 +130,6 @@ for entry in "${SPECS[@]}"; do
 			t_fail "$spec $fmt: convert reproduces the file" "exit $T_RC: $(t_errhead)"
 		fi
 	done
-	case $spec in
-	jellyfish*)
-		sl=$(counts "$T_TMP/$tag.ibnetdiscover" | cut -d' ' -f3)
-		if [ "${sl:-0}" -le 32 ] && [ "${sl:-0}" -ge 24 ]; then
-			t_pass "$spec: $sl router links (<= 32, nearly saturated)"
-		else
-			t_fail "$spec: router links" "$sl, want 24..32"
-		fi
-		;;
-	esac
 
 	# ibsim file read back as ibnetdiscover: the same fabric.
 	if t_expect_exit 0 "$IBF" convert "$T_TMP/$tag.ibsim" --to ibnetdiscover \

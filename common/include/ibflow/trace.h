@@ -33,7 +33,9 @@ typedef enum ibf_trace_result {
 	IBF_TRACE_OK = 0,      /* delivered to the port owning the DLID */
 	IBF_TRACE_NO_ROUTE,    /* a switch has no entry for the DLID */
 	IBF_TRACE_DEAD_END,    /* the entry names a port with no link, or a
-				  port beyond the switch's port count */
+				  port beyond the switch's port count (LFTs
+				  built in memory; the file readers refuse
+				  the latter as bad input) */
 	IBF_TRACE_LOOP,        /* a switch is visited twice */
 	IBF_TRACE_MISDELIVERED,/* reached a CA that does not own the DLID (or
 				  a switch's port 0 for a LID not its own) */
