@@ -105,8 +105,104 @@ ibf_status_t ibf_text_load(ibf_text_t *t, const char *path, ibf_err_t *err)
 	return text_adopt(t, is_stdin ? "<stdin>" : path, buf, len, err);
 }
 
+/* Streaming: a line may not exceed this (an LFT line is ~80 bytes). */
+#define IBF_TEXT_STREAM_WINDOW (1u << 20)
+
+ibf_status_t ibf_text_open(ibf_text_t *t, const char *path, ibf_err_t *err)
+{
+	memset(t, 0, sizeof(*t));
+	t->fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	if (!t->fp)
+		return ibf_err_set(err, IBF_ERR_IO, "%s: %s", path,
+				   strerror(errno));
+	t->name_copy = strdup(t->fp == stdin ? "<stdin>" : path);
+	t->cap = IBF_TEXT_STREAM_WINDOW;
+	t->buf = malloc(t->cap + 1);
+	if (!t->name_copy || !t->buf) {
+		ibf_text_free(t);
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	}
+	t->name = t->name_copy;
+	t->buf[0] = '\0';
+	return IBF_OK;
+}
+
+ibf_status_t ibf_text_failed(const ibf_text_t *t, ibf_err_t *err)
+{
+	if (t->stream_err.status == IBF_OK)
+		return IBF_OK;
+	if (err)
+		*err = t->stream_err;
+	return t->stream_err.status;
+}
+
+static char *stream_fail(ibf_text_t *t, ibf_status_t st, const char *what)
+{
+	t->line++; /* the line being read when it failed */
+	ibf_text_error(t, &t->stream_err, st, "%s", what);
+	t->eof = true;
+	t->pos = t->len = 0;
+	return NULL;
+}
+
+/* Slide the unread rest to the front of the window and read more. */
+static bool stream_fill(ibf_text_t *t)
+{
+	size_t rest = t->len - t->pos, n;
+
+	memmove(t->buf, t->buf + t->pos, rest);
+	t->len = rest;
+	t->pos = 0;
+	n = fread(t->buf + t->len, 1, t->cap - t->len, t->fp);
+	if (n == 0)
+		t->eof = true;
+	t->len += n;
+	t->buf[t->len] = '\0';
+	if (memchr(t->buf + t->len - n, '\0', n)) {
+		/* Count the complete lines before the NUL, for the message. */
+		const char *nul = memchr(t->buf, '\0', t->len), *c;
+
+		for (c = t->buf; c < nul; c++)
+			t->line += *c == '\n';
+		return false;
+	}
+	t->buf[t->len] = '\0';
+	return true;
+}
+
+static char *stream_next_line(ibf_text_t *t)
+{
+	char *start, *nl;
+	size_t n;
+
+	if (t->stream_err.status != IBF_OK)
+		return NULL;
+	while (!(nl = memchr(t->buf + t->pos, '\n', t->len - t->pos)) &&
+	       !t->eof) {
+		if (t->pos == 0 && t->len == t->cap)
+			return stream_fail(t, IBF_ERR_PARSE, "line too long");
+		if (!stream_fill(t))
+			return stream_fail(t, IBF_ERR_PARSE, "binary data (NUL "
+					   "byte) in a text file");
+		if (ferror(t->fp))
+			return stream_fail(t, IBF_ERR_IO, strerror(errno));
+	}
+	if (t->pos >= t->len)
+		return NULL;
+	start = t->buf + t->pos;
+	n = nl ? (size_t)(nl - start) : t->len - t->pos;
+	t->pos += n + (nl ? 1 : 0);
+	start[n] = '\0';
+	if (n && start[n - 1] == '\r')
+		start[n - 1] = '\0';
+	t->line++;
+	return start;
+}
+
 void ibf_text_free(ibf_text_t *t)
 {
+	if (t->fp && t->fp != stdin)
+		fclose(t->fp);
 	free(t->buf);
 	free(t->name_copy);
 	memset(t, 0, sizeof(*t));
@@ -115,6 +211,19 @@ void ibf_text_free(ibf_text_t *t)
 void ibf_text_rewind(ibf_text_t *t)
 {
 	size_t i;
+
+	if (t->fp) {
+		if (t->line == 0 && t->pos == 0)
+			return; /* nothing read yet */
+		if (fseek(t->fp, 0, SEEK_SET) != 0) {
+			stream_fail(t, IBF_ERR_IO, "cannot rewind a stream");
+			return;
+		}
+		t->pos = t->len = 0;
+		t->line = 0;
+		t->eof = false;
+		return;
+	}
 
 	/* Lines returned earlier had their "\n" replaced by NUL: restore.
 	 * (Valid only if the caller did not cut lines itself.) */
@@ -130,6 +239,8 @@ char *ibf_text_next_line(ibf_text_t *t)
 	char *start, *nl;
 	size_t n;
 
+	if (t->fp)
+		return stream_next_line(t);
 	if (t->pos >= t->len)
 		return NULL;
 	start = t->buf + t->pos;

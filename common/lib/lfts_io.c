@@ -319,7 +319,8 @@ ibf_status_t ibf_lfts_read_text(const ibf_fabric_t *f, ibf_text_t *t,
 	while ((line = ibf_text_next_line(t)) != NULL)
 		if ((st = parse_line(&p, line)) != IBF_OK)
 			goto fail;
-	if ((st = close_block(&p)) != IBF_OK)
+	if ((st = ibf_text_failed(t, err)) != IBF_OK ||
+	    (st = close_block(&p)) != IBF_OK)
 		goto fail;
 	if (p.nblocks == 0) {
 		st = ibf_err_set(err, IBF_ERR_PARSE, "%s: no forwarding table "
@@ -342,7 +343,8 @@ ibf_status_t ibf_lfts_read(const ibf_fabric_t *f, const char *path,
 	ibf_text_t t;
 
 	*out = NULL;
-	if ((st = ibf_text_load(&t, path, err)) != IBF_OK)
+	/* Streamed: a dump holds one line per (switch, LID). */
+	if ((st = ibf_text_open(&t, path, err)) != IBF_OK)
 		return st;
 	st = ibf_lfts_read_text(f, &t, out, err);
 	ibf_text_free(&t);

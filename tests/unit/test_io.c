@@ -135,6 +135,83 @@ static void test_ofile_atomic(void **state)
 	assert_non_null(strstr(err.msg, "/nonexistent/dir/f"));
 }
 
+static void write_file(const char *path, const char *data, size_t len)
+{
+	FILE *fp = fopen(path, "wb");
+
+	assert_non_null(fp);
+	assert_int_equal(fwrite(data, 1, len, fp), len);
+	fclose(fp);
+}
+
+/* Streaming through a 1 MiB window: every line of a 6 MB file comes back
+ * in order, lines straddling window edges included, CRLF stripped. */
+static void test_stream_lines(void **state)
+{
+	enum { NLINES = 300000 };
+	char path[] = "/tmp/ibf-stream-XXXXXX", want[32];
+	size_t cap = (size_t)NLINES * 24, len = 0;
+	char *data = malloc(cap), *line;
+	ibf_text_t t;
+	ibf_err_t err;
+	unsigned i;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	for (i = 0; i < NLINES; i++)
+		len += (size_t)sprintf(data + len, "0x%04x %03u%s\n", i & 0xffff,
+				       i % 37, i % 3 ? "" : "\r");
+	write_file(path, data, len - 1); /* last line without "\n" */
+	assert_int_equal(ibf_text_open(&t, path, &err), IBF_OK);
+	for (i = 0; (line = ibf_text_next_line(&t)) != NULL; i++) {
+		snprintf(want, sizeof(want), "0x%04x %03u", i & 0xffff, i % 37);
+		if (strcmp(line, want) != 0)
+			fail_msg("line %u: \"%s\" != \"%s\"", i + 1, line, want);
+	}
+	assert_int_equal(i, NLINES);
+	assert_int_equal(t.line, NLINES);
+	assert_int_equal(ibf_text_failed(&t, &err), IBF_OK);
+	/* Rewind of a seekable file starts over. */
+	ibf_text_rewind(&t);
+	assert_string_equal(ibf_text_next_line(&t), "0x0000 000");
+	ibf_text_free(&t);
+	unlink(path);
+	free(data);
+}
+
+static void test_stream_errors(void **state)
+{
+	char path[] = "/tmp/ibf-stream-XXXXXX";
+	size_t big = (1u << 20) + 10;
+	char *data = malloc(big);
+	ibf_text_t t;
+	ibf_err_t err;
+	int fd = mkstemp(path), n = 0;
+
+	assert_true(fd >= 0);
+	close(fd);
+	write_file(path, "a\nb\nc\0d\ne\n", 10);
+	assert_int_equal(ibf_text_open(&t, path, &err), IBF_OK);
+	while (ibf_text_next_line(&t))
+		n++;
+	assert_int_equal(n, 0); /* the first window already holds the NUL */
+	assert_int_equal(ibf_text_failed(&t, &err), IBF_ERR_PARSE);
+	assert_non_null(strstr(err.msg, ":3: binary data"));
+	ibf_text_free(&t);
+
+	memset(data, 'x', big);
+	write_file(path, data, big);
+	assert_int_equal(ibf_text_open(&t, path, &err), IBF_OK);
+	assert_null(ibf_text_next_line(&t));
+	assert_int_equal(ibf_text_failed(&t, &err), IBF_ERR_PARSE);
+	assert_non_null(strstr(err.msg, ":1: line too long"));
+	ibf_text_free(&t);
+	unlink(path);
+	free(data);
+	assert_int_equal(ibf_text_open(&t, "/nonexistent/x", &err), IBF_ERR_IO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +221,8 @@ int main(void)
 		cmocka_unit_test(test_scanners),
 		cmocka_unit_test(test_err_prefix),
 		cmocka_unit_test(test_ofile_atomic),
+		cmocka_unit_test(test_stream_lines),
+		cmocka_unit_test(test_stream_errors),
 	};
 
 	return cmocka_run_group_tests_name("io", tests, NULL, NULL);

@@ -24,15 +24,29 @@ extern "C" {
 
 typedef struct ibf_text {
 	const char *name;  /* for messages: the path, or "<stdin>" */
-	char *buf;         /* NUL-terminated copy of the input */
+	char *buf;         /* NUL-terminated copy of the input (streaming:
+			      a window of it) */
 	size_t len;
 	size_t pos;        /* start of the next line */
 	unsigned line;     /* number of the line last returned (1-based) */
 	char *name_copy;
+	/* Streaming mode (ibf_text_open) only. */
+	FILE *fp;
+	size_t cap;
+	bool eof;
+	ibf_err_t stream_err;
 } ibf_text_t;
 
 /* Read a file ("-" is stdin).  Input with NUL bytes is refused as binary. */
 ibf_status_t ibf_text_load(ibf_text_t *t, const char *path, ibf_err_t *err);
+/* Stream a file line by line through a bounded window, for inputs too big
+ * to hold (an LFT dump of a 50,000-endpoint fabric runs to gigabytes).  A
+ * line returned is valid only until the next call; ibf_text_next_line()
+ * returns NULL at the end *or on an error*: check ibf_text_failed() after
+ * the loop.  Rewinding works on seekable files only. */
+ibf_status_t ibf_text_open(ibf_text_t *t, const char *path, ibf_err_t *err);
+/* A read error, binary data or an overlong line met while streaming. */
+ibf_status_t ibf_text_failed(const ibf_text_t *t, ibf_err_t *err);
 /* Same from memory (fuzz targets, tests); the buffer is copied. */
 ibf_status_t ibf_text_from_buf(ibf_text_t *t, const char *name,
 			       const char *buf, size_t len, ibf_err_t *err);
