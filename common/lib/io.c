@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* DOS line ends become "\n" once, so lines can be cut with a single NUL
@@ -359,6 +360,19 @@ bool ibf_scan_end(const char **s)
 
 /* ---- atomic output ------------------------------------------------------- */
 
+/* mkstemp() creates 0600; the file replaced keeps its mode, a new one is
+ * world-readable like any file an admin's tool writes (the UCX side may run
+ * as another user).  umask() is not consulted: it is process-wide state and
+ * racy to read from OpenSM's threads. */
+static mode_t output_mode(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		return st.st_mode & 07777;
+	return 0644;
+}
+
 ibf_status_t ibf_ofile_open(ibf_ofile_t *o, const char *path, ibf_err_t *err)
 {
 	size_t n = strlen(path);
@@ -378,6 +392,8 @@ ibf_status_t ibf_ofile_open(ibf_ofile_t *o, const char *path, ibf_err_t *err)
 	memcpy(o->tmp, path, n);
 	memcpy(o->tmp + n, ".tmp.XXXXXX", sizeof(".tmp.XXXXXX"));
 	fd = mkstemp(o->tmp);
+	if (fd >= 0)
+		fchmod(fd, output_mode(path));
 	if (fd < 0 || !(o->fp = fdopen(fd, "w"))) {
 		int e = errno;
 

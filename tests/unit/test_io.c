@@ -127,6 +127,15 @@ static void test_ofile_atomic(void **state)
 	assert_non_null(fgets(buf, sizeof(buf), fp));
 	fclose(fp);
 	assert_string_equal(buf, "complete\n");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	/* Replacing a file keeps its mode. */
+	chmod(path, 0640);
+	assert_int_equal(ibf_ofile_open(&o, path, &err), IBF_OK);
+	fputs("again\n", o.fp);
+	assert_int_equal(ibf_ofile_commit(&o, &err), IBF_OK);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0640);
 	unlink(path);
 	rmdir(dir);
 	/* A directory that does not exist is an I/O error naming the path. */
