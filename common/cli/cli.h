@@ -42,6 +42,11 @@ ibf_fabric_t *ibf_cli_load_topo(const char *cmd, const char *path,
 ibf_lfts_t *ibf_cli_load_lfts(const char *cmd, const ibf_fabric_t *f,
 			      const char *path);
 
+/* Parse the name of a topology format the library can write (for --to,
+ * --format) or report. */
+int ibf_cli_parse_write_format(const char *cmd, const char *opt,
+			       const char *arg, ibf_topo_format_t *out);
+
 /* Parse a decimal option value within [min, max] or report. */
 int ibf_cli_parse_uint(const char *cmd, const char *opt, const char *arg,
 		       unsigned min, unsigned max, unsigned *out);

@@ -66,3 +66,17 @@ int ibf_cli_parse_uint(const char *cmd, const char *opt, const char *arg,
 	*out = (unsigned)v;
 	return IBF_EXIT_OK;
 }
+
+int ibf_cli_parse_write_format(const char *cmd, const char *opt,
+			       const char *arg, ibf_topo_format_t *out)
+{
+	ibf_topo_format_t fmt = ibf_topo_format_from_name(arg);
+
+	if (fmt != IBF_TOPO_IBNETDISCOVER && fmt != IBF_TOPO_IBSIM &&
+	    fmt != IBF_TOPO_DOT)
+		return ibf_cli_usage_error(cmd, "%s: cannot write format '%s' "
+					   "(ibnetdiscover, ibsim, dot)", opt,
+					   arg);
+	*out = fmt;
+	return IBF_EXIT_OK;
+}

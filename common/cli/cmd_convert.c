@@ -53,12 +53,10 @@ int ibf_cmd_convert(int argc, char **argv)
 					optarg);
 			break;
 		case 't':
-			to = ibf_topo_format_from_name(optarg);
-			if (to != IBF_TOPO_IBNETDISCOVER &&
-			    to != IBF_TOPO_IBSIM && to != IBF_TOPO_DOT)
-				return ibf_cli_usage_error("convert",
-					"--to: cannot write format '%s'",
-					optarg);
+			rc = ibf_cli_parse_write_format("convert", "--to",
+							optarg, &to);
+			if (rc != IBF_EXIT_OK)
+				return rc;
 			break;
 		case 'l':
 			rc = ibf_cli_parse_uint("convert", "--lmc", optarg, 0,

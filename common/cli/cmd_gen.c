@@ -63,12 +63,10 @@ int ibf_cmd_gen(int argc, char **argv)
 				return rc;
 			break;
 		case 'f':
-			fmt = ibf_topo_format_from_name(optarg);
-			if (fmt != IBF_TOPO_IBNETDISCOVER &&
-			    fmt != IBF_TOPO_IBSIM && fmt != IBF_TOPO_DOT)
-				return ibf_cli_usage_error("gen",
-					"--format: cannot write format '%s'",
-					optarg);
+			rc = ibf_cli_parse_write_format("gen", "--format",
+							optarg, &fmt);
+			if (rc != IBF_EXIT_OK)
+				return rc;
 			break;
 		case 'o':
 			out = optarg;
