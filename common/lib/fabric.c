@@ -49,6 +49,7 @@ void ibf_fabric_destroy(ibf_fabric_t *f)
 	free(f->switches);
 	free(f->switch_index);
 	free(f->endpoints);
+	free(f->endpoint_index);
 	free(f->pool);
 	free(f->desc_shared);
 	ibf_hash_destroy(f->by_node_guid);
@@ -470,9 +471,11 @@ static ibf_status_t build_indices(ibf_fabric_t *f, ibf_err_t *err)
 			     sizeof(*f->switches));
 	f->endpoints = malloc((f->nports ? f->nports : 1) *
 			      sizeof(*f->endpoints));
+	f->endpoint_index = malloc((f->nports ? f->nports : 1) *
+				   sizeof(*f->endpoint_index));
 	f->desc_shared = calloc(f->nnodes ? f->nnodes : 1, 1);
 	if (!f->switch_index || !f->switches || !f->endpoints ||
-	    !f->desc_shared)
+	    !f->endpoint_index || !f->desc_shared)
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
 	for (n = 0; n < f->nnodes; n++) {
 		f->switch_index[n] = IBF_NO_ID;
@@ -487,7 +490,9 @@ static ibf_status_t build_indices(ibf_fabric_t *f, ibf_err_t *err)
 	for (p = 0; p < f->nports; p++) {
 		const ibf_port_t *port = &f->ports[p];
 
+		f->endpoint_index[p] = IBF_NO_ID;
 		if (port_is_endpoint(f, port)) {
+			f->endpoint_index[p] = f->nendpoints;
 			f->endpoints[f->nendpoints++] = p;
 			if (port->lmc > f->lmc)
 				f->lmc = port->lmc;

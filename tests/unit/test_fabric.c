@@ -97,6 +97,10 @@ static void test_indices(void **state)
 	assert_int_equal(h.f->nendpoints, 4);
 	assert_int_equal(h.f->endpoints[0], ibf_node_port_id(h.f, h.h0, 1));
 	assert_int_equal(h.f->endpoints[2], ibf_node_port_id(h.f, h.h1, 2));
+	assert_int_equal(h.f->endpoint_index[ibf_node_port_id(h.f, h.h1, 2)], 2);
+	assert_int_equal(h.f->endpoint_index[ibf_node_port_id(h.f, h.h2, 1)], 3);
+	assert_int_equal(h.f->endpoint_index[ibf_node_port_id(h.f, h.s0, 1)],
+			 IBF_NO_ID);
 	/* Port GUIDs assigned as node GUID + port; switch ports share one. */
 	assert_true(ibf_node_port(h.f, h.h1, 2)->guid == 0x302);
 	assert_true(ibf_node_port(h.f, h.s0, 3)->guid == 0x200);

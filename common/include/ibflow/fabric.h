@@ -102,6 +102,7 @@ typedef struct ibf_fabric {
 	uint32_t *switch_index;        /* node id -> index in switches[] */
 	ibf_port_id_t *endpoints;      /* connected CA ports, in node order */
 	uint32_t nendpoints;
+	uint32_t *endpoint_index;      /* port id -> index in endpoints[] */
 	bool finalized;
 
 	/* Private: growth capacities, string pool, name/GUID indices.  The
