@@ -29,6 +29,7 @@ int ibf_cmd_convert(int argc, char **argv);
 int ibf_cmd_info(int argc, char **argv);
 int ibf_cmd_check(int argc, char **argv);
 int ibf_cmd_paths(int argc, char **argv);
+int ibf_cmd_route(int argc, char **argv);
 
 /* Print "ibflow CMD: message" on stderr; returns IBF_EXIT_INPUT. */
 int ibf_cli_fail(const char *cmd, const ibf_err_t *err);

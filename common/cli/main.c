@@ -11,6 +11,7 @@ static const ibf_cmd_t commands[] = {
 	{ "info", ibf_cmd_info, "summarize a topology (and LFTs)" },
 	{ "check", ibf_cmd_check, "trace all routes through LFTs, report defects" },
 	{ "paths", ibf_cmd_paths, "print the hops from one host to another" },
+	{ "route", ibf_cmd_route, "compute routing tables (dmodk, uapr, layered, minhop)" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -5,5 +5,6 @@
 #include <ibflow/status.h>
 #include <ibflow/fabric.h>
 #include <ibflow/lfts.h>
+#include <ibflow/route.h>
 
 #endif

@@ -1,0 +1,105 @@
+/*
+ * Routing engines: from a finalized fabric to forwarding tables, a host
+ * order and service levels.
+ *
+ * Engines are looked up by name in one table (route.c):
+ *   "minhop"  balanced min-hop baseline, any topology
+ *   "dmodk"   destination-mod-k on PGFTs (needs recognition, pgft.h)
+ *   "uapr"    uniform all-shortest-path routing over LMC on PGFTs
+ *   "layered" FatPaths layered routing, any topology, deadlock-free SLs
+ * Every engine routes every CA LID offset (all 2^LMC LIDs of every endpoint)
+ * and every switch LID on every switch, writes the host order it wants MPI
+ * ranks launched in (topological order unless it has a better one) and an
+ * SL for every route (0 unless it needs others).  The fabric's LIDs and LMC
+ * are used as they are.
+ *
+ * An engine never leaves partial results: on failure *out stays NULL and
+ * err names the engine and the reason (OpenSM then tries its next engine).
+ */
+#ifndef IBFLOW_ROUTE_H
+#define IBFLOW_ROUTE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <ibflow/fabric.h>
+#include <ibflow/lfts.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct json_object;
+
+typedef enum ibf_layer_method {
+	IBF_LAYERS_RANDOM = 0,  /* FatPaths Listing 1: uniform edge sampling */
+	IBF_LAYERS_OVERLAP,     /* FatPaths Listing 2: overlap-minimizing */
+} ibf_layer_method_t;
+
+typedef struct ibf_route_opts {
+	/* layered */
+	unsigned layers;        /* n; 0 = 2^LMC */
+	double density;         /* rho in (0, 1]; 0 = engine default */
+	ibf_layer_method_t method;
+	uint64_t seed;
+	unsigned max_vls;       /* 0 = 8 */
+	unsigned nthreads;      /* 0 or 1 = single thread */
+} ibf_route_opts_t;
+
+/* SL storage: an SL per DLID when it does not depend on the source, else
+ * one per (source endpoint, DLID). */
+typedef struct ibf_routing {
+	const ibf_fabric_t *fabric;
+	char engine[32];
+	ibf_lfts_t *lfts;
+	ibf_port_id_t *order;       /* endpoints in the engine's host order */
+	uint32_t norder;            /* == fabric->nendpoints */
+	uint8_t *sl_by_dlid;        /* [lid_top + 1], or NULL */
+	uint8_t *sl_by_pair;        /* [nendpoints * (lid_top + 1)] indexed
+				       by endpoint_index[src] * (lid_top + 1)
+				       + dlid, or NULL; NULL both = SL 0 */
+	unsigned nsls;              /* SLs (= VLs with SL2VL identity) used */
+	struct json_object *report; /* engine findings for --report, or NULL */
+} ibf_routing_t;
+
+typedef struct ibf_route_engine {
+	const char *name;
+	const char *summary;
+	/* Fill r (lfts already created, all entries IBF_LFT_NO_PORT; order,
+	 * SLs and report optional: ibf_route() supplies defaults). */
+	ibf_status_t (*run)(const ibf_fabric_t *f, const ibf_route_opts_t *o,
+			    ibf_routing_t *r, ibf_err_t *err);
+} ibf_route_engine_t;
+
+/* The engine table, NULL-name terminated; and lookup by name. */
+const ibf_route_engine_t *ibf_route_engines(void);
+const ibf_route_engine_t *ibf_route_engine_find(const char *name);
+
+/* Run an engine.  On success *out holds a complete routing: every LFT
+ * entry for every existing LID on every switch, an order, SLs. */
+ibf_status_t ibf_route(const ibf_fabric_t *f, const char *engine,
+		       const ibf_route_opts_t *o, ibf_routing_t **out,
+		       ibf_err_t *err);
+void ibf_routing_destroy(ibf_routing_t *r);
+
+static inline unsigned ibf_routing_sl(const ibf_routing_t *r,
+				      ibf_port_id_t src, unsigned dlid)
+{
+	if (r->sl_by_pair)
+		return r->sl_by_pair[(size_t)r->fabric->endpoint_index[src] *
+				     (r->fabric->lid_top + 1) + dlid];
+	return r->sl_by_dlid ? r->sl_by_dlid[dlid] : 0;
+}
+
+/* Host order: one host name per line (ibf_port_host_name). */
+ibf_status_t ibf_routing_write_order(const ibf_routing_t *r,
+				     const char *path, ibf_err_t *err);
+/* SL file: "SLID DLID SL" lines, or "* DLID SL" when the SL does not depend
+ * on the source.  Read back by ibf_sl_read (check --sl). */
+ibf_status_t ibf_routing_write_sl(const ibf_routing_t *r, const char *path,
+				  ibf_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
