@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <ibflow/sl.h>
 #include <ibflow/trace.h>
 
 #include "cli.h"
@@ -30,6 +31,10 @@ static void usage(FILE *fp)
 "  --json FILE        also write the report as JSON (\"-\" = stdout)\n"
 "  --threads N        worker threads (default 1)\n"
 "  --naive            trace pair by pair (reference algorithm; slower)\n"
+"  --sl FILE          SL of every route (ibflow route --sl-out); default 0\n"
+"  --deadlock         check that each VL's channel dependency graph is\n"
+"                     acyclic (SL->VL identity); a cycle is printed and\n"
+"                     counts as a defect\n"
 "  -h, --help         this text\n"
 "\n"
 "Hops are links: host-leaf-host is 2.  Defects: no route (LFT entry 255),\n"
@@ -41,9 +46,9 @@ static void usage(FILE *fp)
 }
 
 struct check_args {
-	const char *topo, *lfts, *json;
+	const char *topo, *lfts, *json, *sl;
 	unsigned lmc, max_report, threads;
-	bool switches, naive;
+	bool switches, naive, deadlock;
 };
 
 static int parse_args(int argc, char **argv, struct check_args *a)
@@ -57,6 +62,8 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 		{ "json", required_argument, NULL, 'j' },
 		{ "threads", required_argument, NULL, 'T' },
 		{ "naive", no_argument, NULL, 'n' },
+		{ "sl", required_argument, NULL, 'S' },
+		{ "deadlock", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -74,6 +81,8 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 		case 'j': a->json = optarg; break;
 		case 's': a->switches = true; break;
 		case 'n': a->naive = true; break;
+		case 'S': a->sl = optarg; break;
+		case 'D': a->deadlock = true; break;
 		case 'm':
 			rc = ibf_cli_parse_uint(CMD, "--lmc", optarg, 0,
 						IBF_LMC_MAX, &a->lmc);
@@ -286,6 +295,49 @@ static int write_json(const char *cmd, const ibf_lfts_t *l,
 	return IBF_EXIT_OK;
 }
 
+/* --sl / --deadlock: returns IBF_EXIT_DEFECT on a cycle. */
+static int check_deadlock(const ibf_lfts_t *l, const struct check_args *a)
+{
+	ibf_deadlock_opts_t o = { .switches = a->switches };
+	ibf_deadlock_report_t rep;
+	ibf_sls_t sls = { 0 };
+	ibf_err_t err;
+	unsigned vl;
+	int rc = IBF_EXIT_OK;
+
+	ibf_err_clear(&err);
+	if (a->sl && ibf_sl_read(l->fabric, a->sl, &sls, &err) != IBF_OK)
+		return ibf_cli_fail(CMD, &err);
+	if (!a->deadlock) {
+		ibf_sls_free(&sls);
+		return IBF_EXIT_OK;
+	}
+	if (ibf_deadlock_check(l, a->sl ? &sls : NULL, &o, &rep, &err) !=
+	    IBF_OK) {
+		ibf_sls_free(&sls);
+		return ibf_cli_fail(CMD, &err);
+	}
+	printf("deadlock check (SL->VL identity, %u VL%s in use):\n",
+	       rep.nvls, rep.nvls == 1 ? "" : "s");
+	for (vl = 0; vl < IBF_NSLS; vl++) {
+		if (!rep.routes[vl])
+			continue;
+		printf("  VL %2u %12" PRIu64 " routes %10" PRIu64
+		       " dependencies  %s\n", vl, rep.routes[vl],
+		       rep.deps[vl], rep.cyclic[vl] ? "CYCLE" : "acyclic");
+		if (rep.cyclic[vl]) {
+			printf("  cycle on VL %u (%u channels, each waits for "
+			       "the next):\n", vl, rep.cycle_len[vl]);
+			ibf_deadlock_print_cycle(l->fabric, &rep, vl, stdout);
+			rc = IBF_EXIT_DEFECT;
+		}
+	}
+	printf("%s\n", rc ? "DEADLOCK POSSIBLE" : "deadlock-free");
+	ibf_deadlock_report_free(&rep);
+	ibf_sls_free(&sls);
+	return rc;
+}
+
 int ibf_cmd_check(int argc, char **argv)
 {
 	ibf_check_opts_t o = IBF_CHECK_OPTS_DEFAULT;
@@ -321,6 +373,11 @@ int ibf_cmd_check(int argc, char **argv)
 		rc = a.json ? write_json(CMD, l, &r, a.json) : IBF_EXIT_OK;
 		if (rc == IBF_EXIT_OK && ibf_check_defects(&r))
 			rc = IBF_EXIT_DEFECT;
+		if (rc != IBF_EXIT_INPUT && (a.sl || a.deadlock)) {
+			int drc = check_deadlock(l, &a);
+
+			rc = drc != IBF_EXIT_OK ? drc : rc;
+		}
 		ibf_check_report_free(&r);
 	}
 	ibf_lfts_destroy(l);

@@ -19,6 +19,7 @@
 #ifndef IBFLOW_ROUTE_H
 #define IBFLOW_ROUTE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -91,6 +92,19 @@ static inline unsigned ibf_routing_sl(const ibf_routing_t *r,
 	return r->sl_by_dlid ? r->sl_by_dlid[dlid] : 0;
 }
 
+/* Check that a routing is complete, as ibf_route() does before returning
+ * one: every switch has a table; on every switch every LID in use (see
+ * ibf_route_lid_target) has an entry naming a cabled port, or port 0 for
+ * the switch's own LID; the order is a permutation of the endpoints; every
+ * SL is below 16 and below nsls.  Says what is missing where. */
+ibf_status_t ibf_routing_validate(const ibf_routing_t *r, ibf_err_t *err);
+
+/* Where a LID is delivered from: the switch (index in fabric->switches)
+ * and the port it leaves by, 0 for a switch's own LID.  False for LIDs not
+ * in use and for CA ports not cabled to a switch (nothing routes them). */
+bool ibf_route_lid_target(const ibf_fabric_t *f, unsigned lid,
+			  uint32_t *sw, unsigned *port);
+
 /* Host order: one host name per line (ibf_port_host_name). */
 ibf_status_t ibf_routing_write_order(const ibf_routing_t *r,
 				     const char *path, ibf_err_t *err);
@@ -98,6 +112,11 @@ ibf_status_t ibf_routing_write_order(const ibf_routing_t *r,
  * on the source.  Read back by ibf_sl_read (check --sl). */
 ibf_status_t ibf_routing_write_sl(const ibf_routing_t *r, const char *path,
 				  ibf_err_t *err);
+
+/* --report: a JSON document with the engine, the fabric's size, the
+ * routing time given (seconds), the SLs used and the engine's report. */
+ibf_status_t ibf_routing_write_report(const ibf_routing_t *r, double seconds,
+				      const char *path, ibf_err_t *err);
 
 #ifdef __cplusplus
 }
