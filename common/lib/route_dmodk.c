@@ -1,10 +1,559 @@
-/* PLACEHOLDER: being written in this session. */
+/*
+ * Destination-mod-k (Zahavi) on PGFTs, and the routing core it shares with
+ * UAPR (route_uapr.c).  See docs/routing.md for the rules and guarantees.
+ *
+ * Notation (pgft.h, 1-based levels): a level-l switch going up chooses one
+ * of R = w_{l+1} p_{l+1} up links; we number them u = k * w + y (parent
+ * digit y, parallel index k), i.e. the parent is u mod w.  With d the
+ * destination's index within its plane in topological order and
+ * W_l = prod(2 <= i <= l) w_i:
+ *
+ *   up at level l:            u = floor(d / W_l) mod (w_{l+1} p_{l+1})
+ *   down from level l to l-1: k = floor(d / W_l) mod p_l
+ *
+ * The parent digits chosen on the way up are then the mixed-radix digits of
+ * d over (w_2, w_3, ..), so the level-l up link a flow leaves a level-l
+ * subtree by is d mod (W_l w_{l+1} p_{l+1}), and the level-(l+1) down link
+ * it enters a level-l subtree by is d mod (W_{l+1} p_{l+1}) - the same
+ * modulus, which equals the subtree's endpoint count on full-bisection
+ * trees.  A shift permutation sends a subtree's endpoints to a cyclic range
+ * of consecutive destinations, so no link carries two of its flows.
+ *
+ * UAPR adds, per LID offset j, mixed-radix digits of j (a_i over w_i p_i,
+ * b_i over p_i, lowest level least significant) to u and k at each level.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include <ibflow/pgft.h>
+
 #include "route_internal.h"
+
+enum mode { M_SELF, M_DOWN, M_UP, M_FIXED, M_NONE };
+
+typedef struct pgr {
+	const ibf_fabric_t *f;
+	const ibf_pgft_t *pg;
+	ibf_lfts_t *l;
+	const char *name;
+	bool multi;
+	unsigned h;
+	uint32_t wp[IBF_PGFT_MAX_H + 2]; /* W_l = prod(2 <= i <= l) w_i */
+
+	/* Per node, valid when the stamp equals the epoch (one target). */
+	uint32_t epoch;
+	uint32_t *dn_st, *ok_st, *du_st;
+	uint8_t *dn_group;   /* dn: the down group leading to the target */
+	uint8_t *ok_val, *du_val;
+	ibf_node_id_t *queue;
+
+	/* Per switch index, for the current target. */
+	uint8_t *mode;
+	uint8_t *fixed;      /* M_FIXED: the port */
+
+	/* Endpoints by leaf (rank among leaves), in topological order. */
+	uint32_t *leaf_first;        /* [nleaves + 1] */
+	ibf_port_id_t *leaf_eps;
+	uint32_t *ep_d;              /* fabric endpoint index -> d */
+
+	/* Per (endpoint of the leaf, offset): slots by level. */
+	uint16_t *tab;
+} pgr_t;
+
+static inline unsigned level_of(const pgr_t *c, ibf_node_id_t n)
+{
+	return c->pg->level[n];
+}
+
+static inline ibf_node_id_t peer_node(const pgr_t *c, ibf_node_id_t n,
+				      unsigned port)
+{
+	return c->f->ports[c->f->ports[ibf_node_port_id(c->f, n, port)].peer]
+		.node;
+}
+
+static unsigned plane_of(const pgr_t *c, ibf_node_id_t n)
+{
+	return c->pg->w[1] > 1 ? ibf_pgft_digit(c->pg, n, 1) : 0;
+}
+
+/* ---- per-target reachability ------------------------------------------ */
+
+/* dn = the target and every node above it over present links (all can
+ * deliver going down only); dn_group = the down group towards it. */
+static void mark_down(pgr_t *c, ibf_node_id_t t)
+{
+	const ibf_pgft_t *pg = c->pg;
+	uint32_t qh = 0, qt = 0;
+
+	c->dn_st[t] = c->epoch;
+	c->queue[qt++] = t;
+	while (qh < qt) {
+		ibf_node_id_t n = c->queue[qh++];
+		unsigned l = level_of(c, n), s, ns;
+
+		if (l >= c->h)
+			continue;
+		ns = pg->w[l + 1] * pg->p[l + 1];
+		for (s = 0; s < ns; s++) {
+			unsigned port = pg->up_port[pg->up_off[n] + s];
+			ibf_node_id_t par;
+
+			if (!port)
+				continue;
+			par = peer_node(c, n, port);
+			if (c->dn_st[par] == c->epoch)
+				continue;
+			c->dn_st[par] = c->epoch;
+			c->dn_group[par] = (uint8_t)ibf_pgft_digit(pg, n, l + 1);
+			c->queue[qt++] = par;
+		}
+	}
+}
+
+static inline bool is_dn(const pgr_t *c, ibf_node_id_t n)
+{
+	return c->dn_st[n] == c->epoch;
+}
+
+/* Can n reach the target going up, then down? (memoized) */
+static bool up_ok(pgr_t *c, ibf_node_id_t n)
+{
+	const ibf_pgft_t *pg = c->pg;
+	unsigned l, s, ns;
+	bool ok = false;
+
+	if (is_dn(c, n))
+		return true;
+	if (c->ok_st[n] == c->epoch)
+		return c->ok_val[n];
+	l = level_of(c, n);
+	if (l < c->h) {
+		ns = pg->w[l + 1] * pg->p[l + 1];
+		for (s = 0; s < ns && !ok; s++) {
+			unsigned port = pg->up_port[pg->up_off[n] + s];
+
+			ok = port && up_ok(c, peer_node(c, n, port));
+		}
+	}
+	c->ok_st[n] = c->epoch;
+	c->ok_val[n] = ok;
+	return ok;
+}
+
+/* A down port of switch n leading to a node that can reach the target
+ * up*-down* (first in slot order), or 0.  Only switch-originated traffic
+ * takes such a down-up route; endpoints always start at an up_ok leaf. */
+static unsigned down_up_port(pgr_t *c, ibf_node_id_t n);
+
+static bool down_up_ok(pgr_t *c, ibf_node_id_t n)
+{
+	if (up_ok(c, n))
+		return true;
+	if (level_of(c, n) <= 1)
+		return false;
+	if (c->du_st[n] != c->epoch) {
+		c->du_st[n] = c->epoch;
+		c->du_val[n] = down_up_port(c, n) != 0;
+	}
+	return c->du_val[n];
+}
+
+static unsigned down_up_port(pgr_t *c, ibf_node_id_t n)
+{
+	const ibf_pgft_t *pg = c->pg;
+	unsigned l = level_of(c, n), s, ns = pg->m[l] * pg->p[l];
+
+	for (s = 0; s < ns; s++) {
+		unsigned port = pg->down_port[pg->down_off[n] + s];
+
+		if (port && down_up_ok(c, peer_node(c, n, port)))
+			return port;
+	}
+	return 0;
+}
+
+/* Any loop-free way out for a LID switch n cannot reach at all (another
+ * plane when w_1 > 1): down to a leaf, then to its first endpoint. */
+static unsigned nowhere_port(pgr_t *c, ibf_node_id_t n)
+{
+	const ibf_pgft_t *pg = c->pg;
+	unsigned l = level_of(c, n), s, ns = pg->m[l] * pg->p[l];
+
+	for (s = 0; s < ns; s++)
+		if (pg->down_port[pg->down_off[n] + s])
+			return pg->down_port[pg->down_off[n] + s];
+	return 0;
+}
+
+/* Choose each switch's mode for target t (a leaf for endpoint LIDs, the
+ * switch itself for switch LIDs). */
+static void set_modes(pgr_t *c, ibf_node_id_t t)
+{
+	const ibf_fabric_t *f = c->f;
+	uint32_t s;
+
+	c->epoch++;
+	mark_down(c, t);
+	for (s = 0; s < f->nswitches; s++) {
+		ibf_node_id_t n = f->switches[s];
+
+		if (n == t) {
+			c->mode[s] = M_SELF;
+		} else if (is_dn(c, n)) {
+			c->mode[s] = M_DOWN;
+		} else if (up_ok(c, n)) {
+			c->mode[s] = M_UP;
+		} else if (down_up_ok(c, n)) {
+			c->mode[s] = M_FIXED;
+			c->fixed[s] = (uint8_t)down_up_port(c, n);
+		} else {
+			c->mode[s] = M_NONE;
+			c->fixed[s] = (uint8_t)nowhere_port(c, n);
+		}
+	}
+}
+
+/* ---- port choice ------------------------------------------------------ */
+
+/* Up from n: preferred link u (u mod w = parent digit, u / w = parallel
+ * index); if absent or leading nowhere, the next u in order. */
+static unsigned up_port(pgr_t *c, ibf_node_id_t n, unsigned u, bool check)
+{
+	const ibf_pgft_t *pg = c->pg;
+	unsigned l = level_of(c, n), w = pg->w[l + 1], p = pg->p[l + 1];
+	unsigned r = w * p, i;
+
+	for (i = 0; i < r; i++, u = u + 1 == r ? 0 : u + 1) {
+		unsigned port = pg->up_port[pg->up_off[n] + (u % w) * p + u / w];
+
+		if (!check)
+			return port;
+		if (port && up_ok(c, peer_node(c, n, port)))
+			return port;
+	}
+	return 0;
+}
+
+/* Down from n (dn) towards the target: parallel link k of its group, or
+ * the next present one. */
+static unsigned down_port(pgr_t *c, ibf_node_id_t n, unsigned k, bool check)
+{
+	const ibf_pgft_t *pg = c->pg;
+	unsigned l = level_of(c, n), p = pg->p[l], i;
+	uint32_t base = pg->down_off[n] + c->dn_group[n] * p;
+
+	for (i = 0; i < p; i++, k = k + 1 == p ? 0 : k + 1) {
+		unsigned port = pg->down_port[base + k];
+
+		if (!check)
+			return port;
+		if (port && is_dn(c, peer_node(c, n, port)))
+			return port;
+	}
+	return 0;
+}
+
+/*
+ * Slots for destination index d and LID offset j: tab[l] (l = 1..h-1) the
+ * up link u at level l, tab[h + l] (l = 2..h) the down parallel index at
+ * level l.
+ */
+static void slots(const pgr_t *c, uint32_t d, unsigned j, uint16_t *tab)
+{
+	const ibf_pgft_t *pg = c->pg;
+	unsigned i;
+
+	for (i = 2; i <= c->h; i++) {
+		unsigned r = pg->w[i] * pg->p[i], p = pg->p[i];
+		unsigned a = 0, b = 0;
+		uint32_t q = d / c->wp[i - 1];
+
+		if (c->multi) {
+			a = j % r;
+			j /= r;
+			b = j % p;
+			j /= p;
+		}
+		tab[i - 1] = (uint16_t)((q + a) % r);
+		tab[c->h + i] = (uint16_t)((d / c->wp[i] + b) % p);
+	}
+}
+
+/* ---- filling the tables ----------------------------------------------- */
+
+static ibf_status_t unreachable(pgr_t *c, ibf_node_id_t from,
+				ibf_node_id_t to, ibf_err_t *err)
+{
+	return ibf_err_set(err, IBF_ERR_INVALID, "%s: leaf \"%s\" cannot "
+			   "reach \"%s\" up*/down* over the links present",
+			   c->name, ibf_node_desc(c->f, from),
+			   ibf_node_desc(c->f, to));
+}
+
+/* Every LID of the endpoints below leaf t. */
+static ibf_status_t route_leaf(pgr_t *c, ibf_node_id_t t, ibf_err_t *err)
+{
+	const ibf_fabric_t *f = c->f;
+	const uint32_t stride = c->l->stride, tw = 2 * c->h + 1;
+	uint32_t r = c->pg->rank[t], e0 = c->leaf_first[r];
+	uint32_t ne = c->leaf_first[r + 1] - e0, i, s;
+	unsigned noff = 1u << f->lmc, j;
+	bool check = c->pg->missing_links > 0;
+	unsigned plane = plane_of(c, t);
+
+	set_modes(c, t);
+	for (i = 0; i < ne; i++) {
+		ibf_port_id_t ep = c->leaf_eps[e0 + i];
+
+		for (j = 0; j < noff; j++)
+			slots(c, c->ep_d[f->endpoint_index[ep]], j,
+			      c->tab + (i * noff + j) * tw);
+	}
+	for (s = 0; s < f->nswitches; s++) {
+		ibf_node_id_t n = f->switches[s];
+		uint8_t *row = c->l->port + (size_t)s * stride;
+		unsigned lv = level_of(c, n), mode = c->mode[s];
+
+		if (mode == M_NONE && lv == 1 && plane_of(c, n) == plane)
+			return unreachable(c, n, t, err);
+		for (i = 0; i < ne; i++) {
+			ibf_port_id_t ep = c->leaf_eps[e0 + i];
+			const ibf_port_t *pp = &f->ports[ep];
+			unsigned lid = pp->lid, no = 1u << pp->lmc, port = 0;
+			const uint16_t *tb = c->tab + i * noff * tw;
+
+			for (j = 0; j < no && j < noff; j++, tb += tw) {
+				if (mode == M_SELF)
+					port = f->ports[pp->peer].num;
+				else if (mode == M_DOWN)
+					port = down_port(c, n, tb[c->h + lv],
+							 check);
+				else if (mode == M_UP)
+					port = up_port(c, n, tb[lv], check);
+				else
+					port = c->fixed[s];
+				if (!port)
+					return unreachable(c, n, t, err);
+				row[lid + j] = (uint8_t)port;
+			}
+		}
+	}
+	return IBF_OK;
+}
+
+/* A switch's LID: up*-down* from every switch that can; switches that
+ * cannot (their replica digits differ) go down first. */
+static ibf_status_t route_switch(pgr_t *c, ibf_node_id_t t, ibf_err_t *err)
+{
+	const ibf_fabric_t *f = c->f;
+	unsigned lid = f->ports[ibf_node_port_id(f, t, 0)].lid;
+	uint32_t rank = c->pg->rank[t], s;
+	unsigned plane = plane_of(c, t);
+
+	set_modes(c, t);
+	for (s = 0; s < f->nswitches; s++) {
+		ibf_node_id_t n = f->switches[s];
+		unsigned lv = level_of(c, n), port = 0;
+
+		switch (c->mode[s]) {
+		case M_SELF:
+			port = 0;
+			break;
+		case M_DOWN:
+			port = down_port(c, n, rank % c->pg->p[lv], true);
+			break;
+		case M_UP:
+			port = up_port(c, n, (rank / c->wp[lv]) %
+				       (c->pg->w[lv + 1] * c->pg->p[lv + 1]),
+				       true);
+			break;
+		default:
+			if (c->mode[s] == M_NONE && lv == 1 &&
+			    plane_of(c, n) == plane)
+				return unreachable(c, n, t, err);
+			port = c->fixed[s];
+			break;
+		}
+		if (!port && c->mode[s] != M_SELF)
+			return unreachable(c, n, t, err);
+		c->l->port[(size_t)s * c->l->stride + lid] = (uint8_t)port;
+	}
+	return IBF_OK;
+}
+
+/* ---- setup ------------------------------------------------------------ */
+
+/* Endpoints grouped by leaf, and each one's index d within its plane. */
+static ibf_status_t index_endpoints(pgr_t *c)
+{
+	const ibf_pgft_t *pg = c->pg;
+	const ibf_fabric_t *f = c->f;
+	uint32_t nleaves = pg->level_count[1], i;
+	uint32_t *plane_n = calloc(pg->w[1], sizeof(*plane_n));
+
+	c->leaf_first = calloc(nleaves + 1, sizeof(*c->leaf_first));
+	c->leaf_eps = malloc(sizeof(*c->leaf_eps) * (pg->nhosts + 1));
+	c->ep_d = malloc(sizeof(*c->ep_d) * (f->nendpoints + 1));
+	if (!plane_n || !c->leaf_first || !c->leaf_eps || !c->ep_d) {
+		free(plane_n);
+		return IBF_ERR_NOMEM;
+	}
+	for (i = 0; i < pg->nhosts; i++) {
+		ibf_node_id_t leaf = ibf_pgft_ep_leaf(pg, pg->host_order[i]);
+
+		c->leaf_first[pg->rank[leaf] + 1]++;
+	}
+	for (i = 0; i < nleaves; i++)
+		c->leaf_first[i + 1] += c->leaf_first[i];
+	for (i = 0; i < pg->nhosts; i++) {
+		ibf_port_id_t ep = pg->host_order[i];
+		ibf_node_id_t leaf = ibf_pgft_ep_leaf(pg, ep);
+		uint32_t lr = pg->rank[leaf];
+
+		c->ep_d[f->endpoint_index[ep]] = plane_n[plane_of(c, leaf)]++;
+		/* leaf_first[lr] counts up while filling; rebuilt below */
+		c->leaf_eps[c->leaf_first[lr]++] = ep;
+	}
+	for (i = nleaves; i > 0; i--)
+		c->leaf_first[i] = c->leaf_first[i - 1];
+	c->leaf_first[0] = 0;
+	free(plane_n);
+	return IBF_OK;
+}
+
+static ibf_status_t setup(pgr_t *c)
+{
+	const ibf_pgft_t *pg = c->pg;
+	uint32_t nn = c->f->nnodes, ns = c->f->nswitches, maxeps = 0, i;
+	unsigned l;
+
+	c->h = pg->h;
+	c->wp[0] = c->wp[1] = 1;
+	for (l = 2; l <= c->h + 1; l++)
+		c->wp[l] = c->wp[l - 1] * (l <= c->h ? pg->w[l] : 1);
+	c->dn_st = calloc(nn, sizeof(uint32_t));
+	c->ok_st = calloc(nn, sizeof(uint32_t));
+	c->du_st = calloc(nn, sizeof(uint32_t));
+	c->dn_group = calloc(nn, 1);
+	c->ok_val = calloc(nn, 1);
+	c->du_val = calloc(nn, 1);
+	c->queue = malloc(sizeof(*c->queue) * nn);
+	c->mode = calloc(ns + 1, 1);
+	c->fixed = calloc(ns + 1, 1);
+	if (!c->dn_st || !c->ok_st || !c->du_st || !c->dn_group ||
+	    !c->ok_val || !c->du_val || !c->queue || !c->mode || !c->fixed)
+		return IBF_ERR_NOMEM;
+	if (index_endpoints(c) != IBF_OK)
+		return IBF_ERR_NOMEM;
+	for (i = 0; i < pg->level_count[1]; i++)
+		if (c->leaf_first[i + 1] - c->leaf_first[i] > maxeps)
+			maxeps = c->leaf_first[i + 1] - c->leaf_first[i];
+	c->tab = malloc(sizeof(*c->tab) * ((size_t)maxeps << c->f->lmc) *
+			(2 * c->h + 1) + 1);
+	return c->tab ? IBF_OK : IBF_ERR_NOMEM;
+}
+
+static void teardown(pgr_t *c)
+{
+	free(c->dn_st);
+	free(c->ok_st);
+	free(c->du_st);
+	free(c->dn_group);
+	free(c->ok_val);
+	free(c->du_val);
+	free(c->queue);
+	free(c->mode);
+	free(c->fixed);
+	free(c->leaf_first);
+	free(c->leaf_eps);
+	free(c->ep_d);
+	free(c->tab);
+}
+
+static ibf_status_t route_all(pgr_t *c, ibf_err_t *err)
+{
+	const ibf_pgft_t *pg = c->pg;
+	const ibf_fabric_t *f = c->f;
+	ibf_status_t st = IBF_OK;
+	uint32_t i, s;
+
+	for (i = 0; i < pg->level_count[1] && st == IBF_OK; i++)
+		st = route_leaf(c, pg->node_at[pg->level_off[1] + i], err);
+	for (s = 0; s < f->nswitches && st == IBF_OK; s++)
+		st = route_switch(c, f->switches[s], err);
+	for (s = 0; s < f->nswitches; s++)
+		c->l->has_table[s] = 1;
+	return st;
+}
+
+static void add_report(const pgr_t *c, ibf_routing_t *r)
+{
+	char buf[256];
+	json_object *o = json_object_new_object();
+
+	if (!o)
+		return;
+	json_object_object_add(o, "pgft", json_object_new_string(
+		ibf_pgft_format(c->pg, buf, sizeof(buf))));
+	json_object_object_add(o, "missing_links",
+			       json_object_new_int((int)c->pg->missing_links));
+	json_object_object_add(o, "lid_offsets_distinct_paths",
+			       json_object_new_boolean(c->multi));
+	r->report = o;
+}
+
+ibf_status_t ibf_route_pgft_run(const ibf_fabric_t *f, bool multipath,
+				ibf_routing_t *r, ibf_err_t *err)
+{
+	const char *name = multipath ? "uapr" : "dmodk";
+	pgr_t c = { 0 };
+	ibf_pgft_t *pg = NULL;
+	ibf_status_t st;
+
+	st = ibf_pgft_recognize(f, &pg, err);
+	if (st != IBF_OK) {
+		ibf_err_prefix(err, "%s: ", name);
+		return st;
+	}
+	c.f = f;
+	c.pg = pg;
+	c.l = r->lfts;
+	c.name = name;
+	c.multi = multipath;
+	st = setup(&c);
+	if (st != IBF_OK)
+		ibf_err_set(err, st, "%s: out of memory", name);
+	else
+		st = route_all(&c, err);
+	if (st == IBF_OK) {
+		r->order = malloc(sizeof(*r->order) * (pg->nhosts + 1));
+		if (!r->order) {
+			st = ibf_err_set(err, IBF_ERR_NOMEM,
+					 "%s: out of memory", name);
+		} else {
+			memcpy(r->order, pg->host_order,
+			       sizeof(*r->order) * pg->nhosts);
+			r->norder = pg->nhosts;
+			add_report(&c, r);
+		}
+	}
+	teardown(&c);
+	ibf_pgft_destroy(pg);
+	return st;
+}
 
 static ibf_status_t run(const ibf_fabric_t *f, const ibf_route_opts_t *o,
 			ibf_routing_t *r, ibf_err_t *err)
 {
-	return ibf_err_set(err, IBF_ERR_UNSUPPORTED, "dmodk: not implemented");
+	(void)o;
+	return ibf_route_pgft_run(f, false, r, err);
 }
 
-const ibf_route_engine_t ibf_route_engine_dmodk = { "dmodk", "", run };
+const ibf_route_engine_t ibf_route_engine_dmodk = {
+	"dmodk",
+	"destination-mod-k on PGFTs (all LIDs of a port routed alike)",
+	run,
+};
