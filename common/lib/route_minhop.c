@@ -5,11 +5,15 @@
  * Hop distances between switches come from one BFS per switch.  Each switch
  * then takes the LIDs in increasing order and sends each through one of its
  * ports that lead one hop closer to the LID's switch: the one carrying the
- * fewest LIDs so far, the lowest port number on a tie.  Consequence (the
- * balance guarantee, tested on fat trees): within a set of ports that was
- * the whole candidate set of every LID routed through any of them, the LID
- * counts differ by at most 1.  The LIDs of one port's 2^LMC offsets are
- * consecutive, so they spread over different equal-cost ports.
+ * fewest LIDs so far, the lowest port number on a tie; CA LIDs are taken
+ * before switch LIDs.
+ *
+ * Balance guarantee: on a switch, if a set P of ports is the whole min-hop
+ * candidate set of every CA LID routed through any port of P, the numbers
+ * of CA LIDs routed through the ports of P differ by at most 1.  On full
+ * fat trees (k-ary n-trees, XGFTs) P = the up ports of any switch: every CA
+ * LID not below a switch may take any up port.  The 2^LMC LIDs of one port
+ * are consecutive, so they spread over different equal-cost ports.
  *
  * Switches are independent of each other, so --threads splits them.
  */
@@ -115,46 +119,65 @@ static ibf_status_t build_targets(struct minhop *m, ibf_err_t *err)
 	return IBF_OK;
 }
 
-/* The LFT of switch s; load[] counts LIDs per port of s. */
+/* Route lid on switch s: the least loaded port one hop closer. */
+static ibf_status_t route_lid(const struct minhop *m, uint32_t s,
+			      unsigned lid, uint32_t *load, ibf_err_t *err)
+{
+	const ibf_fabric_t *f = m->f;
+	uint32_t t = m->tgt_sw[lid], k, best = UINT32_MAX;
+	const uint8_t *d;
+
+	if (t == s) {
+		ibf_lfts_set(m->l, s, lid, (uint8_t)m->tgt_port[lid]);
+		return IBF_OK;
+	}
+	d = m->dist + (size_t)t * f->nswitches;
+	if (d[s] == NO_DIST)
+		return ibf_err_set(err, IBF_ERR_INVALID, "switch \"%s\" cannot "
+				   "reach LID %u (switch \"%s\"): the fabric "
+				   "is not connected", ibf_node_desc(f,
+				   f->switches[s]), lid, ibf_node_desc(f,
+				   f->switches[t]));
+	for (k = m->nbr_off[s]; k < m->nbr_off[s + 1]; k++) {
+		if (d[m->nbr_sw[k]] + 1 != d[s])
+			continue;
+		/* Ports come in increasing order: strict < keeps the
+		 * lowest port number among the least loaded. */
+		if (best == UINT32_MAX ||
+		    load[m->nbr_port[k]] < load[m->nbr_port[best]])
+			best = k;
+	}
+	load[m->nbr_port[best]]++;
+	ibf_lfts_set(m->l, s, lid, m->nbr_port[best]);
+	return IBF_OK;
+}
+
+/* The LFT of switch s.  CA LIDs first, switch LIDs after, so the few
+ * switch LIDs (whose min-hop port sets differ from the hosts') cannot
+ * upset the balance of the host LIDs. */
 static ibf_status_t route_switch(const struct minhop *m, uint32_t s,
 				 ibf_err_t *err)
 {
 	const ibf_fabric_t *f = m->f;
-	uint32_t nsw = f->nswitches, load[256], k, best;
-	unsigned lid;
+	uint32_t load[256];
+	unsigned lid, pass;
+	ibf_status_t st;
 
 	memset(load, 0, sizeof(load));
-	for (lid = 1; lid <= f->lid_top; lid++) {
-		uint32_t t = m->tgt_sw[lid];
-		const uint8_t *d;
+	for (pass = 0; pass < 2; pass++)
+		for (lid = 1; lid <= f->lid_top; lid++) {
+			bool to_sw;
 
-		if (m->tgt_port[lid] == UINT16_MAX)
-			continue;
-		if (t == s) {
-			ibf_lfts_set(m->l, s, lid, (uint8_t)m->tgt_port[lid]);
-			continue;
-		}
-		d = m->dist + (size_t)t * nsw;
-		if (d[s] == NO_DIST)
-			return ibf_err_set(err, IBF_ERR_INVALID, "switch \"%s\" "
-					   "cannot reach LID %u (switch "
-					   "\"%s\"): the fabric is not "
-					   "connected", ibf_node_desc(f,
-					   f->switches[s]), lid,
-					   ibf_node_desc(f, f->switches[t]));
-		best = UINT32_MAX;
-		for (k = m->nbr_off[s]; k < m->nbr_off[s + 1]; k++) {
-			if (d[m->nbr_sw[k]] + 1 != d[s])
+			if (m->tgt_port[lid] == UINT16_MAX)
 				continue;
-			/* Ports come in increasing order: strict < keeps
-			 * the lowest port number among the least loaded. */
-			if (best == UINT32_MAX ||
-			    load[m->nbr_port[k]] < load[m->nbr_port[best]])
-				best = k;
+			to_sw = ibf_node_is_switch(f,
+				f->ports[f->lid_port[lid]].node);
+			if (to_sw != (pass == 1))
+				continue;
+			st = route_lid(m, s, lid, load, err);
+			if (st != IBF_OK)
+				return st;
 		}
-		load[m->nbr_port[best]]++;
-		ibf_lfts_set(m->l, s, lid, m->nbr_port[best]);
-	}
 	m->l->has_table[s] = 1;
 	return IBF_OK;
 }
