@@ -53,7 +53,8 @@ ibf_status_t ibf_mmf_solve_ref(const ibf_mmf_problem_t *p, double *rate,
 			}
 		for (l = 0; l < p->nlinks; l++)
 			if (sum[l] > 0)
-				t = fmin(t, (p->capacity[l] - load[l]) / sum[l]);
+				t = fmin(t, (p->capacity[l] - load[l]) /
+					    sum[l]);
 		t = fmax(t, level);
 		level = t;
 		st.rounds++;
