@@ -1,14 +1,654 @@
-/* PLACEHOLDER */
+/*
+ * PGFT recognition.  Every fabric is a generated PGFT rebuilt under a random
+ * permutation of node order, GUIDs and port numbers (and optionally edited:
+ * links dropped, added or swapped, a node left out), so recognition cannot
+ * lean on the generator's order.  The result is checked by this file's own
+ * code: (h, m, w, p) against the spec, levels against the generator's names,
+ * and the wiring rule of the paper by brute force over all pairs of nodes
+ * of adjacent levels on the recognized labels.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
-static void placeholder(void **state) { (void)state; }
+#include <ibflow/gen.h>
+#include <ibflow/pgft.h>
+
+/* ---- permuted copies --------------------------------------------------- */
+
+typedef struct tlink {
+	uint32_t a, pa, b, pb; /* source node ids and port numbers */
+} tlink_t;
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void shuffle(uint32_t *v, uint32_t n, uint64_t *s)
+{
+	uint32_t i, j, t;
+
+	for (i = n; i > 1; i--) {
+		j = (uint32_t)(rnd(s) % i);
+		t = v[i - 1];
+		v[i - 1] = v[j];
+		v[j] = t;
+	}
+}
+
+static ibf_fabric_t *gen(const char *spec)
+{
+	ibf_gen_opts_t o = { .lmc = 0 };
+	ibf_fabric_t *f = NULL;
+	ibf_err_t err;
+
+	if (ibf_gen(spec, &o, &f, &err) != IBF_OK)
+		fail_msg("%s: %s", spec, err.msg);
+	return f;
+}
+
+/* Links of f, each once; room for 8 more. */
+static tlink_t *links_of(const ibf_fabric_t *f, size_t *n)
+{
+	tlink_t *l = malloc(((size_t)f->nports + 8) * sizeof(*l));
+	ibf_port_id_t p;
+
+	assert_non_null(l);
+	*n = 0;
+	for (p = 0; p < f->nports; p++) {
+		const ibf_port_t *a = &f->ports[p];
+
+		if (a->peer == IBF_NO_ID || a->peer < p)
+			continue;
+		l[(*n)++] = (tlink_t){ a->node, a->num,
+				       f->ports[a->peer].node,
+				       f->ports[a->peer].num };
+	}
+	return l;
+}
+
+/*
+ * Rebuild src with links l[0..n): nodes in random order with random GUIDs,
+ * one spare port each (number nports + 1 in source terms), port numbers
+ * permuted per node; node `skip` left out with its links.  map[] receives
+ * source node id -> new node id.
+ */
+static ibf_fabric_t *permuted(const ibf_fabric_t *src, const tlink_t *l,
+			      size_t n, uint64_t seed, ibf_node_id_t skip,
+			      ibf_node_id_t *map)
+{
+	uint32_t nn = src->nnodes, *order = malloc(nn * sizeof(*order));
+	uint8_t (*pm)[IBF_MAX_PORTS + 1] = calloc(nn, sizeof(*pm));
+	uint32_t perm[IBF_MAX_PORTS + 1], i, q, np;
+	uint64_t s = seed * 2654435761u + 1;
+	ibf_fabric_t *f;
+	ibf_err_t err;
+	size_t k;
+
+	assert_non_null(order);
+	assert_non_null(pm);
+	assert_int_equal(ibf_fabric_create(&f), IBF_OK);
+	for (i = 0; i < nn; i++)
+		order[i] = i;
+	shuffle(order, nn, &s);
+	for (i = 0; i < nn; i++) {
+		const ibf_node_t *sn = &src->nodes[order[i]];
+
+		map[order[i]] = IBF_NO_ID;
+		if (order[i] == skip)
+			continue;
+		np = sn->nports + 1u;
+		assert_true(np <= IBF_MAX_PORTS);
+		for (q = 0; q < np; q++)
+			perm[q] = q + 1;
+		shuffle(perm, np, &s);
+		for (q = 0; q < np; q++)
+			pm[order[i]][q + 1] = (uint8_t)perm[q];
+		if (ibf_fabric_add_node(f, sn->type,
+					(rnd(&s) & 0xffffffffff00ULL) |
+					0x0800000000000000ULL,
+					ibf_node_desc(src, order[i]), np,
+					&map[order[i]], &err) != IBF_OK)
+			fail_msg("add_node: %s", err.msg);
+	}
+	for (k = 0; k < n; k++) {
+		if (l[k].a == skip || l[k].b == skip)
+			continue;
+		if (ibf_fabric_link(f, map[l[k].a], pm[l[k].a][l[k].pa],
+				    map[l[k].b], pm[l[k].b][l[k].pb], 4,
+				    IBF_SPEED_EDR, &err) != IBF_OK)
+			fail_msg("link: %s", err.msg);
+	}
+	if (ibf_fabric_finalize(f, NULL, &err) != IBF_OK)
+		fail_msg("finalize: %s", err.msg);
+	free(order);
+	free(pm);
+	return f;
+}
+
+/* Level from the generator's names: hosts "h...", switches "s<l>-<n>". */
+static unsigned name_level(const ibf_fabric_t *f, ibf_node_id_t n)
+{
+	const char *d = ibf_node_desc(f, n);
+
+	return d[0] == 's' ? (unsigned)atoi(d + 1) : 0;
+}
+
+static uint32_t spec_count(const unsigned *m, const unsigned *w, unsigned h,
+			   unsigned l)
+{
+	uint32_t c = 1;
+	unsigned i;
+
+	for (i = 1; i <= h; i++)
+		c *= i > l ? m[i] : w[i];
+	return c;
+}
+
+/* Links between u and v in f. */
+static unsigned nlinks(const ibf_fabric_t *f, ibf_node_id_t u,
+		       ibf_node_id_t v)
+{
+	unsigned q, c = 0;
+
+	for (q = 1; q <= f->nodes[u].nports; q++) {
+		ibf_port_id_t pp = ibf_node_port(f, u, q)->peer;
+
+		c += pp != IBF_NO_ID && f->ports[pp].node == v;
+	}
+	return c;
+}
+
+/* The paper's rule on the recognized labels, all pairs of adjacent levels;
+ * also the port tables and the host order.  missing = links the fabric
+ * lacks on purpose. */
+static void check_rule(const ibf_fabric_t *f, const ibf_pgft_t *pg,
+		       unsigned missing)
+{
+	unsigned h = pg->h, i, l, y, k, seen = 0;
+	ibf_node_id_t u, v;
+	uint32_t e;
+
+	for (u = 0; u < f->nnodes; u++) {
+		l = pg->level[u];
+		for (i = 1; i <= h; i++)
+			assert_true(ibf_pgft_digit(pg, u, i) <
+				    (i > l ? pg->m[i] : pg->w[i]));
+		for (v = 0; v < f->nnodes; v++) {
+			bool rule = pg->level[v] == l + 1;
+
+			if (pg->level[v] != l + 1)
+				continue;
+			for (i = 1; i <= h && rule; i++)
+				if (i != l + 1 && ibf_pgft_digit(pg, u, i) !=
+						  ibf_pgft_digit(pg, v, i))
+					rule = false;
+			k = nlinks(f, u, v);
+			if (rule) {
+				assert_true(k <= pg->p[l + 1]);
+				seen += pg->p[l + 1] - k;
+			} else if (k) {
+				fail_msg("%s and %s linked against the rule",
+					 ibf_node_desc(f, u),
+					 ibf_node_desc(f, v));
+			}
+		}
+		/* up slots: port leads to the parent with digit y */
+		if (l < h)
+			for (y = 0; y < pg->w[l + 1]; y++)
+				for (k = 0; k < pg->p[l + 1]; k++) {
+					unsigned q = ibf_pgft_up_port(pg, u,
+								      y, k);
+					ibf_port_id_t pp;
+
+					if (!q)
+						continue;
+					pp = ibf_node_port(f, u, q)->peer;
+					v = f->ports[pp].node;
+					assert_int_equal(pg->level[v], l + 1);
+					assert_int_equal(
+						ibf_pgft_digit(pg, v, l + 1), y);
+					assert_int_equal(ibf_pgft_down_port(
+						pg, v,
+						ibf_pgft_digit(pg, u, l + 1), k),
+						f->ports[pp].num);
+				}
+	}
+	assert_int_equal(seen, missing);
+	assert_int_equal(pg->missing_links, missing);
+	/* host order: every endpoint once, labels non-decreasing */
+	assert_int_equal(pg->nhosts, f->nendpoints);
+	for (e = 0; e < pg->nhosts; e++) {
+		ibf_port_id_t ep = pg->host_order[e];
+
+		assert_int_equal(pg->ep_pos[f->endpoint_index[ep]], e);
+		if (e) {
+			ibf_node_id_t a = f->ports[pg->host_order[e - 1]].node;
+			ibf_node_id_t b = f->ports[ep].node;
+
+			for (i = h; i >= 1; i--)
+				if (ibf_pgft_digit(pg, a, i) !=
+				    ibf_pgft_digit(pg, b, i))
+					break;
+			assert_true(i == 0 || ibf_pgft_digit(pg, a, i) <
+						      ibf_pgft_digit(pg, b, i));
+		}
+	}
+}
+
+/* ---- shapes ------------------------------------------------------------- */
+
+typedef struct shape {
+	const char *spec;
+	unsigned h, m[6], w[6], p[6]; /* 1-based */
+} shape_t;
+
+static const shape_t shapes[] = {
+	{ "pgft:2:4,4:1,4:1,1", 2, { 0, 4, 4 }, { 0, 1, 4 }, { 0, 1, 1 } },
+	{ "xgft:2:4,4:1,2", 2, { 0, 4, 4 }, { 0, 1, 2 }, { 0, 1, 1 } },
+	{ "pgft:3:6,6,12:1,6,6:1,1,1", 3, { 0, 6, 6, 12 }, { 0, 1, 6, 6 },
+	  { 0, 1, 1, 1 } },
+	{ "pgft:2:4,4:2,2:1,1", 2, { 0, 4, 4 }, { 0, 2, 2 }, { 0, 1, 1 } },
+	{ "pgft:2:3,4:1,3:2,2", 2, { 0, 3, 4 }, { 0, 1, 3 }, { 0, 2, 2 } },
+	{ "kary:4,3", 3, { 0, 4, 4, 4 }, { 0, 1, 4, 4 }, { 0, 1, 1, 1 } },
+	{ "xgft:3:2,2,2:1,2,2", 3, { 0, 2, 2, 2 }, { 0, 1, 2, 2 },
+	  { 0, 1, 1, 1 } },
+	/* fatted: a leaf has 2 hosts and 4 parents */
+	{ "pgft:2:2,3:1,4:1,1", 2, { 0, 2, 3 }, { 0, 1, 4 }, { 0, 1, 1 } },
+	/* parallel links at the top level only */
+	{ "pgft:2:4,2:1,2:1,3", 2, { 0, 4, 2 }, { 0, 1, 2 }, { 0, 1, 3 } },
+	{ "pgft:1:5:1:1", 1, { 0, 5 }, { 0, 1 }, { 0, 1 } },
+	{ "xgft:4:2,2,2,2:1,2,2,2", 4, { 0, 2, 2, 2, 2 }, { 0, 1, 2, 2, 2 },
+	  { 0, 1, 1, 1, 1 } },
+	/* mixed: two-port hosts, parallel host links, slimmed middle */
+	{ "pgft:3:2,3,2:2,1,2:2,2,1", 3, { 0, 2, 3, 2 }, { 0, 2, 1, 2 },
+	  { 0, 2, 2, 1 } },
+	{ "pgft:2:3,3:1,2:3,1", 2, { 0, 3, 3 }, { 0, 1, 2 }, { 0, 3, 1 } },
+	{ "pgft:1:4:3:2", 1, { 0, 4 }, { 0, 3 }, { 0, 2 } },
+};
+
+static void check_shape(const shape_t *s, uint64_t seed)
+{
+	ibf_fabric_t *src = gen(s->spec), *f;
+	ibf_node_id_t *map = malloc(src->nnodes * sizeof(*map)), u;
+	ibf_pgft_t *pg;
+	ibf_err_t err;
+	tlink_t *l;
+	size_t n;
+	unsigned i;
+
+	l = links_of(src, &n);
+	f = permuted(src, l, n, seed, IBF_NO_ID, map);
+	if (ibf_pgft_recognize(f, &pg, &err) != IBF_OK)
+		fail_msg("%s: %s", s->spec, err.msg);
+	assert_int_equal(pg->h, s->h);
+	for (i = 1; i <= s->h; i++) {
+		if (pg->m[i] != s->m[i] || pg->w[i] != s->w[i] ||
+		    pg->p[i] != s->p[i])
+			fail_msg("%s: level %u: m w p = %u %u %u", s->spec, i,
+				 pg->m[i], pg->w[i], pg->p[i]);
+	}
+	for (i = 0; i <= s->h; i++)
+		assert_int_equal(pg->level_count[i],
+				 spec_count(s->m, s->w, s->h, i));
+	for (u = 0; u < f->nnodes; u++)
+		assert_int_equal(pg->level[u], name_level(f, u));
+	check_rule(f, pg, 0);
+	ibf_pgft_destroy(pg);
+	ibf_fabric_destroy(f);
+	ibf_fabric_destroy(src);
+	free(map);
+	free(l);
+}
+
+static void test_shapes(void **state)
+{
+	size_t i;
+	uint64_t seed;
+
+	(void)state;
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		for (seed = 1; seed <= 3; seed++)
+			check_shape(&shapes[i], seed * 100 + i);
+}
+
+/* The generator's own order must give the same parameters (no copy). */
+static void test_unshuffled(void **state)
+{
+	ibf_fabric_t *f = gen("pgft:3:2,3,2:2,1,2:2,2,1");
+	ibf_pgft_t *pg;
+	ibf_err_t err;
+	char buf[128];
+
+	(void)state;
+	if (ibf_pgft_recognize(f, &pg, &err) != IBF_OK)
+		fail_msg("%s", err.msg);
+	assert_string_equal(ibf_pgft_format(pg, buf, sizeof(buf)),
+			    "PGFT(3; 2,3,2; 2,1,2; 2,2,1)");
+	check_rule(f, pg, 0);
+	ibf_pgft_destroy(pg);
+	ibf_fabric_destroy(f);
+}
+
+/* ---- refusals ----------------------------------------------------------- */
+
+static ibf_node_id_t by_name(const ibf_fabric_t *f, const char *d)
+{
+	bool amb;
+	ibf_node_id_t n = ibf_fabric_node_by_desc(f, d, &amb);
+
+	assert_true(n != IBF_NO_ID);
+	return n;
+}
+
+/* Index of the link between named nodes in l. */
+static size_t find_link(const ibf_fabric_t *src, const tlink_t *l, size_t n,
+			const char *a, const char *b)
+{
+	ibf_node_id_t na = by_name(src, a), nb = by_name(src, b);
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if ((l[k].a == na && l[k].b == nb) ||
+		    (l[k].a == nb && l[k].b == na))
+			return k;
+	fail_msg("no link %s - %s", a, b);
+	return 0;
+}
+
+static tlink_t spare_link(const ibf_fabric_t *src, const char *a,
+			  const char *b)
+{
+	ibf_node_id_t na = by_name(src, a), nb = by_name(src, b);
+
+	return (tlink_t){ na, src->nodes[na].nports + 1u, nb,
+			  src->nodes[nb].nports + 1u };
+}
+
+/* Recognize the edited copy; expect status want and every needle (NULL
+ * ends; "a|b" = either) in the message. */
+static ibf_pgft_t *run(const char *spec, tlink_t *l, size_t n,
+		       const char *skip, ibf_status_t want,
+		       const char *const *needles, ibf_fabric_t **fo)
+{
+	ibf_fabric_t *src = gen(spec), *f;
+	ibf_node_id_t *map = malloc(src->nnodes * sizeof(*map));
+	ibf_pgft_t *pg = NULL;
+	ibf_status_t st;
+	ibf_err_t err;
+	unsigned seed;
+
+	for (seed = 1; seed <= 3; seed++) {
+		f = permuted(src, l, n, seed,
+			     skip ? by_name(src, skip) : IBF_NO_ID, map);
+		ibf_err_clear(&err);
+		st = ibf_pgft_recognize(f, &pg, &err);
+		if (st != want)
+			fail_msg("%s: status %d, wanted %d: %s", spec, st,
+				 want, err.msg);
+		for (const char *const *nd = needles; nd && *nd; nd++) {
+			char alt[64], *bar;
+
+			snprintf(alt, sizeof(alt), "%s", *nd);
+			bar = strchr(alt, '|');
+			if (bar)
+				*bar++ = '\0';
+			if (!strstr(err.msg, alt) &&
+			    !(bar && strstr(err.msg, bar)))
+				fail_msg("%s: \"%s\" lacks \"%s\"", spec,
+					 err.msg, *nd);
+		}
+		if (seed < 3 || !fo) {
+			ibf_pgft_destroy(pg);
+			pg = NULL;
+			ibf_fabric_destroy(f);
+		} else {
+			*fo = f;
+		}
+	}
+	ibf_fabric_destroy(src);
+	free(map);
+	return pg;
+}
+
+static void test_extra_cross_link(void **state)
+{
+	const char *spec = "pgft:2:4,4:1,4:1,1";
+	const char *nd[] = { "extra link between level-1 switches",
+			     "\"s1-1\"", "\"s1-2\"", NULL };
+	ibf_fabric_t *src = gen(spec);
+	tlink_t *l;
+	size_t n;
+
+	(void)state;
+	l = links_of(src, &n);
+	l[n++] = spare_link(src, "s1-1", "s1-2");
+	run(spec, l, n, NULL, IBF_ERR_INVALID, nd, NULL);
+	free(l);
+	ibf_fabric_destroy(src);
+}
+
+static void test_missing_switch(void **state)
+{
+	const char *spec = "pgft:3:4,4,4:1,4,4:1,1,1";
+	const char *nd[] = { "missing switch: level 2 has 15 switches",
+			     "PGFT(3; 4,4,4; 1,4,4; 1,1,1) needs 16", NULL };
+	ibf_fabric_t *src = gen(spec);
+	tlink_t *l;
+	size_t n;
+
+	(void)state;
+	l = links_of(src, &n);
+	run(spec, l, n, "s2-5", IBF_ERR_INVALID, nd, NULL);
+	free(l);
+	ibf_fabric_destroy(src);
+}
+
+/* Leaf s1-0 (subtree 0) and s1-2 (subtree 1) exchange a parent: every
+ * degree stays, the level-2 subtrees do not. */
+static void test_asymmetric(void **state)
+{
+	const char *spec = "xgft:3:2,2,2:1,3,2";
+	const char *nd[] = { "asymmetric wiring", "\"s2-2\"|\"s2-5\"", NULL };
+	ibf_fabric_t *src = gen(spec);
+	tlink_t *l, t;
+	size_t n, a, b;
+
+	(void)state;
+	l = links_of(src, &n);
+	a = find_link(src, l, n, "s1-0", "s2-2");
+	b = find_link(src, l, n, "s1-2", "s2-5");
+	/* the leaf is the lower id (hosts, then leaves, then level 2) */
+	t = l[a];
+	l[a].b = l[b].b;
+	l[a].pb = l[b].pb;
+	l[b].b = t.b;
+	l[b].pb = t.pb;
+	run(spec, l, n, NULL, IBF_ERR_INVALID, nd, NULL);
+	free(l);
+	ibf_fabric_destroy(src);
+}
+
+static void test_host_at_level2(void **state)
+{
+	const char *spec = "pgft:2:4,4:1,4:1,1";
+	const char *nd[] = { "level-1 switches", "\"s2-3\"", NULL };
+	ibf_fabric_t *src = gen(spec);
+	tlink_t *l;
+	size_t n;
+
+	(void)state;
+	l = links_of(src, &n);
+	l[n++] = spare_link(src, "h0005 HCA-1", "s2-3");
+	run(spec, l, n, NULL, IBF_ERR_INVALID, nd, NULL);
+	free(l);
+	ibf_fabric_destroy(src);
+}
+
+static void test_extra_parent(void **state)
+{
+	const char *spec = "xgft:3:2,2,2:1,2,2";
+	const char *nd[] = { "\"s1-1\"", "3 parents at level 2",
+			     "other level-1 switches have 2", NULL };
+	ibf_fabric_t *src = gen(spec);
+	tlink_t *l;
+	size_t n;
+
+	(void)state;
+	l = links_of(src, &n);
+	l[n++] = spare_link(src, "s1-1", "s2-2");
+	run(spec, l, n, NULL, IBF_ERR_INVALID, nd, NULL);
+	free(l);
+	ibf_fabric_destroy(src);
+}
+
+/* ---- degraded ----------------------------------------------------------- */
+
+static void degraded(const char *spec, const char *a, const char *b,
+		     unsigned expect_p)
+{
+	const char *nd[] = { NULL };
+	ibf_fabric_t *src = gen(spec), *f = NULL;
+	ibf_pgft_t *pg;
+	tlink_t *l;
+	size_t n, k;
+	char buf[512];
+
+	l = links_of(src, &n);
+	k = find_link(src, l, n, a, b);
+	l[k] = l[--n];
+	pg = run(spec, l, n, NULL, IBF_OK, nd, &f);
+	assert_non_null(pg);
+	assert_int_equal(pg->missing_links, 1);
+	ibf_pgft_missing_str(pg, 0, buf, sizeof(buf));
+	if (!strstr(buf, a) || !strstr(buf, b))
+		fail_msg("missing link report \"%s\"", buf);
+	assert_int_equal(pg->p[pg->level[pg->missing[0].parent]], expect_p);
+	check_rule(f, pg, 1);
+	ibf_pgft_destroy(pg);
+	ibf_fabric_destroy(f);
+	ibf_fabric_destroy(src);
+	free(l);
+}
+
+static void test_degraded(void **state)
+{
+	(void)state;
+	degraded("pgft:3:6,6,12:1,6,6:1,1,1", "s1-7", "s2-8", 1);
+	degraded("pgft:2:3,4:1,3:2,2", "s1-2", "s2-1", 2);
+	degraded("pgft:2:4,4:2,2:1,1", "h0003 HCA-1", "s1-1", 1);
+}
+
+static void test_down_ok(void **state)
+{
+	const char *nd[] = { NULL };
+	const char *spec = "xgft:3:2,2,2:1,2,2";
+	ibf_fabric_t *src = gen(spec), *f = NULL;
+	ibf_node_id_t s, leaf;
+	ibf_pgft_t *pg;
+	tlink_t *l;
+	size_t n, k;
+	uint32_t e;
+
+	(void)state;
+	l = links_of(src, &n);
+	k = find_link(src, l, n, "s1-1", "s2-0");
+	l[k] = l[--n];
+	pg = run(spec, l, n, NULL, IBF_OK, nd, &f);
+	assert_non_null(pg);
+	s = by_name(f, "s2-0");
+	leaf = by_name(f, "s1-1");
+	for (e = 0; e < f->nendpoints; e++) {
+		ibf_port_id_t ep = f->endpoints[e];
+		bool below = ibf_pgft_is_below(pg, s, ibf_pgft_ep_leaf(pg, ep));
+
+		assert_int_equal(ibf_pgft_down_ok(pg, s, ep),
+				 below && ibf_pgft_ep_leaf(pg, ep) != leaf);
+	}
+	ibf_pgft_destroy(pg);
+	ibf_fabric_destroy(f);
+	ibf_fabric_destroy(src);
+	free(l);
+}
+
+/* s1-0 keeps only s2-2, s1-1 loses s2-2: s1-0 cannot reach s1-1. */
+static void test_degraded_unreachable(void **state)
+{
+	const char *spec = "xgft:3:2,3,2:1,3,2";
+	const char *nd[] = { "cannot reach", "\"s1-0\"|\"s1-1\"", NULL };
+	ibf_fabric_t *src = gen(spec);
+	tlink_t *l;
+	size_t n, k;
+
+	(void)state;
+	l = links_of(src, &n);
+	k = find_link(src, l, n, "s1-0", "s2-0");
+	l[k] = l[--n];
+	k = find_link(src, l, n, "s1-0", "s2-1");
+	l[k] = l[--n];
+	k = find_link(src, l, n, "s1-1", "s2-2");
+	l[k] = l[--n];
+	run(spec, l, n, NULL, IBF_ERR_INVALID, nd, NULL);
+	free(l);
+	ibf_fabric_destroy(src);
+}
+
+/* ---- speed -------------------------------------------------------------- */
+
+static void test_big(void **state)
+{
+	ibf_fabric_t *src = gen("xgft:3:18,18,36:1,18,18"), *f;
+	ibf_node_id_t *map = malloc(src->nnodes * sizeof(*map));
+	struct timespec t0, t1;
+	ibf_pgft_t *pg;
+	ibf_err_t err;
+	tlink_t *l;
+	size_t n;
+	double ms;
+
+	(void)state;
+	l = links_of(src, &n);
+	f = permuted(src, l, n, 7, IBF_NO_ID, map);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (ibf_pgft_recognize(f, &pg, &err) != IBF_OK)
+		fail_msg("%s", err.msg);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	printf("# recognize XGFT(3;18,18,36;1,18,18), %u nodes: %.1f ms\n",
+	       f->nnodes, ms);
+	assert_int_equal(pg->nhosts, 11664);
+	assert_int_equal(pg->level_count[3], 324);
+	ibf_pgft_destroy(pg);
+	ibf_fabric_destroy(f);
+	ibf_fabric_destroy(src);
+	free(map);
+	free(l);
+}
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = { cmocka_unit_test(placeholder) };
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shapes),
+		cmocka_unit_test(test_unshuffled),
+		cmocka_unit_test(test_extra_cross_link),
+		cmocka_unit_test(test_missing_switch),
+		cmocka_unit_test(test_asymmetric),
+		cmocka_unit_test(test_host_at_level2),
+		cmocka_unit_test(test_extra_parent),
+		cmocka_unit_test(test_degraded),
+		cmocka_unit_test(test_down_ok),
+		cmocka_unit_test(test_degraded_unreachable),
+		cmocka_unit_test(test_big),
+	};
 	return cmocka_run_group_tests_name("pgft", tests, NULL, NULL);
 }
