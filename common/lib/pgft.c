@@ -10,10 +10,12 @@
  *     (w), distinct children (m) and links per connected pair (p); a node
  *     with more is refused, fewer is a candidate for missing links;
  *  3. node counts per level must be the PGFT's;
- *  4. labels, bottom-up: a level-l subtree is a union of level-(l-1)
- *     subtrees joined by common parents (union-find); it must hold m_l of
- *     them; a level-l node's low replica digits are its children's, its
- *     digit x_l its place among the nodes of its subtree with those digits;
+ *  4. labels: subtree digits (x_i, i > l) bottom-up: a level-l subtree
+ *     is a union of level-(l-1) subtrees joined by common parents
+ *     (union-find), it must hold m_l of them; replica digits (x_i, i <= l)
+ *     top-down: a replica class (same top-level ancestors) at level l is a
+ *     union of level-(l+1) classes joined by common children, it must hold
+ *     w_{l+1} of them; (subtree, class) must name one node;
  *  5. every link is checked against the wiring rule on these labels, which
  *     fills the port tables; empty slots are the missing links;
  *  6. with missing links, every endpoint must still reach every endpoint

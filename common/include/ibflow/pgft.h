@@ -131,9 +131,10 @@ ibf_node_id_t ibf_pgft_child(const ibf_pgft_t *pg, ibf_node_id_t n,
 bool ibf_pgft_is_below(const ibf_pgft_t *pg, ibf_node_id_t s,
 		       ibf_node_id_t a);
 
-/* Level of the nearest common ancestors of two nodes of the same level
- * (for hosts: 0 if a == b, else the highest i with differing x_i; for
- * endpoints use their leaves and plane). */
+/* Level of the nearest common ancestors of two nodes of the same level l:
+ * l if a == b, else the highest i > l with differing x_i; h + 1 when they
+ * have none (different replica digits x_l..x_1, e.g. leaves of different
+ * planes when w_1 > 1).  For two endpoints use their leaves. */
 unsigned ibf_pgft_nca_level(const ibf_pgft_t *pg, ibf_node_id_t a,
 			    ibf_node_id_t b);
 
