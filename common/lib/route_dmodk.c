@@ -39,7 +39,10 @@ typedef struct pgr {
 	ibf_lfts_t *l;
 	const char *name;
 	bool multi;
+	bool healthy;        /* no missing links: reachability from labels */
 	unsigned h;
+	ibf_node_id_t target;
+	unsigned tlevel;
 	uint32_t wp[IBF_PGFT_MAX_H + 2]; /* W_l = prod(2 <= i <= l) w_i */
 
 	/* Per node, valid when the stamp equals the epoch (one target). */
@@ -127,6 +130,19 @@ static bool up_ok(pgr_t *c, ibf_node_id_t n)
 
 	if (is_dn(c, n))
 		return true;
+	if (c->healthy) {
+		/* The replica digits below both levels never change going up
+		 * (and are free above n's level): they must agree. */
+		unsigned top = level_of(c, n);
+
+		if (top > c->tlevel)
+			top = c->tlevel;
+		for (l = 1; l <= top; l++)
+			if (ibf_pgft_digit(pg, n, l) !=
+			    ibf_pgft_digit(pg, c->target, l))
+				return false;
+		return true;
+	}
 	if (c->ok_st[n] == c->epoch)
 		return c->ok_val[n];
 	l = level_of(c, n);
@@ -196,6 +212,8 @@ static void set_modes(pgr_t *c, ibf_node_id_t t)
 	uint32_t s;
 
 	c->epoch++;
+	c->target = t;
+	c->tlevel = level_of(c, t);
 	mark_down(c, t);
 	for (s = 0; s < f->nswitches; s++) {
 		ibf_node_id_t n = f->switches[s];
@@ -218,19 +236,18 @@ static void set_modes(pgr_t *c, ibf_node_id_t t)
 
 /* ---- port choice ------------------------------------------------------ */
 
-/* Up from n: preferred link u (u mod w = parent digit, u / w = parallel
- * index); if absent or leading nowhere, the next u in order. */
-static unsigned up_port(pgr_t *c, ibf_node_id_t n, unsigned u, bool check)
+/* Up from n: preferred slot (parent digit y = slot / p, parallel index
+ * k = slot % p, i.e. link u = k * w + y); if absent or leading nowhere, the
+ * next u in order. */
+static unsigned up_port(pgr_t *c, ibf_node_id_t n, unsigned slot)
 {
 	const ibf_pgft_t *pg = c->pg;
 	unsigned l = level_of(c, n), w = pg->w[l + 1], p = pg->p[l + 1];
-	unsigned r = w * p, i;
+	unsigned r = w * p, u = (slot % p) * w + slot / p, i;
 
 	for (i = 0; i < r; i++, u = u + 1 == r ? 0 : u + 1) {
 		unsigned port = pg->up_port[pg->up_off[n] + (u % w) * p + u / w];
 
-		if (!check)
-			return port;
 		if (port && up_ok(c, peer_node(c, n, port)))
 			return port;
 	}
@@ -239,7 +256,7 @@ static unsigned up_port(pgr_t *c, ibf_node_id_t n, unsigned u, bool check)
 
 /* Down from n (dn) towards the target: parallel link k of its group, or
  * the next present one. */
-static unsigned down_port(pgr_t *c, ibf_node_id_t n, unsigned k, bool check)
+static unsigned down_port(pgr_t *c, ibf_node_id_t n, unsigned k)
 {
 	const ibf_pgft_t *pg = c->pg;
 	unsigned l = level_of(c, n), p = pg->p[l], i;
@@ -248,8 +265,6 @@ static unsigned down_port(pgr_t *c, ibf_node_id_t n, unsigned k, bool check)
 	for (i = 0; i < p; i++, k = k + 1 == p ? 0 : k + 1) {
 		unsigned port = pg->down_port[base + k];
 
-		if (!check)
-			return port;
 		if (port && is_dn(c, peer_node(c, n, port)))
 			return port;
 	}
@@ -258,8 +273,8 @@ static unsigned down_port(pgr_t *c, ibf_node_id_t n, unsigned k, bool check)
 
 /*
  * Slots for destination index d and LID offset j: tab[l] (l = 1..h-1) the
- * up link u at level l, tab[h + l] (l = 2..h) the down parallel index at
- * level l.
+ * up slot (y * p + k for link u = k * w + y) at level l, tab[h + l]
+ * (l = 2..h) the down parallel index at level l.
  */
 static void slots(const pgr_t *c, uint32_t d, unsigned j, uint16_t *tab)
 {
@@ -277,7 +292,8 @@ static void slots(const pgr_t *c, uint32_t d, unsigned j, uint16_t *tab)
 			b = j % p;
 			j /= p;
 		}
-		tab[i - 1] = (uint16_t)((q + a) % r);
+		q = (q + a) % r;
+		tab[i - 1] = (uint16_t)((q % pg->w[i]) * p + q / pg->w[i]);
 		tab[c->h + i] = (uint16_t)((d / c->wp[i] + b) % p);
 	}
 }
@@ -293,11 +309,60 @@ static ibf_status_t unreachable(pgr_t *c, ibf_node_id_t from,
 			   ibf_node_desc(c->f, to));
 }
 
+/* Switch s's entries for the endpoints e0..e0+ne-1 of the target leaf.
+ * Healthy fabrics take the table slot directly; degraded ones look for the
+ * next usable link.  False if a switch that must deliver cannot. */
+static bool fill_row(pgr_t *c, uint32_t s, uint32_t e0, uint32_t ne,
+		     unsigned noff, bool check)
+{
+	const ibf_fabric_t *f = c->f;
+	const ibf_pgft_t *pg = c->pg;
+	const uint32_t tw = 2 * c->h + 1;
+	ibf_node_id_t n = f->switches[s];
+	uint8_t *row = c->l->port + (size_t)s * c->l->stride;
+	unsigned lv = level_of(c, n), mode = c->mode[s], i, j;
+	const uint8_t *base = NULL;
+	unsigned ti = lv;
+
+	if (mode == M_UP) {
+		base = pg->up_port + pg->up_off[n];
+	} else if (mode == M_DOWN) {
+		base = pg->down_port + pg->down_off[n] +
+		       c->dn_group[n] * pg->p[lv];
+		ti = c->h + lv;
+	}
+	for (i = 0; i < ne; i++) {
+		ibf_port_id_t ep = c->leaf_eps[e0 + i];
+		const ibf_port_t *pp = &f->ports[ep];
+		unsigned no = 1u << pp->lmc, lid = pp->lid, port;
+		const uint16_t *tb = c->tab + (size_t)i * noff * tw + ti;
+
+		if (no > noff)
+			no = noff;
+		for (j = 0; j < no; j++, tb += tw) {
+			if (mode == M_SELF)
+				port = f->ports[pp->peer].num;
+			else if (!base)
+				port = c->fixed[s];
+			else if (!check)
+				port = base[*tb];
+			else if (mode == M_UP)
+				port = up_port(c, n, *tb);
+			else
+				port = down_port(c, n, *tb);
+			if (!port)
+				return false;
+			row[lid + j] = (uint8_t)port;
+		}
+	}
+	return true;
+}
+
 /* Every LID of the endpoints below leaf t. */
 static ibf_status_t route_leaf(pgr_t *c, ibf_node_id_t t, ibf_err_t *err)
 {
 	const ibf_fabric_t *f = c->f;
-	const uint32_t stride = c->l->stride, tw = 2 * c->h + 1;
+	const uint32_t tw = 2 * c->h + 1;
 	uint32_t r = c->pg->rank[t], e0 = c->leaf_first[r];
 	uint32_t ne = c->leaf_first[r + 1] - e0, i, s;
 	unsigned noff = 1u << f->lmc, j;
@@ -314,32 +379,12 @@ static ibf_status_t route_leaf(pgr_t *c, ibf_node_id_t t, ibf_err_t *err)
 	}
 	for (s = 0; s < f->nswitches; s++) {
 		ibf_node_id_t n = f->switches[s];
-		uint8_t *row = c->l->port + (size_t)s * stride;
 		unsigned lv = level_of(c, n), mode = c->mode[s];
 
 		if (mode == M_NONE && lv == 1 && plane_of(c, n) == plane)
 			return unreachable(c, n, t, err);
-		for (i = 0; i < ne; i++) {
-			ibf_port_id_t ep = c->leaf_eps[e0 + i];
-			const ibf_port_t *pp = &f->ports[ep];
-			unsigned lid = pp->lid, no = 1u << pp->lmc, port = 0;
-			const uint16_t *tb = c->tab + i * noff * tw;
-
-			for (j = 0; j < no && j < noff; j++, tb += tw) {
-				if (mode == M_SELF)
-					port = f->ports[pp->peer].num;
-				else if (mode == M_DOWN)
-					port = down_port(c, n, tb[c->h + lv],
-							 check);
-				else if (mode == M_UP)
-					port = up_port(c, n, tb[lv], check);
-				else
-					port = c->fixed[s];
-				if (!port)
-					return unreachable(c, n, t, err);
-				row[lid + j] = (uint8_t)port;
-			}
-		}
+		if (!fill_row(c, s, e0, ne, noff, check))
+			return unreachable(c, n, t, err);
 	}
 	return IBF_OK;
 }
@@ -363,12 +408,11 @@ static ibf_status_t route_switch(pgr_t *c, ibf_node_id_t t, ibf_err_t *err)
 			port = 0;
 			break;
 		case M_DOWN:
-			port = down_port(c, n, rank % c->pg->p[lv], true);
+			port = down_port(c, n, rank % c->pg->p[lv]);
 			break;
 		case M_UP:
 			port = up_port(c, n, (rank / c->wp[lv]) %
-				       (c->pg->w[lv + 1] * c->pg->p[lv + 1]),
-				       true);
+				       (c->pg->w[lv + 1] * c->pg->p[lv + 1]));
 			break;
 		default:
 			if (c->mode[s] == M_NONE && lv == 1 &&
@@ -523,6 +567,7 @@ ibf_status_t ibf_route_pgft_run(const ibf_fabric_t *f, bool multipath,
 	c.l = r->lfts;
 	c.name = name;
 	c.multi = multipath;
+	c.healthy = pg->missing_links == 0;
 	st = setup(&c);
 	if (st != IBF_OK)
 		ibf_err_set(err, st, "%s: out of memory", name);
