@@ -184,7 +184,7 @@ static ibf_status_t validate_sls(const ibf_routing_t *r, ibf_err_t *err)
 	for (i = 0; i < n; i++)
 		if (a[i] > max)
 			max = a[i];
-	if (max > 15 || max >= r->nsls)
+	if (max > 15 || max >= r->nsls || r->nsls > 16)
 		return ibf_err_set(err, IBF_ERR_INVALID, "SL %u in use but "
 				   "%u SLs declared (at most 16)", max,
 				   r->nsls);
