@@ -304,6 +304,8 @@ static int check_deadlock(const ibf_lfts_t *l, const struct check_args *a)
 	ibf_err_t err;
 	unsigned vl;
 	int rc = IBF_EXIT_OK;
+	/* JSON on stdout stays parseable: the text goes to stderr then. */
+	FILE *out = a->json && !strcmp(a->json, "-") ? stderr : stdout;
 
 	ibf_err_clear(&err);
 	if (a->sl && ibf_sl_read(l->fabric, a->sl, &sls, &err) != IBF_OK)
@@ -317,22 +319,22 @@ static int check_deadlock(const ibf_lfts_t *l, const struct check_args *a)
 		ibf_sls_free(&sls);
 		return ibf_cli_fail(CMD, &err);
 	}
-	printf("deadlock check (SL->VL identity, %u VL%s in use):\n",
+	fprintf(out, "deadlock check (SL->VL identity, %u VL%s in use):\n",
 	       rep.nvls, rep.nvls == 1 ? "" : "s");
 	for (vl = 0; vl < IBF_NSLS; vl++) {
 		if (!rep.routes[vl])
 			continue;
-		printf("  VL %2u %12" PRIu64 " routes %10" PRIu64
+		fprintf(out, "  VL %2u %12" PRIu64 " routes %10" PRIu64
 		       " dependencies  %s\n", vl, rep.routes[vl],
 		       rep.deps[vl], rep.cyclic[vl] ? "CYCLE" : "acyclic");
 		if (rep.cyclic[vl]) {
-			printf("  cycle on VL %u (%u channels, each waits for "
+			fprintf(out, "  cycle on VL %u (%u channels, each waits for "
 			       "the next):\n", vl, rep.cycle_len[vl]);
-			ibf_deadlock_print_cycle(l->fabric, &rep, vl, stdout);
+			ibf_deadlock_print_cycle(l->fabric, &rep, vl, out);
 			rc = IBF_EXIT_DEFECT;
 		}
 	}
-	printf("%s\n", rc ? "DEADLOCK POSSIBLE" : "deadlock-free");
+	fprintf(out, "%s\n", rc ? "DEADLOCK POSSIBLE" : "deadlock-free");
 	ibf_deadlock_report_free(&rep);
 	ibf_sls_free(&sls);
 	return rc;
