@@ -1,14 +1,556 @@
-/* PLACEHOLDER */
+/*
+ * The layered engine (FatPaths), its layers and the path diversity metrics.
+ *
+ * Everything is checked against values the test computes itself: the
+ * all-pairs route check (trace.h), BFS distances over the fabric's switch
+ * links (layer 0 minimal), per-layer BFS over the layer's links (every
+ * layer-i route is a shortest path of layer i, hence only uses its links),
+ * a channel dependency graph per VL built from every (source, DLID) route
+ * and tested for cycles with Kahn's algorithm, and hand-computed
+ * diversity on a 4-switch graph.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
-static void placeholder(void **state) { (void)state; }
+#include <json-c/json.h>
+
+#include <ibflow/diversity.h>
+#include <ibflow/gen.h>
+#include <ibflow/route.h>
+#include <ibflow/trace.h>
+
+#include "../../common/lib/layers.h"
+#include "../../common/lib/route_internal.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static ibf_fabric_t *gen(const char *spec, unsigned lmc)
+{
+	ibf_gen_opts_t go = { lmc };
+	ibf_fabric_t *f = NULL;
+	ibf_err_t err;
+
+	if (ibf_gen(spec, &go, &f, &err))
+		fail_msg("gen %s: %s", spec, err.msg);
+	return f;
+}
+
+static ibf_status_t route(const ibf_fabric_t *f, const ibf_route_opts_t *o,
+			  ibf_routing_t *r, ibf_err_t *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->fabric = f;
+	assert_int_equal(ibf_lfts_create(f, &r->lfts), IBF_OK);
+	return ibf_route_engine_layered.run(f, o, r, err);
+}
+
+static void routing_free(ibf_routing_t *r)
+{
+	ibf_lfts_destroy(r->lfts);
+	free(r->sl_by_dlid);
+	free(r->sl_by_pair);
+	free(r->order);
+	json_object_put(r->report);
+}
+
+static ibf_route_opts_t opts(unsigned n, ibf_layer_method_t m, uint64_t seed)
+{
+	ibf_route_opts_t o;
+
+	memset(&o, 0, sizeof(o));
+	o.layers = n;
+	o.method = m;
+	o.seed = seed;
+	return o;
+}
+
+static int64_t report_int(const ibf_routing_t *r, const char *key)
+{
+	json_object *v;
+
+	assert_non_null(r->report);
+	assert_true(json_object_object_get_ex(r->report, key, &v));
+	return json_object_get_int64(v);
+}
+
+/* Switch-level BFS over the fabric's own ports (no layers.h): hop
+ * distances from switch index src over links with ok(port id). */
+static void bfs(const ibf_fabric_t *f, uint32_t src, const uint8_t *port_ok,
+		uint32_t *dist, uint32_t *queue)
+{
+	uint32_t h = 0, t = 0, i;
+	unsigned p;
+
+	for (i = 0; i < f->nswitches; i++)
+		dist[i] = UINT32_MAX;
+	dist[src] = 0;
+	queue[t++] = src;
+	while (h < t) {
+		uint32_t u = queue[h++];
+		ibf_node_id_t n = f->switches[u];
+
+		for (p = 1; p <= f->nodes[n].nports; p++) {
+			ibf_port_id_t pid = ibf_node_port_id(f, n, p);
+			ibf_port_id_t q = f->ports[pid].peer;
+			uint32_t v;
+
+			if (q == IBF_NO_ID ||
+			    !ibf_node_is_switch(f, f->ports[q].node) ||
+			    (port_ok && !port_ok[pid]))
+				continue;
+			v = f->switch_index[f->ports[q].node];
+			if (dist[v] == UINT32_MAX) {
+				dist[v] = dist[u] + 1;
+				queue[t++] = v;
+			}
+		}
+	}
+}
+
+/* Per layer, which switch ports carry one of the layer's links. */
+static uint8_t *layer_ports(const ibf_fabric_t *f, const ibf_rgraph_t *g,
+			    const ibf_layers_t *ly, unsigned i)
+{
+	uint8_t *ok = calloc(f->nports, 1);
+	const uint8_t *m = ibf_layer_mask(ly, i);
+	uint32_t e;
+
+	assert_non_null(ok);
+	for (e = 0; e < g->nedges; e++)
+		if (m[e]) {
+			ok[ibf_node_port_id(f, f->switches[g->ea[e]],
+					    g->pa[e])] = 1;
+			ok[ibf_node_port_id(f, f->switches[g->eb[e]],
+					    g->pb[e])] = 1;
+		}
+	return ok;
+}
+
+/* Follow dlid from switch index s; switch-switch hops, every egress port
+ * must satisfy ok (may be NULL).  -1 on a broken route or a link outside
+ * ok. */
+static int walk(const ibf_routing_t *r, uint32_t s, unsigned dlid,
+		const uint8_t *ok, const uint32_t *rank)
+{
+	const ibf_fabric_t *f = r->fabric;
+	int hops = 0, gone_down = 0;
+
+	for (;;) {
+		unsigned p = ibf_lfts_get(r->lfts, s, dlid);
+		ibf_port_id_t pid, q;
+
+		if (p == 0 || p == IBF_LFT_NO_PORT)
+			return -1;
+		pid = ibf_node_port_id(f, f->switches[s], p);
+		q = f->ports[pid].peer;
+		if (q == IBF_NO_ID)
+			return -1;
+		if (!ibf_node_is_switch(f, f->ports[q].node))
+			return ibf_fabric_lid_owner(f, dlid) == q ? hops : -1;
+		if (ok && !ok[pid])
+			return -1;
+		if (++hops > (int)f->nswitches)
+			return -1;
+		if (rank) { /* up (lower rank) after down: illegal */
+			uint32_t y = f->switch_index[f->ports[q].node];
+
+			if (rank[y] > rank[s])
+				gone_down = 1;
+			else if (gone_down)
+				return -2;
+		}
+		s = f->switch_index[f->ports[q].node];
+	}
+}
+
+static uint32_t host_switch(const ibf_fabric_t *f, ibf_port_id_t ep)
+{
+	return f->switch_index[f->ports[f->ports[ep].peer].node];
+}
+
+/* Layer 0 (LID offsets o, o mod n == 0): every route from every switch is
+ * as long as the BFS distance over all links.  Layers i > 0: every route
+ * only uses the layer's links, is up* then down* in the layer's order,
+ * and is at least as long as the BFS distance inside the layer. */
+static void check_layers(const ibf_routing_t *r, const ibf_route_opts_t *o)
+{
+	const ibf_fabric_t *f = r->fabric;
+	ibf_layers_opts_t lo = { o->layers, o->density ? o->density :
+				 IBF_LAYERS_DEFAULT_DENSITY, o->method,
+				 o->seed };
+	uint32_t *dist = malloc(f->nswitches * sizeof(*dist));
+	uint32_t *queue = malloc(f->nswitches * sizeof(*queue));
+	ibf_rgraph_t g;
+	ibf_layers_t ly;
+	ibf_err_t err;
+	unsigned i, off;
+	uint32_t t, s, k;
+
+	assert_int_equal(ibf_rgraph_build(f, &g, &err), IBF_OK);
+	assert_int_equal(ibf_layers_build(&g, &lo, &ly, &err), IBF_OK);
+	for (i = 0; i < o->layers; i++) {
+		uint8_t *ok = i ? layer_ports(f, &g, &ly, i) : NULL;
+
+		for (t = 0; t < f->nswitches; t++) {
+			bfs(f, t, ok, dist, queue);
+			for (k = 0; k < f->nendpoints; k++) {
+				ibf_port_id_t ep = f->endpoints[k];
+
+				if (host_switch(f, ep) != t)
+					continue;
+				for (off = i; off < (1u << f->lmc);
+				     off += o->layers)
+					for (s = 0; s < f->nswitches; s++) {
+						int h = walk(r, s,
+							f->ports[ep].lid + off,
+							ok, i ? ibf_layer_rank(
+							&ly, i, g.n) : NULL);
+
+						if (!i)
+							assert_int_equal(h,
+								dist[s]);
+						else
+							assert_true(h >= 0 &&
+							(uint32_t)h >= dist[s]);
+					}
+			}
+		}
+		free(ok);
+	}
+	ibf_layers_free(&ly);
+	ibf_rgraph_free(&g);
+	free(dist);
+	free(queue);
+}
+
+/* Independent deadlock check: channels are egress port ids; every (source
+ * endpoint, endpoint DLID) route adds its consecutive channel pairs to
+ * the CDG of its SL (= VL); each CDG must be acyclic (Kahn). */
+static void check_deadlock(const ibf_routing_t *r)
+{
+	const ibf_fabric_t *f = r->fabric;
+	uint32_t nch = f->nports, s, k, c;
+	unsigned vl, dlid;
+	uint8_t *adj;
+	uint32_t *indeg = calloc(nch, sizeof(*indeg));
+	uint32_t *queue = malloc(nch * sizeof(*queue));
+	ibf_port_id_t hops[64];
+
+	assert_true(r->nsls >= 1 && r->nsls <= 8);
+	adj = calloc((size_t)r->nsls * nch * nch / 8 + 1, 1);
+	assert_non_null(adj);
+#define ADJ(v, a, b) adj[(((size_t)(v) * nch + (a)) * nch + (b)) / 8]
+#define BIT(v, a, b) (1u << ((((size_t)(v) * nch + (a)) * nch + (b)) % 8))
+	for (s = 0; s < f->nendpoints; s++)
+		for (dlid = 1; dlid <= f->lid_top; dlid++) {
+			ibf_port_id_t own = ibf_fabric_lid_owner(f, dlid);
+			unsigned nh = 0, h;
+
+			if (own == IBF_NO_ID || own == f->endpoints[s] ||
+			    f->ports[own].peer == IBF_NO_ID ||
+			    ibf_node_is_switch(f, f->ports[own].node))
+				continue;
+			assert_int_equal(ibf_trace(r->lfts, f->endpoints[s],
+						   dlid, hops, 64, &nh),
+					 IBF_TRACE_OK);
+			vl = ibf_routing_sl(r, f->endpoints[s], dlid);
+			assert_true(vl < r->nsls);
+			for (h = 0; h + 1 < nh; h++)
+				ADJ(vl, hops[h], hops[h + 1]) |=
+					BIT(vl, hops[h], hops[h + 1]);
+		}
+	for (vl = 0; vl < r->nsls; vl++) {
+		uint32_t head = 0, tail = 0;
+
+		memset(indeg, 0, nch * sizeof(*indeg));
+		for (c = 0; c < nch; c++)
+			for (k = 0; k < nch; k++)
+				if (ADJ(vl, c, k) & BIT(vl, c, k))
+					indeg[k]++;
+		for (c = 0; c < nch; c++)
+			if (!indeg[c])
+				queue[tail++] = c;
+		while (head < tail) {
+			c = queue[head++];
+			for (k = 0; k < nch; k++)
+				if ((ADJ(vl, c, k) & BIT(vl, c, k)) &&
+				    !--indeg[k])
+					queue[tail++] = k;
+		}
+		if (tail != nch)
+			fail_msg("VL %u: channel dependency cycle", vl);
+	}
+#undef ADJ
+#undef BIT
+	free(adj);
+	free(indeg);
+	free(queue);
+}
+
+static void check_all(const char *spec, ibf_layer_method_t m)
+{
+	ibf_fabric_t *f = gen(spec, 2);
+	ibf_route_opts_t o = opts(4, m, 42);
+	ibf_check_opts_t co = IBF_CHECK_OPTS_DEFAULT;
+	ibf_check_report_t rep;
+	ibf_routing_t r;
+	ibf_err_t err;
+
+	if (route(f, &o, &r, &err))
+		fail_msg("%s: %s", spec, err.msg);
+	co.switches = true;
+	assert_int_equal(ibf_check_run(r.lfts, &co, &rep, &err), IBF_OK);
+	if (ibf_check_defects(&rep))
+		fail_msg("%s: %llu defects", spec,
+			 (unsigned long long)ibf_check_defects(&rep));
+	assert_int_equal(rep.noffsets, 4);
+	ibf_check_report_free(&rep);
+	assert_int_equal(report_int(&r, "fallback_pairs"), 0);
+	assert_int_equal(report_int(&r, "vls_used"), r.nsls);
+	check_layers(&r, &o);
+	check_deadlock(&r);
+	routing_free(&r);
+	ibf_fabric_destroy(f);
+}
+
+static const char *const specs[] = {
+	"slimfly:5", "slimfly:7", "dragonfly:4,2,2", "hyperx:2:4:1",
+	"jellyfish:16,4,2:7", "xgft:2:4,4:1,4",
+};
+
+static void test_random(void **state)
+{
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+		check_all(specs[i], IBF_LAYERS_RANDOM);
+}
+
+static void test_overlap(void **state)
+{
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+		check_all(specs[i], IBF_LAYERS_OVERLAP);
+}
+
+/* ---- reproducibility ---------------------------------------------------- */
+
+static void test_seed(void **state)
+{
+	ibf_fabric_t *f = gen("slimfly:5", 2);
+	ibf_routing_t a, b, c;
+	ibf_route_opts_t o = opts(4, IBF_LAYERS_RANDOM, 7);
+	ibf_err_t err;
+	size_t sz;
+	unsigned m;
+
+	(void)state;
+	for (m = 0; m < 2; m++) {
+		o = opts(4, m, 7);
+		assert_int_equal(route(f, &o, &a, &err), IBF_OK);
+		assert_int_equal(route(f, &o, &b, &err), IBF_OK);
+		o.seed = 8;
+		assert_int_equal(route(f, &o, &c, &err), IBF_OK);
+		sz = (size_t)a.lfts->nswitches * a.lfts->stride;
+		assert_memory_equal(a.lfts->port, b.lfts->port, sz);
+		assert_memory_equal(a.sl_by_dlid, b.sl_by_dlid,
+				    f->lid_top + 1);
+		assert_memory_not_equal(a.lfts->port, c.lfts->port, sz);
+		routing_free(&a);
+		routing_free(&b);
+		routing_free(&c);
+	}
+	ibf_fabric_destroy(f);
+}
+
+/* ---- refusals ----------------------------------------------------------- */
+
+static void test_refuse(void **state)
+{
+	ibf_fabric_t *f = gen("slimfly:5", 1);
+	ibf_route_opts_t o = opts(4, IBF_LAYERS_RANDOM, 1);
+	ibf_routing_t r;
+	ibf_err_t err;
+
+	(void)state;
+	/* 2^LMC = 2 < 4 layers */
+	assert_int_equal(route(f, &o, &r, &err), IBF_ERR_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, "2^LMC"));
+	assert_null(r.sl_by_dlid);
+	routing_free(&r);
+	/* minimal routing on a Slim Fly has cyclic dependencies: 1 VL is
+	 * not enough, even with a single layer */
+	o = opts(1, IBF_LAYERS_RANDOM, 1);
+	o.max_vls = 1;
+	assert_int_equal(route(f, &o, &r, &err), IBF_ERR_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, "VLs"));
+	assert_null(r.report);
+	routing_free(&r);
+	o.max_vls = 16;
+	assert_int_equal(route(f, &o, &r, &err), IBF_ERR_RANGE);
+	routing_free(&r);
+	ibf_fabric_destroy(f);
+}
+
+/* ---- path diversity on a hand graph -------------------------------------
+ *
+ *   S0 --p1/p2-- S1        switch ports: 1 to the next switch on the
+ *   |  \        / |        ring, 2 to the previous one, 3 the chord
+ *   |    chord    |        S1-S3, 4 a host.  Host h2 on S2, LMC 2:
+ *   S3 --------- S2        four LIDs = four "layers".
+ */
+struct hand {
+	ibf_fabric_t *f;
+	ibf_lfts_t *l;
+	ibf_node_id_t s[4], h2;
+	unsigned lid;
+};
+
+static void hand_build(struct hand *h)
+{
+	ibf_finalize_opts_t fo = { .lmc = 2 };
+	ibf_err_t err;
+	unsigned i;
+
+	assert_int_equal(ibf_fabric_create(&h->f), IBF_OK);
+	assert_int_equal(ibf_fabric_add_node(h->f, IBF_NODE_CA, 0, "h2", 1,
+					     &h->h2, &err), IBF_OK);
+	for (i = 0; i < 4; i++) {
+		char name[8] = "s0";
+
+		name[1] = (char)('0' + i);
+		assert_int_equal(ibf_fabric_add_node(h->f, IBF_NODE_SWITCH, 0,
+				 name, 4, &h->s[i], &err), IBF_OK);
+	}
+	for (i = 0; i < 4; i++)
+		assert_int_equal(ibf_fabric_link(h->f, h->s[i], 1,
+				 h->s[(i + 1) % 4], 2, 4, IBF_SPEED_EDR,
+				 &err), IBF_OK);
+	assert_int_equal(ibf_fabric_link(h->f, h->s[1], 3, h->s[3], 3, 4,
+					 IBF_SPEED_EDR, &err), IBF_OK);
+	assert_int_equal(ibf_fabric_link(h->f, h->s[2], 4, h->h2, 1, 4,
+					 IBF_SPEED_EDR, &err), IBF_OK);
+	assert_int_equal(ibf_fabric_finalize(h->f, &fo, &err), IBF_OK);
+	assert_int_equal(ibf_lfts_create(h->f, &h->l), IBF_OK);
+	h->lid = ibf_node_port(h->f, h->h2, 1)->lid;
+	for (i = 0; i < 4; i++)
+		ibf_lfts_set(h->l, 2, h->lid + i, 4);
+}
+
+/* Switch index = i (switches in node order). */
+static void set(struct hand *h, unsigned sw, unsigned off, unsigned port)
+{
+	ibf_lfts_set(h->l, sw, h->lid + off, (uint8_t)port);
+}
+
+static void pair_is(struct hand *h, unsigned s, unsigned n,
+		    unsigned distinct, unsigned cdp)
+{
+	unsigned d[4] = { h->lid, h->lid + 1, h->lid + 2, h->lid + 3 };
+	unsigned di, cd;
+
+	assert_int_equal(ibf_diversity_pair(h->l, s, d, n, &di, &cd), 0);
+	assert_int_equal(di, distinct);
+	assert_int_equal(cd, cdp);
+}
+
+static void test_diversity_hand(void **state)
+{
+	struct hand h;
+	ibf_diversity_t d;
+	unsigned rep[16] = { 0 }, i, di, cd, dl[1];
+	ibf_err_t err;
+
+	(void)state;
+	hand_build(&h);
+	/* S1 and S3 go straight to S2 in every layer */
+	for (i = 0; i < 4; i++) {
+		set(&h, 1, i, 1);       /* S1 -> S2 */
+		set(&h, 3, i, 2);       /* S3 -> S2 */
+	}
+	/* S0: layer 0 via S1, layer 1 via S3 */
+	set(&h, 0, 0, 1);
+	set(&h, 0, 1, 2);
+	set(&h, 0, 2, 1);
+	set(&h, 0, 3, 2);
+	pair_is(&h, 0, 1, 1, 1);
+	pair_is(&h, 0, 2, 2, 2);  /* S0-S1-S2, S0-S3-S2: disjoint */
+	pair_is(&h, 0, 4, 2, 2);  /* the same two, twice */
+	pair_is(&h, 1, 4, 1, 1);
+	/* layer 2: S1 takes the chord to S3: S0-S1-S3-S2 is a third
+	 * distinct path, but S0 has two links: cdp stays 2 */
+	set(&h, 1, 2, 3);
+	pair_is(&h, 0, 3, 3, 2);
+	/* from S1: S1-S2 and S1-S3-S2 are disjoint */
+	pair_is(&h, 1, 4, 2, 2);
+	/* all pairs toward S2 (the only switch with an endpoint), 4
+	 * layers: S0 {S1S2, S3S2, S1S3S2, S3S2} distinct 3, cdp 2;
+	 * S1 {S2, S2, S3S2, S2} distinct 2, cdp 2; S3 {S2} x4: 1, 1 */
+	for (i = 0; i < 4; i++)
+		rep[2 * 4 + i] = h.lid + i;
+	assert_int_equal(ibf_diversity_compute(h.l, 4, rep, &d, &err), 0);
+	assert_int_equal(d.pairs, 3);
+	assert_int_equal(d.broken, 0);
+	assert_int_equal(d.distinct_sum, 3 + 2 + 1);
+	assert_int_equal(d.cdp_sum, 2 + 2 + 1);
+	assert_int_equal(d.cdp_min, 1);
+	assert_int_equal(d.pairs_cdp_ge3, 0);
+	assert_int_equal(d.cdp_hist[2], 2);
+	/* opposite directions on the chord: routes S0-S1-S3-S2 and
+	 * S0-S3-S1-S2 share a link (no two routes are disjoint), but
+	 * their links contain S0-S1-S2 and S0-S3-S2: cdp 2 */
+	set(&h, 0, 0, 1);
+	set(&h, 1, 0, 3);
+	set(&h, 0, 1, 2);
+	set(&h, 3, 1, 3);
+	set(&h, 1, 1, 1);
+	pair_is(&h, 0, 2, 2, 2);
+	/* a broken route: S3 has no entry */
+	set(&h, 3, 3, IBF_LFT_NO_PORT);
+	dl[0] = h.lid + 3;
+	assert_int_equal(ibf_diversity_pair(h.l, 3, dl, 1, &di, &cd), -1);
+	ibf_lfts_destroy(h.l);
+	ibf_fabric_destroy(h.f);
+}
+
+/* On a generated Slim Fly the report's figures are consistent. */
+static void test_report(void **state)
+{
+	ibf_fabric_t *f = gen("slimfly:5", 2);
+	ibf_route_opts_t o = opts(4, IBF_LAYERS_RANDOM, 3);
+	ibf_routing_t r;
+	ibf_err_t err;
+	json_object *d, *v;
+
+	(void)state;
+	assert_int_equal(route(f, &o, &r, &err), IBF_OK);
+	assert_true(json_object_object_get_ex(r.report, "diversity", &d));
+	assert_true(json_object_object_get_ex(d, "router_pairs", &v));
+	assert_int_equal(json_object_get_int64(v), 50 * 49);
+	assert_true(json_object_object_get_ex(d, "broken_pairs", &v));
+	assert_int_equal(json_object_get_int64(v), 0);
+	routing_free(&r);
+	ibf_fabric_destroy(f);
+}
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = { cmocka_unit_test(placeholder) };
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_diversity_hand),
+		cmocka_unit_test(test_refuse),
+		cmocka_unit_test(test_seed),
+		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_overlap),
+	};
+
 	return cmocka_run_group_tests_name("layered", tests, NULL, NULL);
 }
