@@ -33,6 +33,7 @@ void ibf_mmf_problem_free(ibf_mmf_problem_t *p)
 	free(p->first);
 	free(p->link);
 	free(p->frac);
+	free(p->scratch);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -80,6 +81,45 @@ static int grow_entries(ibf_mmf_problem_t *p, size_t need)
 	return 0;
 }
 
+struct entry {
+	uint32_t link;
+	double frac;
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	uint32_t x = ((const struct entry *)a)->link;
+	uint32_t y = ((const struct entry *)b)->link;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Many paths (LMC up to 7: 128 routes): sort by link, add up runs. */
+static size_t merge_sorted(ibf_mmf_problem_t *p, size_t e,
+			   const uint32_t *links, const double *fracs,
+			   unsigned n)
+{
+	struct entry *v = p->scratch;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		v[i].link = links[i];
+		v[i].frac = fracs[i];
+	}
+	qsort(v, n, sizeof(*v), cmp_entry);
+	for (i = 0; i < n; i++) {
+		if (i && v[i].link == v[i - 1].link) {
+			p->frac[e - 1] += v[i].frac;
+			continue;
+		}
+		p->link[e] = v[i].link;
+		p->frac[e++] = v[i].frac;
+	}
+	return e;
+}
+
+#define MERGE_SCAN_MAX 32u
+
 ibf_status_t ibf_mmf_problem_add_flow(ibf_mmf_problem_t *p, uint32_t weight,
 				      const uint32_t *links,
 				      const double *fracs, unsigned n,
@@ -94,8 +134,22 @@ ibf_status_t ibf_mmf_problem_add_flow(ibf_mmf_problem_t *p, uint32_t weight,
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
 	base = p->first[p->nflows];
 	e = base;
-	/* Paths are a few links long: merging by a linear scan is cheaper
-	 * than a per-link index. */
+	if (n > MERGE_SCAN_MAX) {
+		if (n > p->scratch_cap) {
+			void *v = realloc(p->scratch,
+					  n * sizeof(struct entry));
+
+			if (!v)
+				return ibf_err_set(err, IBF_ERR_NOMEM,
+						   "out of memory");
+			p->scratch = v;
+			p->scratch_cap = n;
+		}
+		e = merge_sorted(p, e, links, fracs, n);
+		n = 0;
+	}
+	/* A path or two of a few links: a linear scan merges repeats faster
+	 * than any index. */
 	for (i = 0; i < n; i++) {
 		size_t j;
 

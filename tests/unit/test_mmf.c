@@ -283,6 +283,37 @@ static void test_problem_checks(void **state)
 	assert_true(fabs(r[0] - 0.25) < 1e-15 && fabs(r[1] - 0.25) < 1e-15);
 	ibf_mmf_problem_free(&p);
 
+	/* 100 entries over 5 links (the sorting merge): 5 entries of 0.2.
+	 * A second flow on link 4 alone: link 4 carries 0.2 r + r' <= 1 and
+	 * is the tightest link, so r = r' = 1 / 1.2. */
+	{
+		uint32_t many[100];
+		double mf[100];
+		unsigned i;
+
+		assert_int_equal(ibf_mmf_problem_init(&p, 5, &err), IBF_OK);
+		for (i = 0; i < 100; i++) {
+			many[i] = (i * 7) % 5;
+			mf[i] = 0.01;
+			p.capacity[i % 5] = 1;
+		}
+		assert_int_equal(ibf_mmf_problem_add_flow(&p, 1, many, mf, 100,
+							  &err), IBF_OK);
+		assert_int_equal(p.first[1], 5);
+		for (i = 0; i < 5; i++) {
+			assert_int_equal(p.link[i], i);
+			assert_true(fabs(p.frac[i] - 0.2) < 1e-12);
+		}
+		many[0] = 4;
+		mf[0] = 1;
+		assert_int_equal(ibf_mmf_problem_add_flow(&p, 1, many, mf, 1,
+							  &err), IBF_OK);
+		assert_int_equal(ibf_mmf_solve(&p, r, NULL, &err), IBF_OK);
+		assert_true(fabs(r[0] - 1 / 1.2) < 1e-12);
+		assert_true(fabs(r[1] - 1 / 1.2) < 1e-12);
+		ibf_mmf_problem_free(&p);
+	}
+
 	/* No flows: nothing to do, summary all zero. */
 	{
 		ibf_mmf_summary_t s;

@@ -50,9 +50,12 @@ typedef struct ibf_mmf_problem {
 	size_t *first;       /* [nflows + 1] */
 	uint32_t *link;      /* [first[nflows]] */
 	double *frac;        /* [first[nflows]] */
-	/* Private: allocated sizes for ibf_mmf_problem_add_flow(). */
+	/* Private: allocated sizes and a sort buffer for
+	 * ibf_mmf_problem_add_flow(). */
 	uint32_t flows_cap;
 	size_t entries_cap;
+	void *scratch;
+	unsigned scratch_cap;
 } ibf_mmf_problem_t;
 
 /* An empty problem over nlinks links, capacities all 0. */
