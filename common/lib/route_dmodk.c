@@ -48,6 +48,7 @@ typedef struct pgr {
 	/* Per node, valid when the stamp equals the epoch (one target). */
 	uint32_t epoch;
 	uint32_t *dn_st, *ok_st, *du_st;
+	uint32_t *bfs_d, *bfs_st, bfs_epoch;  /* any_route_port() */
 	uint8_t *dn_group;   /* dn: the down group leading to the target */
 	uint8_t *ok_val, *du_val;
 	ibf_node_id_t *queue;
@@ -121,42 +122,55 @@ static inline bool is_dn(const pgr_t *c, ibf_node_id_t n)
 	return c->dn_st[n] == c->epoch;
 }
 
-/* Can n reach the target going up, then down? (memoized) */
-static bool up_ok(pgr_t *c, ibf_node_id_t n)
+#define FAR 255u
+
+/* Degraded trees: up links to climb from n before a node that delivers
+ * downwards (FAR: none), over the links present.  Memoized per target. */
+static unsigned up_dist(pgr_t *c, ibf_node_id_t n)
 {
 	const ibf_pgft_t *pg = c->pg;
-	unsigned l, s, ns;
-	bool ok = false;
+	unsigned l, s, ns, best = FAR;
 
 	if (is_dn(c, n))
-		return true;
-	if (c->healthy) {
-		/* The replica digits below both levels never change going up
-		 * (and are free above n's level): they must agree. */
-		unsigned top = level_of(c, n);
-
-		if (top > c->tlevel)
-			top = c->tlevel;
-		for (l = 1; l <= top; l++)
-			if (ibf_pgft_digit(pg, n, l) !=
-			    ibf_pgft_digit(pg, c->target, l))
-				return false;
-		return true;
-	}
+		return 0;
 	if (c->ok_st[n] == c->epoch)
 		return c->ok_val[n];
 	l = level_of(c, n);
 	if (l < c->h) {
 		ns = pg->w[l + 1] * pg->p[l + 1];
-		for (s = 0; s < ns && !ok; s++) {
-			unsigned port = pg->up_port[pg->up_off[n] + s];
+		for (s = 0; s < ns && best > 1; s++) {
+			unsigned port = pg->up_port[pg->up_off[n] + s], d;
 
-			ok = port && up_ok(c, peer_node(c, n, port));
+			if (!port)
+				continue;
+			d = up_dist(c, peer_node(c, n, port));
+			if (d + 1 < best)
+				best = d + 1;
 		}
 	}
 	c->ok_st[n] = c->epoch;
-	c->ok_val[n] = ok;
-	return ok;
+	c->ok_val[n] = (uint8_t)best;
+	return best;
+}
+
+/* Can n reach the target going up, then down? */
+static bool up_ok(pgr_t *c, ibf_node_id_t n)
+{
+	const ibf_pgft_t *pg = c->pg;
+	unsigned l, top;
+
+	if (is_dn(c, n))
+		return true;
+	if (!c->healthy)
+		return up_dist(c, n) != FAR;
+	/* The replica digits up to both levels never change going up (and
+	 * are free above n's level): they must agree.  Any parent that
+	 * keeps them then lies on a shortest up*-down* route. */
+	top = level_of(c, n) < c->tlevel ? level_of(c, n) : c->tlevel;
+	for (l = 1; l <= top; l++)
+		if (ibf_pgft_digit(pg, n, l) != ibf_pgft_digit(pg, c->target, l))
+			return false;
+	return true;
 }
 
 /* A down port of switch n leading to a node that can reach the target
@@ -237,18 +251,23 @@ static void set_modes(pgr_t *c, ibf_node_id_t t)
 /* ---- port choice ------------------------------------------------------ */
 
 /* Up from n: preferred slot (parent digit y = slot / p, parallel index
- * k = slot % p, i.e. link u = k * w + y); if absent or leading nowhere, the
- * next u in order. */
+ * k = slot % p, i.e. link u = k * w + y); if absent or not on a shortest
+ * up*-down* route, the next u in order. */
 static unsigned up_port(pgr_t *c, ibf_node_id_t n, unsigned slot)
 {
 	const ibf_pgft_t *pg = c->pg;
 	unsigned l = level_of(c, n), w = pg->w[l + 1], p = pg->p[l + 1];
 	unsigned r = w * p, u = (slot % p) * w + slot / p, i;
+	unsigned want = c->healthy ? 0 : up_dist(c, n) - 1;
 
 	for (i = 0; i < r; i++, u = u + 1 == r ? 0 : u + 1) {
 		unsigned port = pg->up_port[pg->up_off[n] + (u % w) * p + u / w];
+		ibf_node_id_t par;
 
-		if (port && up_ok(c, peer_node(c, n, port)))
+		if (!port)
+			continue;
+		par = peer_node(c, n, port);
+		if (c->healthy ? up_ok(c, par) : up_dist(c, par) == want)
 			return port;
 	}
 	return 0;
@@ -389,6 +408,62 @@ static ibf_status_t route_leaf(pgr_t *c, ibf_node_id_t t, ibf_err_t *err)
 	return IBF_OK;
 }
 
+/* Degraded trees only: a switch of the target's plane with no up*-down*
+ * route even after going down (a leaf that lost the one uplink towards a
+ * switch target).  It takes a shortest route over any links; the switches
+ * on it that can route up*-down* do, so the route has at most one
+ * down-up turn and cannot loop (BFS distance falls until it meets them).
+ * Endpoint LIDs never need this: recognition guarantees up*-down* paths
+ * between the endpoints of a plane. */
+static unsigned any_route_port(pgr_t *c, ibf_node_id_t t, ibf_node_id_t n,
+			       bool *done)
+{
+	const ibf_fabric_t *f = c->f;
+	unsigned p;
+
+	if (!*done) {
+		uint32_t qh = 0, qt = 0;
+
+		c->bfs_epoch++;
+		c->bfs_st[t] = c->bfs_epoch;
+		c->bfs_d[t] = 0;
+		c->queue[qt++] = t;
+		while (qh < qt) {
+			ibf_node_id_t a = c->queue[qh++];
+
+			for (p = 1; p <= f->nodes[a].nports; p++) {
+				ibf_port_id_t q = ibf_node_port(f, a, p)->peer;
+				ibf_node_id_t b;
+
+				if (q == IBF_NO_ID)
+					continue;
+				b = f->ports[q].node;
+				if (!ibf_node_is_switch(f, b) ||
+				    c->bfs_st[b] == c->bfs_epoch)
+					continue;
+				c->bfs_st[b] = c->bfs_epoch;
+				c->bfs_d[b] = c->bfs_d[a] + 1;
+				c->queue[qt++] = b;
+			}
+		}
+		*done = true;
+	}
+	if (c->bfs_st[n] != c->bfs_epoch)
+		return 0;
+	for (p = 1; p <= f->nodes[n].nports; p++) {
+		ibf_port_id_t q = ibf_node_port(f, n, p)->peer;
+		ibf_node_id_t b;
+
+		if (q == IBF_NO_ID)
+			continue;
+		b = f->ports[q].node;
+		if (ibf_node_is_switch(f, b) && c->bfs_st[b] == c->bfs_epoch &&
+		    c->bfs_d[b] + 1 == c->bfs_d[n])
+			return p;
+	}
+	return 0;
+}
+
 /* A switch's LID: up*-down* from every switch that can; switches that
  * cannot (their replica digits differ) go down first. */
 static ibf_status_t route_switch(pgr_t *c, ibf_node_id_t t, ibf_err_t *err)
@@ -397,6 +472,7 @@ static ibf_status_t route_switch(pgr_t *c, ibf_node_id_t t, ibf_err_t *err)
 	unsigned lid = f->ports[ibf_node_port_id(f, t, 0)].lid;
 	uint32_t rank = c->pg->rank[t], s;
 	unsigned plane = plane_of(c, t);
+	bool bfs_done = false;
 
 	set_modes(c, t);
 	for (s = 0; s < f->nswitches; s++) {
@@ -415,10 +491,9 @@ static ibf_status_t route_switch(pgr_t *c, ibf_node_id_t t, ibf_err_t *err)
 				       (c->pg->w[lv + 1] * c->pg->p[lv + 1]));
 			break;
 		default:
-			if (c->mode[s] == M_NONE && lv == 1 &&
-			    plane_of(c, n) == plane)
-				return unreachable(c, n, t, err);
 			port = c->fixed[s];
+			if (c->mode[s] == M_NONE && plane_of(c, n) == plane)
+				port = any_route_port(c, t, n, &bfs_done);
 			break;
 		}
 		if (!port && c->mode[s] != M_SELF)
@@ -481,13 +556,16 @@ static ibf_status_t setup(pgr_t *c)
 	c->dn_st = calloc(nn, sizeof(uint32_t));
 	c->ok_st = calloc(nn, sizeof(uint32_t));
 	c->du_st = calloc(nn, sizeof(uint32_t));
+	c->bfs_d = calloc(nn, sizeof(uint32_t));
+	c->bfs_st = calloc(nn, sizeof(uint32_t));
 	c->dn_group = calloc(nn, 1);
 	c->ok_val = calloc(nn, 1);
 	c->du_val = calloc(nn, 1);
 	c->queue = malloc(sizeof(*c->queue) * nn);
 	c->mode = calloc(ns + 1, 1);
 	c->fixed = calloc(ns + 1, 1);
-	if (!c->dn_st || !c->ok_st || !c->du_st || !c->dn_group ||
+	if (!c->dn_st || !c->ok_st || !c->du_st || !c->bfs_d || !c->bfs_st ||
+	    !c->dn_group ||
 	    !c->ok_val || !c->du_val || !c->queue || !c->mode || !c->fixed)
 		return IBF_ERR_NOMEM;
 	if (index_endpoints(c) != IBF_OK)
@@ -505,6 +583,8 @@ static void teardown(pgr_t *c)
 	free(c->dn_st);
 	free(c->ok_st);
 	free(c->du_st);
+	free(c->bfs_d);
+	free(c->bfs_st);
 	free(c->dn_group);
 	free(c->ok_val);
 	free(c->du_val);

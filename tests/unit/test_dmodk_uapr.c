@@ -565,6 +565,230 @@ static void test_path_count_formula(void **state)
 	ibf_fabric_destroy(f);
 }
 
+/* ---- degraded trees ---------------------------------------------------- */
+
+typedef struct cut {
+	const char *desc;
+	unsigned port;
+} cut_t;
+
+static bool is_cut(const ibf_fabric_t *f, ibf_node_id_t n, unsigned port,
+		   const cut_t *cuts)
+{
+	for (; cuts->desc; cuts++)
+		if (cuts->port == port && !strcmp(ibf_node_desc(f, n),
+						  cuts->desc))
+			return true;
+	return false;
+}
+
+/* A copy of spec's fabric (same nodes, GUIDs, LIDs) without the links at
+ * the listed (switch, port) places. */
+static ibf_fabric_t *gen_cut(const char *spec, unsigned lmc,
+			     const cut_t *cuts)
+{
+	ibf_gen_opts_t go = { lmc };
+	ibf_finalize_opts_t fo = { lmc };
+	ibf_fabric_t *g, *f;
+	ibf_err_t err;
+	ibf_node_id_t n, id;
+	unsigned p, ncut = 0;
+
+	assert_int_equal(ibf_gen(spec, &go, &g, &err), IBF_OK);
+	assert_int_equal(ibf_fabric_create(&f), IBF_OK);
+	for (n = 0; n < g->nnodes; n++) {
+		const ibf_node_t *nd = &g->nodes[n];
+
+		assert_int_equal(ibf_fabric_add_node(f, nd->type, nd->guid,
+				 ibf_node_desc(g, n), nd->nports, &id, &err),
+				 IBF_OK);
+		assert_int_equal(id, n);
+		for (p = 0; p <= nd->nports; p++) {
+			const ibf_port_t *pp = ibf_node_port(g, n, p);
+
+			if (nd->type == IBF_NODE_SWITCH && p > 0)
+				continue;
+			if (nd->type != IBF_NODE_SWITCH && p == 0)
+				continue;
+			assert_int_equal(ibf_fabric_set_port(f, n, p,
+					 pp->guid, pp->lid, pp->lmc, &err),
+					 IBF_OK);
+		}
+	}
+	for (n = 0; n < g->nnodes; n++)
+		for (p = 1; p <= g->nodes[n].nports; p++) {
+			const ibf_port_t *pp = ibf_node_port(g, n, p), *q;
+
+			if (pp->peer == IBF_NO_ID)
+				continue;
+			q = &g->ports[pp->peer];
+			if (is_cut(g, n, p, cuts) ||
+			    is_cut(g, q->node, q->num, cuts)) {
+				ncut++;
+				continue;
+			}
+			assert_int_equal(ibf_fabric_link(f, n, p, q->node,
+					 q->num, pp->width, pp->speed, &err),
+					 IBF_OK);
+		}
+	if (ibf_fabric_finalize(f, &fo, &err) != IBF_OK)
+		fail_msg("finalize: %s", err.msg);
+	ibf_fabric_destroy(g);
+	assert_true(ncut > 0);
+	return f;
+}
+
+/* Shortest up*-down* hop count from endpoint src to node dst, by BFS over
+ * (node, still allowed up) states; levels from env. */
+static unsigned updown_dist(const env_t *e, ibf_port_id_t src,
+			    ibf_node_id_t dst)
+{
+	const ibf_fabric_t *f = e->f;
+	uint32_t nn = f->nnodes, qh = 0, qt = 0, i;
+	unsigned *d = malloc(sizeof(*d) * 2 * nn), res = UINT32_MAX;
+	uint32_t *q = malloc(sizeof(*q) * 2 * nn);
+
+	assert_non_null(d);
+	assert_non_null(q);
+	for (i = 0; i < 2 * nn; i++)
+		d[i] = UINT32_MAX;
+	i = f->ports[f->ports[src].peer].node;
+	d[2 * i] = 1;
+	q[qt++] = 2 * i;
+	while (qh < qt && res == UINT32_MAX) {
+		uint32_t st = q[qh++], a = st / 2, up = !(st & 1);
+		unsigned p;
+
+		if (a == dst) {
+			res = d[st];
+			break;
+		}
+		for (p = 1; p <= f->nodes[a].nports; p++) {
+			ibf_port_id_t peer = ibf_node_port(f, a, p)->peer;
+			uint32_t b, ns;
+
+			if (peer == IBF_NO_ID)
+				continue;
+			b = f->ports[peer].node;
+			if (!ibf_node_is_switch(f, b)) {
+				if (b == dst && peer != src)
+					res = d[st] + 1;
+				continue;
+			}
+			if (e->lvl[b] > e->lvl[a] && up)
+				ns = 2 * b;
+			else if (e->lvl[b] < e->lvl[a])
+				ns = 2 * b + 1;
+			else
+				continue;
+			if (d[ns] == UINT32_MAX) {
+				d[ns] = d[st] + 1;
+				q[qt++] = ns;
+			}
+		}
+	}
+	free(d);
+	free(q);
+	return res;
+}
+
+static void check_degraded(const char *spec, const cut_t *cuts,
+			   const char *engine, unsigned lmc)
+{
+	env_t e;
+	const ibf_fabric_t *f;
+	ibf_port_id_t hops[MAXH];
+	ibf_err_t err;
+	uint32_t a, lid, nodetour = 0;
+	unsigned want;
+
+	memset(&e, 0, sizeof(e));
+	e.f = gen_cut(spec, lmc, cuts);
+	f = e.f;
+	if (ibf_route(f, engine, NULL, &e.r, &err) != IBF_OK)
+		fail_msg("%s on degraded %s: %s", engine, spec, err.msg);
+	e.lvl = malloc(sizeof(*e.lvl) * f->nnodes);
+	assert_non_null(e.lvl);
+	{	/* levels of the intact generator (cuts keep them) */
+		env_t g;
+
+		env_make(&g, spec, lmc, "dmodk");
+		memcpy(e.lvl, g.lvl, sizeof(*e.lvl) * f->nnodes);
+		env_free(&g);
+	}
+	for (a = 0; a < f->nendpoints; a++) {
+		ibf_port_id_t src = f->endpoints[a];
+
+		for (lid = 1; lid <= f->lid_top; lid++) {
+			ibf_port_id_t dst = ibf_fabric_lid_owner(f, lid);
+			int n;
+
+			if (dst == IBF_NO_ID || dst == src)
+				continue;
+			n = walk(&e, src, lid, hops);
+			if (n < 0)
+				fail_msg("%s degraded %s: LID %u not delivered "
+					 "from port %u", engine, spec, lid, src);
+			want = updown_dist(&e, src, f->ports[dst].node);
+			/* a switch LID may have no up*-down* route left:
+			 * delivered is then all that is asked */
+			if (want == UINT32_MAX &&
+			    ibf_node_is_switch(f, f->ports[dst].node)) {
+				nodetour++;
+				continue;
+			}
+			if (!up_down(&e, hops, n))
+				fail_msg("%s degraded %s: %u -> LID %u not "
+					 "up*-down*", engine, spec, src, lid);
+			if ((unsigned)n != want)
+				fail_msg("%s degraded %s: %u -> LID %u: %d "
+					 "hops, shortest up*-down* %u", engine,
+					 spec, src, lid, n,
+					 want);
+		}
+	}
+	/* only the endpoints of leaves that lost links can be affected */
+	assert_true(nodetour < f->nendpoints * f->nswitches / 4);
+	env_free(&e);
+}
+
+static void test_degraded(void **state)
+{
+	static const cut_t kary[] = {
+		{ "s1-0", 5 }, { "s1-5", 8 }, { "s2-3", 6 }, { "s2-9", 2 },
+		{ "s3-4", 1 }, { NULL, 0 } };
+	static const cut_t xgft[] = {
+		{ "s1-0", 5 }, { "s2-1", 3 }, { NULL, 0 } };
+	static const cut_t par[] = {  /* one of two parallel links */
+		{ "s1-0", 5 }, { "s1-3", 8 }, { NULL, 0 } };
+	unsigned lmc;
+
+	(void)state;
+	for (lmc = 0; lmc <= 2; lmc += 2) {
+		check_degraded("kary:4,3", kary, "dmodk", lmc);
+		check_degraded("kary:4,3", kary, "uapr", lmc);
+		check_degraded("xgft:2:4,4:1,4", xgft, "dmodk", lmc);
+		check_degraded("xgft:2:4,4:1,4", xgft, "uapr", lmc);
+		check_degraded("pgft:2:4,2:1,2:1,2", par, "dmodk", lmc);
+		check_degraded("pgft:2:4,2:1,2:1,2", par, "uapr", lmc);
+	}
+}
+
+/* A leaf cut off from every spine: refused, the engine named. */
+static void test_degraded_unreachable(void **state)
+{
+	static const cut_t cuts[] = { { "s1-0", 5 }, { NULL, 0 } };
+	ibf_fabric_t *f = gen_cut("xgft:2:4,4:1,1", 0, cuts);
+	ibf_routing_t *r = NULL;
+	ibf_err_t err;
+
+	(void)state;
+	assert_int_not_equal(ibf_route(f, "dmodk", NULL, &r, &err), IBF_OK);
+	assert_null(r);
+	assert_memory_equal(err.msg, "dmodk: ", 7);
+	ibf_fabric_destroy(f);
+}
+
 /* ---- the library's checker agrees ------------------------------------ */
 
 static void test_check_clean(void **state)
@@ -631,6 +855,8 @@ int main(void)
 		cmocka_unit_test(test_path_count_formula),
 		cmocka_unit_test(test_uapr_uniform),
 		cmocka_unit_test(test_check_clean),
+		cmocka_unit_test(test_degraded),
+		cmocka_unit_test(test_degraded_unreachable),
 		cmocka_unit_test(test_refuse_non_pgft),
 	};
 	return cmocka_run_group_tests_name("dmodk_uapr", tests, NULL, NULL);
