@@ -83,9 +83,12 @@ static void env_free(env_t *e)
 	free(e->lvl);
 }
 
+#define WALK_WRONG_CA (-1)  /* arrived at a CA port not owning the DLID */
+#define WALK_LOST     (-2)  /* dead end, bad port, loop (> MAXH hops) */
+
 /* Walk the LFTs from endpoint src to dlid.  hops[] gets the egress port
- * ids (the source port first).  Returns the hop count, or -1 when the
- * packet is not delivered to the owner of dlid within MAXH hops. */
+ * ids (the source port first).  Returns the hop count, or WALK_* < 0 when
+ * the packet is not delivered to the owner of dlid. */
 static int walk(const env_t *e, ibf_port_id_t src, unsigned dlid,
 		ibf_port_id_t *hops)
 {
@@ -101,23 +104,25 @@ static int walk(const env_t *e, ibf_port_id_t src, unsigned dlid,
 
 		hops[n++] = out;
 		if (in == IBF_NO_ID)
-			return -1;
+			return WALK_LOST;
 		node = f->ports[in].node;
 		if (!ibf_node_is_switch(f, node)) {
 			const ibf_port_t *p = &f->ports[in];
 
 			return dlid >= p->lid &&
-			       dlid < p->lid + (1u << p->lmc) ? n : -1;
+			       dlid < p->lid + (1u << p->lmc) ? n
+							       : WALK_WRONG_CA;
 		}
 		entry = l->port[(size_t)f->switch_index[node] * l->stride +
 				dlid];
 		if (entry == 0)
-			return ibf_node_port(f, node, 0)->lid == dlid ? n : -1;
+			return ibf_node_port(f, node, 0)->lid == dlid ? n
+								 : WALK_LOST;
 		if (entry > f->nodes[node].nports)
-			return -1;
+			return WALK_LOST;
 		out = ibf_node_port_id(f, node, entry);
 	}
-	return -1;
+	return WALK_LOST;
 }
 
 /* Levels along the route strictly rise, then strictly fall. */
@@ -209,6 +214,10 @@ static const shape_t shapes[] = {
 	  { 0, 1, 1, 1 } },
 	{ "xgft:2:6,4:1,4", 2, { 0, 6, 4 }, { 0, 1, 4 }, { 0, 1, 1 } },
 	{ "pgft:2:4,3:1,1:1,2", 2, { 0, 4, 3 }, { 0, 1, 1 }, { 0, 1, 2 } },
+	/* fatted: more up links than endpoints below */
+	{ "xgft:2:2,4:1,4", 2, { 0, 2, 4 }, { 0, 1, 4 }, { 0, 1, 1 } },
+	{ "pgft:3:2,4,2:1,2,2:1,2,4", 3, { 0, 2, 4, 2 }, { 0, 1, 2, 2 },
+	  { 0, 1, 2, 4 } },
 };
 
 static void test_oversub_formula(void **state)
@@ -789,6 +798,48 @@ static void test_degraded_unreachable(void **state)
 	ibf_fabric_destroy(f);
 }
 
+/* w_1 = 2: two planes.  Pairs inside a plane are routed as usual; a LID
+ * of the other plane has no path, and its entries end at some CA of the
+ * sender's plane without looping. */
+static void test_two_planes(void **state)
+{
+	env_t e;
+	const ibf_fabric_t *f;
+	ibf_port_id_t hops[MAXH];
+	uint32_t a, b, same = 0, other = 0;
+
+	(void)state;
+	env_make(&e, "pgft:2:4,4:2,4:1,1", 1, "uapr");
+	f = e.f;
+	for (a = 0; a < f->nendpoints; a++)
+		for (b = 0; b < f->nendpoints; b++) {
+			ibf_port_id_t s = f->endpoints[a], d = f->endpoints[b];
+			unsigned j;
+
+			if (a == b)
+				continue;
+			for (j = 0; j < 2; j++) {
+				unsigned lid = f->ports[d].lid + j;
+				int n = walk(&e, s, lid, hops);
+				/* same plane = same port number (hosts
+				 * link port y to plane y) */
+				bool sp = f->ports[s].num == f->ports[d].num;
+
+				if (sp) {
+					same++;
+					assert_true(n > 0);
+					assert_true(up_down(&e, hops, n));
+				} else {
+					other++;
+					/* ended at a CA, not in a loop */
+					assert_int_equal(n, WALK_WRONG_CA);
+				}
+			}
+		}
+	assert_true(same > 0 && other > 0);
+	env_free(&e);
+}
+
 /* ---- the library's checker agrees ------------------------------------ */
 
 static void test_check_clean(void **state)
@@ -856,6 +907,7 @@ int main(void)
 		cmocka_unit_test(test_uapr_uniform),
 		cmocka_unit_test(test_check_clean),
 		cmocka_unit_test(test_degraded),
+		cmocka_unit_test(test_two_planes),
 		cmocka_unit_test(test_degraded_unreachable),
 		cmocka_unit_test(test_refuse_non_pgft),
 	};
