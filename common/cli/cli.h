@@ -30,6 +30,10 @@ int ibf_cmd_info(int argc, char **argv);
 int ibf_cmd_check(int argc, char **argv);
 int ibf_cmd_paths(int argc, char **argv);
 int ibf_cmd_route(int argc, char **argv);
+int ibf_cmd_eval(int argc, char **argv);
+int ibf_cmd_liquid(int argc, char **argv);
+int ibf_cmd_probe_plan(int argc, char **argv);
+int ibf_cmd_probe_solve(int argc, char **argv);
 
 /* Print "ibflow CMD: message" on stderr; returns IBF_EXIT_INPUT. */
 int ibf_cli_fail(const char *cmd, const ibf_err_t *err);

@@ -12,6 +12,10 @@ static const ibf_cmd_t commands[] = {
 	{ "check", ibf_cmd_check, "trace all routes through LFTs, report defects" },
 	{ "paths", ibf_cmd_paths, "print the hops from one host to another" },
 	{ "route", ibf_cmd_route, "compute routing tables (dmodk, uapr, layered, minhop)" },
+	{ "eval", ibf_cmd_eval, "max-min fair rates of routings on traffic patterns" },
+	{ "liquid", ibf_cmd_liquid, "liquid schedule of a traffic (all-to-all, files)" },
+	{ "probe-plan", ibf_cmd_probe_plan, "minimal rounds of latency probes" },
+	{ "probe-solve", ibf_cmd_probe_solve, "link latencies from measured RTTs" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -22,7 +26,7 @@ static void usage(FILE *fp)
 
 	fprintf(fp, "usage: ibflow <command> [options]\n\ncommands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(fp, "  %-10s %s\n", commands[i].name,
+		fprintf(fp, "  %-12s %s\n", commands[i].name,
 			commands[i].summary);
 	fprintf(fp, "\n`ibflow <command> --help` describes a command.\n"
 		    "Exit status: 0 ok, 1 defects found, 2 bad usage or input.\n");
