@@ -613,19 +613,54 @@ static ibf_status_t route_all(pgr_t *c, ibf_err_t *err)
 	return st;
 }
 
+#define REPORT_MISSING_MAX 100
+
+/* --report: the shape, the links missing (first 100), and for uapr the
+ * shortest paths per pair by NCA level with how evenly the LIDs cover
+ * them (docs/routing.md). */
 static void add_report(const pgr_t *c, ibf_routing_t *r)
 {
+	const ibf_pgft_t *pg = c->pg;
 	char buf[256];
-	json_object *o = json_object_new_object();
+	json_object *o = json_object_new_object(), *a;
+	unsigned i, noff = 1u << c->f->lmc;
+	uint64_t paths = 1;
 
 	if (!o)
 		return;
 	json_object_object_add(o, "pgft", json_object_new_string(
-		ibf_pgft_format(c->pg, buf, sizeof(buf))));
+		ibf_pgft_format(pg, buf, sizeof(buf))));
 	json_object_object_add(o, "missing_links",
-			       json_object_new_int((int)c->pg->missing_links));
+			       json_object_new_int((int)pg->missing_links));
+	a = json_object_new_array();
+	for (i = 0; a && i < pg->missing_links && i < REPORT_MISSING_MAX; i++)
+		json_object_array_add(a, json_object_new_string(
+			ibf_pgft_missing_str(pg, i, buf, sizeof(buf))));
+	if (a)
+		json_object_object_add(o, "missing", a);
 	json_object_object_add(o, "lid_offsets_distinct_paths",
 			       json_object_new_boolean(c->multi));
+	a = c->multi ? json_object_new_array() : NULL;
+	for (i = 2; a && i <= pg->h; i++) {
+		json_object *lv = json_object_new_object();
+
+		paths *= (uint64_t)pg->w[i] * pg->p[i] * pg->p[i];
+		if (!lv)
+			break;
+		json_object_object_add(lv, "nca_level", json_object_new_int(
+			(int)i));
+		json_object_object_add(lv, "shortest_paths",
+				       json_object_new_int64((int64_t)paths));
+		json_object_object_add(lv, "uses_per_path_min",
+				       json_object_new_int64(
+				       (int64_t)(noff / paths)));
+		json_object_object_add(lv, "uses_per_path_max",
+				       json_object_new_int64((int64_t)
+				       ((noff + paths - 1) / paths)));
+		json_object_array_add(a, lv);
+	}
+	if (a)
+		json_object_object_add(o, "paths", a);
 	r->report = o;
 }
 
