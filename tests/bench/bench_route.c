@@ -2,7 +2,7 @@
  * Benchmark of the routing engines on a generated topology.
  *
  *   bench_route [--spec SPEC] [--engine NAME[,NAME..]] [--lmc N]
- *               [--runs N] [--check]
+ *               [--runs N] [--check] [--shifts N]
  *
  * Generates SPEC (default pgft:3:18,18,36:1,18,18:1,1,1, i.e.
  * XGFT(3; 18,18,36; 1,18,18): 11,664 hosts, 1,620 switches) at the given
@@ -11,7 +11,10 @@
  * the engine's run() alone (recognition included, validation not).  For
  * fat trees it also times ibf_pgft_recognize() alone.  Prints the median and the range of the
  * runs.  --check runs ibf_check_run() (switch LIDs too) on the last
- * routing of each engine and prints its defect count.
+ * routing of each engine and prints its defect count.  --shifts N walks
+ * N shift permutations (rank i -> i+s in the engine's host order; s spread
+ * over 1..N-1, plus 1 and the subtree sizes) through the tables of the
+ * last LID-offset-0 routing and prints the worst directed link load.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,11 +93,73 @@ static double time_run(const ibf_fabric_t *f, const char *name)
 	return t0;
 }
 
+/* Hops of src -> dlid through the LFTs (egress port ids), or 0. */
+static unsigned walk(const ibf_routing_t *r, ibf_port_id_t src,
+		     unsigned dlid, ibf_port_id_t *hops, unsigned max)
+{
+	const ibf_fabric_t *f = r->fabric;
+	ibf_port_id_t out = src;
+	unsigned n = 0;
+
+	while (n < max) {
+		ibf_port_id_t in = f->ports[out].peer;
+		ibf_node_id_t node;
+		unsigned e;
+
+		hops[n++] = out;
+		if (in == IBF_NO_ID)
+			return 0;
+		node = f->ports[in].node;
+		if (!ibf_node_is_switch(f, node))
+			return f->ports[in].lid == dlid ? n : 0;
+		e = ibf_lfts_get(r->lfts, f->switch_index[node], dlid);
+		if (e == 0 || e > f->nodes[node].nports)
+			return 0;
+		out = ibf_node_port_id(f, node, e);
+	}
+	return 0;
+}
+
+static void shifts(const ibf_routing_t *r, unsigned nshifts)
+{
+	const ibf_fabric_t *f = r->fabric;
+	uint32_t N = r->norder, i, k, worst = 0, bad = 0;
+	uint32_t *load = malloc(sizeof(*load) * f->nports);
+	uint32_t extra[] = { 1, 18, 324, 648, 5832 };
+	ibf_port_id_t hops[64];
+
+	if (!load)
+		die("shifts", NULL);
+	for (k = 0; k < nshifts + 5; k++) {
+		uint32_t s = k < 5 ? extra[k] : 1 + (uint32_t)((uint64_t)(k - 5)
+			* (N - 1) / nshifts), w = 0;
+
+		if (s >= N)
+			continue;
+		memset(load, 0, sizeof(*load) * f->nports);
+		for (i = 0; i < N; i++) {
+			ibf_port_id_t a = r->order[i], b = r->order[(i + s) % N];
+			unsigned n = walk(r, a, f->ports[b].lid, hops, 64), h;
+
+			if (!n)
+				bad++;
+			for (h = 0; h < n; h++)
+				if (++load[hops[h]] > w)
+					w = load[hops[h]];
+		}
+		if (w > worst)
+			worst = w;
+	}
+	printf("  %u shifts: worst directed link load %u, %u undelivered\n",
+	       nshifts + 5, worst, bad);
+	free(load);
+}
+
 int main(int argc, char **argv)
 {
 	const char *spec = "pgft:3:18,18,36:1,18,18:1,1,1";
 	char engines[256] = "dmodk,uapr", *tok, *save = NULL, what[128];
-	unsigned lmc = 0, runs = 5, i;
+	unsigned lmc = 0, runs = 5, nshifts = 0, i;
 	int do_check = 0, a;
 	double t[MAXRUNS];
 	ibf_gen_opts_t go = { 0 };
@@ -112,10 +177,12 @@ int main(int argc, char **argv)
 			runs = (unsigned)atoi(argv[++a]);
 		else if (!strcmp(argv[a], "--check"))
 			do_check = 1;
+		else if (!strcmp(argv[a], "--shifts") && a + 1 < argc)
+			nshifts = (unsigned)atoi(argv[++a]);
 		else {
 			fprintf(stderr, "usage: bench_route [--spec SPEC] "
 				"[--engine A,B] [--lmc N] [--runs N] "
-				"[--check]\n");
+				"[--check] [--shifts N]\n");
 			return 2;
 		}
 	}
@@ -160,6 +227,8 @@ int main(int argc, char **argv)
 		print_times(what, t, runs);
 		if (do_check)
 			check(r);
+		if (nshifts)
+			shifts(r, nshifts);
 		ibf_routing_destroy(r);
 	}
 	ibf_fabric_destroy(f);
