@@ -384,39 +384,123 @@ static const char *osm_type_str(const ibf_fabric_t *f, ibf_node_id_t n)
 	return "UNKNOWN";
 }
 
-static void write_switch(const ibf_lfts_t *l, uint32_t sw, FILE *fp)
+/* The comment of an entry line depends on the LID only: built once per
+ * dump, so writing a table is copying bytes (a dump of a 10,000-endpoint
+ * fabric has tens of millions of lines). */
+struct lid_tails {
+	char *text;      /* "# Channel Adapter portguid 0x...: 'desc'\n" ... */
+	size_t *off;     /* [lid_top + 2]: tail of LID i = text[off[i]..off[i+1]) */
+};
+
+static int build_tails(const ibf_fabric_t *f, struct lid_tails *t)
+{
+	size_t cap = 4096, len = 0;
+	unsigned lid;
+
+	t->text = malloc(cap);
+	t->off = malloc(((size_t)f->lid_top + 2) * sizeof(*t->off));
+	if (!t->text || !t->off)
+		return -1;
+	for (lid = 0; lid <= f->lid_top; lid++) {
+		ibf_port_id_t owner = ibf_fabric_lid_owner(f, lid);
+		char line[IBF_ERR_MSG_MAX + 128];
+		int n;
+
+		if (owner != IBF_NO_ID) {
+			ibf_node_id_t o = ibf_port(f, owner)->node;
+
+			n = snprintf(line, sizeof(line), "# %s portguid 0x%016"
+				     PRIx64 ": '%s'\n", osm_type_str(f, o),
+				     ibf_port(f, owner)->guid,
+				     ibf_node_desc(f, o));
+		} else {
+			n = snprintf(line, sizeof(line),
+				     "# unknown node and type\n");
+		}
+		if (n < 0 || (size_t)n >= sizeof(line))
+			n = (int)strlen(line);
+		if (len + (size_t)n > cap) {
+			char *p;
+
+			while (len + (size_t)n > cap)
+				cap *= 2;
+			p = realloc(t->text, cap);
+			if (!p)
+				return -1;
+			t->text = p;
+		}
+		t->off[lid] = len;
+		memcpy(t->text + len, line, (size_t)n);
+		len += (size_t)n;
+	}
+	t->off[f->lid_top + 1] = len;
+	return 0;
+}
+
+/* "0xLLLL PPP " as OpenSM prints it ("0x%04x %03u "). */
+static size_t format_entry(char *out, unsigned lid, unsigned port)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tmp[8];
+	size_t n = 0, k = 0;
+
+	out[n++] = '0';
+	out[n++] = 'x';
+	do {
+		tmp[k++] = hex[lid & 0xf];
+		lid >>= 4;
+	} while (lid);
+	while (k < 4)
+		tmp[k++] = '0';
+	while (k)
+		out[n++] = tmp[--k];
+	out[n++] = ' ';
+	out[n++] = (char)('0' + port / 100); /* ports are < 256 */
+	out[n++] = (char)('0' + port / 10 % 10);
+	out[n++] = (char)('0' + port % 10);
+	out[n++] = ' ';
+	return n;
+}
+
+static void write_switch(const ibf_lfts_t *l, const struct lid_tails *t,
+			 uint32_t sw, FILE *fp)
 {
 	const ibf_fabric_t *f = l->fabric;
 	ibf_node_id_t n = f->switches[sw];
-	unsigned lid, top = f->lid_top;
+	unsigned lid, top = f->lid_top, nports = ibf_node(f, n)->nports;
+	char buf[1 << 16];
+	size_t used = 0;
 
 	fprintf(fp, "Unicast lids [0-%u] of switch Lid %u guid 0x%016" PRIx64
 		" ('%s'):\n", top, ibf_node_port(f, n, 0)->lid,
 		ibf_node(f, n)->guid, ibf_node_desc(f, n));
 	for (lid = 0; lid <= top; lid++) {
 		uint8_t port = ibf_lfts_get(l, sw, lid);
-		ibf_port_id_t owner;
+		size_t tail = t->off[lid + 1] - t->off[lid];
 
-		if (port == IBF_LFT_NO_PORT || port > ibf_node(f, n)->nports)
+		if (port == IBF_LFT_NO_PORT || port > nports)
 			continue;
-		fprintf(fp, "0x%04x %03u # ", lid, port);
-		owner = ibf_fabric_lid_owner(f, lid);
-		if (owner != IBF_NO_ID) {
-			ibf_node_id_t o = ibf_port(f, owner)->node;
-
-			fprintf(fp, "%s portguid 0x%016" PRIx64 ": '%s'\n",
-				osm_type_str(f, o), ibf_port(f, owner)->guid,
-				ibf_node_desc(f, o));
-		} else {
-			fputs("unknown node and type\n", fp);
+		if (used + 16 + tail > sizeof(buf)) {
+			fwrite(buf, 1, used, fp);
+			used = 0;
 		}
+		if (16 + tail > sizeof(buf)) { /* cannot happen: tails are short */
+			fprintf(fp, "0x%04x %03u %.*s", lid, port, (int)tail,
+				t->text + t->off[lid]);
+			continue;
+		}
+		used += format_entry(buf + used, lid, port);
+		memcpy(buf + used, t->text + t->off[lid], tail);
+		used += tail;
 	}
+	fwrite(buf, 1, used, fp);
 	fprintf(fp, "%u lids dumped\n", top);
 }
 
 ibf_status_t ibf_lfts_write(const ibf_lfts_t *l, FILE *fp, ibf_err_t *err)
 {
 	const ibf_fabric_t *f = l->fabric;
+	struct lid_tails tails = { NULL, NULL };
 	struct sw_key *order;
 	uint32_t i, n = 0;
 
@@ -430,9 +514,17 @@ ibf_status_t ibf_lfts_write(const ibf_lfts_t *l, FILE *fp, ibf_err_t *err)
 		order[n++].sw = i;
 	}
 	qsort(order, n, sizeof(*order), cmp_sw_key);
+	if (build_tails(f, &tails) != 0) {
+		free(order);
+		free(tails.text);
+		free(tails.off);
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	}
 	for (i = 0; i < n; i++)
-		write_switch(l, order[i].sw, fp);
+		write_switch(l, &tails, order[i].sw, fp);
 	free(order);
+	free(tails.text);
+	free(tails.off);
 	if (ferror(fp))
 		return ibf_err_set(err, IBF_ERR_IO, "write failed");
 	return IBF_OK;

@@ -114,9 +114,9 @@ static ibf_status_t validate_lfts(const ibf_routing_t *r, ibf_err_t *err)
 {
 	const ibf_fabric_t *f = r->fabric;
 	const ibf_lfts_t *l = r->lfts;
-	unsigned lid, port;
-	uint32_t s, owner;
-	ibf_status_t st;
+	uint32_t s, lid, *owner_of;
+	ibf_status_t st = IBF_OK;
+	unsigned port;
 
 	if (!l || l->fabric != f || l->nswitches != f->nswitches)
 		return ibf_err_set(err, IBF_ERR_INVALID, "no forwarding tables "
@@ -126,17 +126,28 @@ static ibf_status_t validate_lfts(const ibf_routing_t *r, ibf_err_t *err)
 			return ibf_err_set(err, IBF_ERR_INVALID, "switch \"%s\" "
 					   "has no table", ibf_node_desc(f,
 					   f->switches[s]));
-	for (lid = 1; lid <= f->lid_top; lid++) {
-		if (!ibf_route_lid_target(f, lid, &owner, &port))
-			continue;
-		for (s = 0; s < f->nswitches; s++) {
-			st = validate_entry(f, s, lid, s == owner && !port,
-					    ibf_lfts_get(l, s, lid), err);
-			if (st != IBF_OK)
-				return st;
-		}
+	/* Which switch owns each LID (its own LID -> port 0), resolved once;
+	 * then each switch's row is walked in memory order. */
+	owner_of = malloc(((size_t)f->lid_top + 1) * sizeof(*owner_of));
+	if (!owner_of)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	for (lid = 0; lid <= f->lid_top; lid++) {
+		uint32_t owner;
+
+		if (lid == 0 || !ibf_route_lid_target(f, lid, &owner, &port))
+			owner_of[lid] = IBF_NO_ID - 1; /* not a target */
+		else
+			owner_of[lid] = port ? IBF_NO_ID : owner;
 	}
-	return IBF_OK;
+	for (s = 0; s < f->nswitches && st == IBF_OK; s++)
+		for (lid = 1; lid <= f->lid_top && st == IBF_OK; lid++)
+			if (owner_of[lid] != IBF_NO_ID - 1)
+				st = validate_entry(f, s, lid,
+						    owner_of[lid] == s,
+						    ibf_lfts_get(l, s, lid),
+						    err);
+	free(owner_of);
+	return st;
 }
 
 static ibf_status_t validate_order(const ibf_routing_t *r, ibf_err_t *err)
