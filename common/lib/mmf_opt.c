@@ -317,19 +317,201 @@ ibf_status_t ibf_mmf_opt_problem(const ibf_pgft_t *pg, const ibf_fabric_t *f,
 	return st;
 }
 
+/* ---- progressive filling on the aggregated problem -----------------------
+ *
+ * ibf_mmf_solve() would do, but the aggregated problem is special: every
+ * fraction is 1 and a flow has at most 2h links, so the coefficient sum of
+ * a link is an exact integer (the weights of its unfrozen flows) and the
+ * flows fit a fixed stride.  The heap is lazy: a link's level rem / sum
+ * only rises when flows through it freeze (at a level t <= rem / sum), so
+ * an update just marks the link dirty; a popped dirty link is pushed back
+ * with its new level, a clean one is the true minimum.  That saves most
+ * heap work (one re-push per link and level instead of one update per
+ * (flow, link) entry).
+ */
+
+struct hent {
+	double key;
+	uint32_t link;
+};
+
+struct fill {
+	uint32_t nlinks, nflows, stride;
+	uint32_t *fl;        /* [nflows * stride] aggregated links */
+	uint8_t *nl;         /* [nflows] links used */
+	const ibf_flow_t *flows;
+	double *rem;         /* [nlinks] capacity minus frozen load */
+	uint64_t *sum;       /* [nlinks] weights of unfrozen flows */
+	size_t *lfirst;      /* [nlinks + 1] link -> flows */
+	uint32_t *lflow;
+	uint8_t *dirty, *frozen;
+	struct hent *heap;
+	uint32_t n;
+};
+
+static void fill_free(struct fill *s)
+{
+	free(s->fl);
+	free(s->nl);
+	free(s->rem);
+	free(s->sum);
+	free(s->lfirst);
+	free(s->lflow);
+	free(s->dirty);
+	free(s->frozen);
+	free(s->heap);
+}
+
+static void hdown(struct fill *s, uint32_t i)
+{
+	struct hent *h = s->heap, x = h[i];
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= s->n)
+			break;
+		if (c + 1 < s->n && h[c + 1].key < h[c].key)
+			c++;
+		if (!(h[c].key < x.key))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+static void hpush(struct fill *s, double key, uint32_t link)
+{
+	struct hent *h = s->heap;
+	uint32_t i = s->n++;
+
+	while (i > 0 && key < h[(i - 1) / 2].key) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i].key = key;
+	h[i].link = link;
+}
+
+static ibf_status_t fill_init(struct fill *s, const struct agg *a,
+			      const ibf_fabric_t *f, const ibf_flow_t *flows,
+			      uint32_t nflows, ibf_err_t *err)
+{
+	uint32_t L = a->nlinks, k, l;
+	size_t e;
+	unsigned j;
+
+	memset(s, 0, sizeof(*s));
+	s->nlinks = L;
+	s->nflows = nflows;
+	s->flows = flows;
+	s->stride = 2 * a->h;
+	s->fl = malloc(((size_t)nflows * s->stride + 1) * sizeof(*s->fl));
+	s->nl = malloc((size_t)nflows + 1);
+	s->rem = malloc(((size_t)L + 1) * sizeof(*s->rem));
+	s->sum = calloc((size_t)L + 1, sizeof(*s->sum));
+	s->lfirst = calloc((size_t)L + 1, sizeof(*s->lfirst));
+	s->dirty = calloc((size_t)L + 1, 1);
+	s->frozen = calloc((size_t)nflows + 1, 1);
+	s->heap = malloc(((size_t)L + 1) * sizeof(*s->heap));
+	if (!s->fl || !s->nl || !s->rem || !s->sum || !s->lfirst ||
+	    !s->dirty || !s->frozen || !s->heap)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	for (k = 0; k < nflows; k++) {
+		uint32_t *v = &s->fl[(size_t)k * s->stride];
+
+		s->nl[k] = (uint8_t)flow_links(a, f, &flows[k], v, err);
+		if (!s->nl[k])
+			return IBF_ERR_INVALID;
+		for (j = 0; j < s->nl[k]; j++) {
+			s->sum[v[j]] += flows[k].count;
+			s->lfirst[v[j]]++;
+		}
+	}
+	/* Counts to slice ends, then fill backwards: slices start there. */
+	for (l = 0, e = 0; l < L; l++) {
+		e += s->lfirst[l];
+		s->lfirst[l] = e;
+	}
+	s->lfirst[L] = e;
+	s->lflow = malloc((e + 1) * sizeof(*s->lflow));
+	if (!s->lflow)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	for (k = nflows; k-- > 0;)
+		for (j = 0; j < s->nl[k]; j++)
+			s->lflow[--s->lfirst[s->fl[(size_t)k * s->stride + j]]] =
+				k;
+	for (l = 0; l < L; l++) {
+		s->rem[l] = a->cap[l] * a->size[l];
+		if (s->sum[l]) {
+			s->heap[s->n].key = s->rem[l] / (double)s->sum[l];
+			s->heap[s->n++].link = l;
+		}
+	}
+	for (l = s->n / 2 + 1; l-- > 0;)
+		if (l < s->n)
+			hdown(s, l);
+	return IBF_OK;
+}
+
+static void fill_freeze(struct fill *s, uint32_t k, double t, double *rate)
+{
+	const uint32_t *v = &s->fl[(size_t)k * s->stride];
+	uint32_t w = s->flows[k].count;
+	unsigned j;
+
+	s->frozen[k] = 1;
+	rate[k] = t;
+	for (j = 0; j < s->nl[k]; j++) {
+		s->rem[v[j]] -= w * t;
+		s->sum[v[j]] -= w;
+		s->dirty[v[j]] = 1;
+	}
+}
+
+static void fill_run(struct fill *s, double *rate)
+{
+	double level = 0;
+
+	while (s->n) {
+		struct hent top = s->heap[0];
+		uint32_t l = top.link;
+		size_t i;
+
+		s->heap[0] = s->heap[--s->n];
+		hdown(s, 0);
+		if (!s->sum[l])
+			continue;       /* every flow through it is frozen */
+		if (s->dirty[l]) {
+			s->dirty[l] = 0;
+			hpush(s, fmax(s->rem[l] / (double)s->sum[l], level), l);
+			continue;
+		}
+		level = fmax(top.key, level);
+		for (i = s->lfirst[l]; i < s->lfirst[l + 1]; i++)
+			if (!s->frozen[s->lflow[i]])
+				fill_freeze(s, s->lflow[i], level, rate);
+	}
+}
+
 ibf_status_t ibf_mmf_opt_pgft(const ibf_pgft_t *pg, const ibf_fabric_t *f,
 			      const ibf_flow_t *flows, uint32_t nflows,
 			      double *rates, const ibf_mmf_opt_opts_t *o,
 			      ibf_err_t *err)
 {
-	ibf_mmf_problem_t p;
+	struct agg a;
+	struct fill s;
 	ibf_status_t st;
 
 	(void)o;
-	st = ibf_mmf_opt_problem(pg, f, flows, nflows, &p, err);
+	st = agg_build(&a, pg, f, err);
 	if (st != IBF_OK)
 		return st;
-	st = ibf_mmf_solve(&p, rates, NULL, err);
-	ibf_mmf_problem_free(&p);
+	st = fill_init(&s, &a, f, flows, nflows, err);
+	if (st == IBF_OK)
+		fill_run(&s, rates);
+	fill_free(&s);
+	agg_free(&a);
 	return st;
 }
