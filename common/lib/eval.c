@@ -383,8 +383,11 @@ static void setup_opt(ibf_eval_t *e, struct run *R)
 	ibf_err_clear(&err);
 	if (ibf_pgft_recognize(R->f, &R->pg, &err) != IBF_OK) {
 		R->pg = NULL;
+		m = err.msg;
+		if (!strncmp(m, "not a PGFT: ", 12))
+			m += 12;
 		snprintf(e->opt_note, sizeof(e->opt_note), "exact optimum not "
-			 "computed: not a PGFT (%.400s)", err.msg);
+			 "computed: not a PGFT (%.400s)", m);
 		return;
 	}
 	ibf_err_clear(&err);
