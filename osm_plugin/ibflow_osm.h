@@ -1,0 +1,116 @@
+/*
+ * libibflow_osm: OpenSM event plugin that registers the ibflow routing
+ * engines (ibflow-dmodk, ibflow-uapr, ibflow-layered), exports what the
+ * UCX side needs and evaluates every routing with the MMF engine.
+ *
+ * Threads: OpenSM calls the routing callbacks with its subnet lock held
+ * exclusively; path_sl and update_sl2vl come from its SA and QoS code;
+ * report() comes from its state manager.  The plugin's one worker thread
+ * (export + evaluation) never touches OpenSM objects: it works on a
+ * reference-counted, read-only result (fabric + routing) of its own.
+ */
+#ifndef IBFLOW_OSM_H
+#define IBFLOW_OSM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ibflow/fabric.h>
+#include <ibflow/lfts.h>
+#include <ibflow/route.h>
+
+struct osm_opensm;
+struct osm_subn;
+
+#define IBF_OSM_NENGINES 3
+#define IBF_OSM_MAX_PATTERNS 16
+#define IBF_OSM_PATH_MAX 1024
+#define IBF_OSM_CONF_DEFAULT "/etc/opensm/ibflow.conf"
+
+/* ibflow.conf, see ibflow.conf.example and docs/osm-plugin.md. */
+typedef struct ibf_osm_conf {
+	ibf_route_opts_t route;          /* layers, density, method, seed,
+					    max_vls, threads */
+	bool do_export;
+	char export_dir[IBF_OSM_PATH_MAX]; /* "" = OpenSM's cache dir */
+	bool do_eval;
+	char *patterns[IBF_OSM_MAX_PATTERNS];
+	unsigned npatterns;
+	double eval_budget;              /* seconds per evaluation */
+	unsigned eval_max_endpoints;     /* larger fabrics are not evaluated */
+	bool eval_opt;                   /* MMF optimum on PGFTs */
+	bool eval_foreign;               /* also evaluate other engines' LFTs */
+	char report_file[IBF_OSM_PATH_MAX]; /* "" = <export dir>/ibflow-eval.json */
+} ibf_osm_conf_t;
+
+/* One routing OpenSM programmed: immutable once published. */
+typedef struct ibf_osm_result {
+	unsigned refs;                   /* under ibf_osm_t.lock */
+	uint64_t seq;                    /* routing number since start */
+	char engine[32];                 /* OpenSM's name of the engine */
+	ibf_fabric_t *fabric;
+	ibf_routing_t *routing;          /* ibflow engines: full routing */
+	ibf_lfts_t *lfts;                /* other engines: tables read back */
+} ibf_osm_result_t;
+
+struct ibf_osm;
+
+typedef struct ibf_osm_engine {
+	struct ibf_osm *plugin;
+	const char *osm_name;            /* "ibflow-dmodk" */
+	const char *ibf_name;            /* "dmodk" */
+} ibf_osm_engine_t;
+
+typedef struct ibf_osm {
+	struct osm_opensm *osm;
+	ibf_osm_conf_t conf;
+	char conf_path[IBF_OSM_PATH_MAX];
+	ibf_osm_engine_t engines[IBF_OSM_NENGINES];
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	ibf_osm_result_t *cur;           /* last routing of an ibflow engine */
+	ibf_osm_result_t *job;           /* next result for the worker */
+	uint64_t seq;
+	bool cancel;                     /* the worker's job is outdated */
+	bool quit;
+	bool worker_started;
+	pthread_t worker;
+} ibf_osm_t;
+
+/* conf.c */
+void ibf_osm_conf_defaults(ibf_osm_conf_t *c);
+void ibf_osm_conf_free(ibf_osm_conf_t *c);
+/* Read path into c; bad lines are logged "FILE:LINE: ..." and skipped
+ * (defaults kept).  A missing file is not an error when !required. */
+void ibf_osm_conf_load(ibf_osm_t *p, const char *path, bool required);
+
+/* model.c: the subnet as a finalized libibflow fabric.  Call with OpenSM's
+ * lock held.  min_vls gets the smallest VL capability over the switch
+ * links (data VLs). */
+ibf_status_t ibf_osm_build_fabric(struct osm_subn *subn, ibf_fabric_t **out,
+				  unsigned *min_vls, ibf_err_t *err);
+/* Tables OpenSM holds for the switches (p_sw->lft), for evaluation of
+ * other engines' routings. */
+ibf_status_t ibf_osm_read_lfts(struct osm_subn *subn, const ibf_fabric_t *f,
+			       ibf_lfts_t **out, ibf_err_t *err);
+/* Copy a routing into every switch's new_lft, after checking that every
+ * switch exists and is large enough (nothing is written otherwise). */
+ibf_status_t ibf_osm_write_lfts(struct osm_subn *subn,
+				const ibf_routing_t *r, ibf_err_t *err);
+
+/* worker.c */
+ibf_status_t ibf_osm_worker_start(ibf_osm_t *p, ibf_err_t *err);
+void ibf_osm_worker_stop(ibf_osm_t *p);
+/* Hand a result to the worker (takes a reference), cancelling the
+ * evaluation of an older one. */
+void ibf_osm_worker_post(ibf_osm_t *p, ibf_osm_result_t *res);
+
+/* plugin.c */
+void ibf_osm_result_put(ibf_osm_t *p, ibf_osm_result_t *res);
+void ibf_osm_logf(ibf_osm_t *p, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const char *ibf_osm_cache_dir(void);
+
+#endif

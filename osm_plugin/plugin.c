@@ -1,0 +1,393 @@
+/*
+ * libibflow_osm entry points: the osm_event_plugin symbol OpenSM looks up,
+ * the routing engines it registers, and path_sl / update_sl2vl.
+ *
+ * Routing (ucast_build_fwd_tables, OpenSM's lock held): build the model
+ * from the subnet, run the libibflow engine on it, then copy the tables
+ * into the switches' new_lft.  Everything is computed before the first
+ * byte is copied, so a refusal leaves OpenSM's tables untouched and the
+ * next engine of `routing_engine` starts from a clean state.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <opensm/osm_config.h>
+#include <complib/cl_types.h>
+#include <opensm/osm_event_plugin.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_log.h>
+#include <opensm/osm_version.h>
+#include <iba/ib_types.h>
+
+#include "ibflow_osm.h"
+
+#ifndef OSM_CACHE_DIR_DEFAULT
+#define OSM_CACHE_DIR_DEFAULT "/var/cache/opensm"
+#endif
+
+static const struct {
+	const char *osm_name, *ibf_name;
+} engine_names[IBF_OSM_NENGINES] = {
+	{ "ibflow-dmodk", "dmodk" },
+	{ "ibflow-uapr", "uapr" },
+	{ "ibflow-layered", "layered" },
+};
+
+void ibf_osm_logf(ibf_osm_t *p, int level, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	osm_log(&p->osm->log, (osm_log_level_t)level, "ibflow: %s\n", buf);
+}
+
+/* OpenSM's own rule for its cache dir: $OSM_CACHE_DIR, else the default. */
+const char *ibf_osm_cache_dir(void)
+{
+	const char *d = getenv("OSM_CACHE_DIR");
+
+	return d && *d ? d : OSM_CACHE_DIR_DEFAULT;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- results ---------------------------------------------------------- */
+
+void ibf_osm_result_put(ibf_osm_t *p, ibf_osm_result_t *res)
+{
+	bool last;
+
+	if (!res)
+		return;
+	pthread_mutex_lock(&p->lock);
+	last = --res->refs == 0;
+	pthread_mutex_unlock(&p->lock);
+	if (!last)
+		return;
+	ibf_routing_destroy(res->routing);
+	ibf_lfts_destroy(res->lfts);
+	ibf_fabric_destroy(res->fabric);
+	free(res);
+}
+
+/* Replace the current result (NULL clears it). */
+static void set_current(ibf_osm_t *p, ibf_osm_result_t *res)
+{
+	ibf_osm_result_t *old;
+
+	pthread_mutex_lock(&p->lock);
+	old = p->cur;
+	p->cur = res;
+	pthread_mutex_unlock(&p->lock);
+	ibf_osm_result_put(p, old);
+}
+
+static ibf_osm_result_t *get_current(ibf_osm_t *p)
+{
+	ibf_osm_result_t *res;
+
+	pthread_mutex_lock(&p->lock);
+	res = p->cur;
+	if (res)
+		res->refs++;
+	pthread_mutex_unlock(&p->lock);
+	return res;
+}
+
+static ibf_osm_result_t *result_new(ibf_osm_t *p, const char *engine,
+				    ibf_fabric_t *f)
+{
+	ibf_osm_result_t *res = calloc(1, sizeof(*res));
+
+	if (!res)
+		return NULL;
+	res->refs = 1;
+	res->fabric = f;
+	snprintf(res->engine, sizeof(res->engine), "%s", engine);
+	pthread_mutex_lock(&p->lock);
+	res->seq = ++p->seq;
+	pthread_mutex_unlock(&p->lock);
+	return res;
+}
+
+/* ---- routing ----------------------------------------------------------- */
+
+/* Refusals the engines cannot see: more layers than LIDs per endpoint,
+ * more VLs than the links offer. */
+static ibf_status_t precheck(const ibf_osm_engine_t *e,
+			     const ibf_fabric_t *f, ibf_route_opts_t *o,
+			     unsigned min_vls, ibf_err_t *err)
+{
+	if (strcmp(e->ibf_name, "layered"))
+		return IBF_OK;
+	if (o->layers > (1u << f->lmc))
+		return ibf_err_set(err, IBF_ERR_RANGE, "LMC %u too small for "
+				   "%u layers (needs LMC >= %u)", f->lmc,
+				   o->layers, o->layers <= 1 ? 0 :
+				   32 - __builtin_clz(o->layers - 1));
+	if (min_vls && (o->max_vls == 0 || o->max_vls > min_vls))
+		o->max_vls = min_vls;
+	return IBF_OK;
+}
+
+static int route_cb(void *context)
+{
+	ibf_osm_engine_t *e = context;
+	ibf_osm_t *p = e->plugin;
+	ibf_fabric_t *f = NULL;
+	ibf_routing_t *r = NULL;
+	ibf_osm_result_t *res;
+	ibf_route_opts_t o = p->conf.route;
+	ibf_err_t err;
+	unsigned min_vls = 0;
+	double t0 = now_seconds(), t1;
+	ibf_status_t st;
+
+	ibf_err_clear(&err);
+	st = ibf_osm_build_fabric(&p->osm->subn, &f, &min_vls, &err);
+	if (st == IBF_OK)
+		st = precheck(e, f, &o, min_vls, &err);
+	if (st == IBF_OK)
+		st = ibf_route(f, e->ibf_name, &o, &r, &err);
+	if (st == IBF_OK && r->nsls > min_vls && min_vls)
+		st = ibf_err_set(&err, IBF_ERR_RANGE, "routing needs %u VLs, "
+				 "the links offer %u", r->nsls, min_vls);
+	t1 = now_seconds();
+	if (st == IBF_OK)
+		st = ibf_osm_write_lfts(&p->osm->subn, r, &err);
+	if (st != IBF_OK) {
+		ibf_osm_logf(p, OSM_LOG_ERROR, "ERR IBF01: %s refuses this "
+			     "fabric: %s", e->osm_name, err.msg);
+		ibf_routing_destroy(r);
+		ibf_fabric_destroy(f);
+		set_current(p, NULL);
+		return -1;
+	}
+	res = result_new(p, e->osm_name, f);
+	if (!res) {
+		/* The tables are in place; only path_sl and the export lack
+		 * them.  Say so rather than fail a good routing. */
+		ibf_osm_logf(p, OSM_LOG_ERROR, "ERR IBF02: %s: out of memory "
+			     "keeping the routing", e->osm_name);
+		ibf_routing_destroy(r);
+		ibf_fabric_destroy(f);
+		set_current(p, NULL);
+		return 0;
+	}
+	res->routing = r;
+	set_current(p, res);
+	ibf_osm_logf(p, OSM_LOG_INFO, "%s: routed %u endpoints, %u switches, "
+		     "LMC %u, %u SL(s) in %.3f s (tables copied in %.3f s)",
+		     e->osm_name, f->nendpoints, f->nswitches, f->lmc,
+		     r->nsls, t1 - t0, now_seconds() - t1);
+	return 0;
+}
+
+/* OpenSM computes its min-hop matrices (SA hop counts need them). */
+static int lid_matrices_cb(void *context)
+{
+	return 1;
+}
+
+static uint8_t path_sl_cb(void *context, uint8_t hint, const ib_net16_t slid,
+			  const ib_net16_t dlid)
+{
+	ibf_osm_engine_t *e = context;
+	ibf_osm_result_t *res = get_current(e->plugin);
+	unsigned s = cl_ntoh16(slid), d = cl_ntoh16(dlid);
+	uint8_t sl = hint;
+	ibf_port_id_t src;
+
+	if (!res || !res->routing)
+		goto out;
+	src = ibf_fabric_lid_owner(res->fabric, s);
+	if (src == IBF_NO_ID || d > res->fabric->lid_top ||
+	    ibf_fabric_lid_owner(res->fabric, d) == IBF_NO_ID)
+		goto out;
+	if (res->fabric->endpoint_index[src] == UINT32_MAX)
+		goto out; /* a switch as source: SL 0 paths only */
+	sl = (uint8_t)ibf_routing_sl(res->routing, src, d);
+out:
+	ibf_osm_result_put(e->plugin, res);
+	return sl;
+}
+
+/* SL i -> VL i for the SLs the routing uses (that is what made it
+ * deadlock-free); other SLs keep what QoS configured. */
+static void update_sl2vl_cb(void *context, osm_physp_t *port, uint8_t in,
+			    uint8_t out, ib_slvl_table_t *t)
+{
+	ibf_osm_engine_t *e = context;
+	ibf_osm_result_t *res = get_current(e->plugin);
+	unsigned sl, n = 1;
+
+	if (res && res->routing)
+		n = res->routing->nsls;
+	for (sl = 0; sl < n && sl < 15; sl++)
+		ib_slvl_table_set(t, (uint8_t)sl, (uint8_t)sl);
+	ibf_osm_result_put(e->plugin, res);
+}
+
+static void engine_destroy_cb(void *context)
+{
+	/* The plugin owns the engine contexts; delete() frees them. */
+}
+
+static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
+{
+	ibf_osm_engine_t *e = re->context;
+
+	re->build_lid_matrices = lid_matrices_cb;
+	re->ucast_build_fwd_tables = route_cb;
+	re->destroy = engine_destroy_cb;
+	if (!strcmp(e->ibf_name, "layered")) {
+		re->path_sl = path_sl_cb;
+		re->update_sl2vl = update_sl2vl_cb;
+	}
+	return 0;
+}
+
+/* ---- evaluation of other engines' tables ------------------------------ */
+
+/* After a routing by another engine (minhop fallback, ftree, ...) read the
+ * programmed tables back so the worker can evaluate and export them too. */
+static ibf_osm_result_t *foreign_result(ibf_osm_t *p)
+{
+	osm_opensm_t *osm = p->osm;
+	ibf_fabric_t *f = NULL;
+	ibf_lfts_t *l = NULL;
+	ibf_osm_result_t *res = NULL;
+	ibf_err_t err;
+	unsigned vls;
+	const char *name;
+
+	if (!osm->routing_engine_used)
+		return NULL;
+	name = osm_routing_engine_type_str(osm->routing_engine_used->type);
+	ibf_err_clear(&err);
+	CL_PLOCK_ACQUIRE(&osm->lock);
+	if (ibf_osm_build_fabric(&osm->subn, &f, &vls, &err) == IBF_OK &&
+	    ibf_osm_read_lfts(&osm->subn, f, &l, &err) == IBF_OK)
+		res = result_new(p, name, f);
+	CL_PLOCK_RELEASE(&osm->lock);
+	if (!res) {
+		ibf_osm_logf(p, OSM_LOG_VERBOSE, "tables of %s not read back: "
+			     "%s", name, err.msg[0] ? err.msg : "out of memory");
+		ibf_lfts_destroy(l);
+		ibf_fabric_destroy(f);
+		return NULL;
+	}
+	res->lfts = l;
+	return res;
+}
+
+static bool used_is_ours(ibf_osm_t *p)
+{
+	struct osm_routing_engine *re = p->osm->routing_engine_used;
+	unsigned i;
+
+	for (i = 0; re && i < IBF_OSM_NENGINES; i++)
+		if (re->context == &p->engines[i])
+			return true;
+	return false;
+}
+
+/* ---- plugin interface --------------------------------------------------- */
+
+static void *plugin_create(osm_opensm_t *osm)
+{
+	ibf_osm_t *p = calloc(1, sizeof(*p));
+	external_routing_engine_module_t m;
+	const char *path = getenv("IBFLOW_OSM_CONF");
+	ibf_err_t err;
+	unsigned i;
+
+	if (!p) {
+		osm_log(&osm->log, OSM_LOG_ERROR,
+			"ibflow: ERR IBF03: out of memory\n");
+		return NULL;
+	}
+	p->osm = osm;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	ibf_osm_conf_defaults(&p->conf);
+	if (path && *path)
+		ibf_osm_conf_load(p, path, true);
+	else
+		ibf_osm_conf_load(p, IBF_OSM_CONF_DEFAULT, false);
+
+	for (i = 0; i < IBF_OSM_NENGINES; i++) {
+		p->engines[i].plugin = p;
+		p->engines[i].osm_name = engine_names[i].osm_name;
+		p->engines[i].ibf_name = engine_names[i].ibf_name;
+		m.name = engine_names[i].osm_name;
+		m.setup = engine_setup;
+		m.context = &p->engines[i];
+		if (osm_register_external_routing_engine(osm, &m,
+							 &p->engines[i]))
+			ibf_osm_logf(p, OSM_LOG_ERROR, "ERR IBF04: cannot "
+				     "register routing engine %s", m.name);
+	}
+	ibf_err_clear(&err);
+	if (ibf_osm_worker_start(p, &err) != IBF_OK)
+		ibf_osm_logf(p, OSM_LOG_ERROR, "ERR IBF05: no export or "
+			     "evaluation: %s", err.msg);
+	ibf_osm_logf(p, OSM_LOG_INFO, "plugin %s loaded: engines "
+		     "ibflow-dmodk, ibflow-uapr, ibflow-layered", PACKAGE_VERSION);
+	return p;
+}
+
+static void plugin_delete(void *data)
+{
+	ibf_osm_t *p = data;
+
+	if (!p)
+		return;
+	ibf_osm_worker_stop(p);
+	set_current(p, NULL);
+	ibf_osm_conf_free(&p->conf);
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
+
+static void plugin_report(void *data, osm_epi_event_id_t id, void *ev)
+{
+	ibf_osm_t *p = data;
+	ibf_osm_result_t *res;
+
+	if (!p || id != OSM_EVENT_ID_UCAST_ROUTING_DONE)
+		return;
+	if (used_is_ours(p))
+		res = get_current(p);
+	else if (p->conf.eval_foreign)
+		res = foreign_result(p);
+	else
+		res = NULL;
+	if (!res)
+		return;
+	ibf_osm_worker_post(p, res);
+	ibf_osm_result_put(p, res);
+}
+
+/* The symbol OpenSM looks up; osm_version must equal OpenSM's. */
+osm_event_plugin_t osm_event_plugin = {
+	OSM_VERSION,
+	plugin_create,
+	plugin_delete,
+	plugin_report,
+};
