@@ -314,6 +314,8 @@ static const char *const shapes[] = {
 	"pgft:3:2,2,3:1,2,1:1,1,1", /* slimmed at the top */
 	"pgft:3:3,2,2:1,2,2:1,2,1", /* parallel middle links */
 	"pgft:3:4,3,2:1,2,3:1,1,1", /* fatted */
+	"pgft:1:5:1:1",             /* one switch */
+	"xgft:4:2,2,2,2:1,2,2,2",
 };
 
 static void test_explicit_uapr(void **state)
