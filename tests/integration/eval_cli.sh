@@ -180,8 +180,11 @@ bad = [x["name"] for x, y in zip(a, b)
 print("ok" if not bad and len(a) == len(b) else "differ: %s" % bad)
 EOF
 )
-	[ "$res" = ok ] && t_pass "--threads 3 --algo ref: same indices" ||
+	if [ "$res" = ok ]; then
+		t_pass "--threads 3 --algo ref: same indices"
+	else
 		t_fail "--threads 3 --algo ref" "$res"
+	fi
 else
 	t_fail "eval --threads 3 --algo ref" "exit $T_RC: $(t_errhead)"
 fi
