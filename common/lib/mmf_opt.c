@@ -31,13 +31,28 @@ struct agg {
 	unsigned h, w1;
 	uint32_t nep;
 	uint32_t base_up[IBF_PGFT_MAX_H], base_down[IBF_PGFT_MAX_H];
-	uint64_t msub[IBF_PGFT_MAX_H + 1]; /* prod(i=2..l) m_i */
+	uint32_t msub[IBF_PGFT_MAX_H + 1]; /* prod(i=2..l) m_i */
 	uint32_t nlinks;
 	uint32_t *q;     /* per endpoint index: leaf's level-1 subtree */
 	uint32_t *x1;    /* per endpoint index: plane */
 	double *cap;     /* [nlinks]: per-link capacity, NAN = unset */
 	uint32_t *size;  /* [nlinks]: links in the set */
+	/* ibf_port_capacity() of the last (width, speed) seen: ports of a
+	 * fat tree mostly share one, and this runs once per instance. */
+	uint8_t last_width, last_speed;
+	double last_cap;
 };
+
+static double port_cap(struct agg *a, const ibf_port_t *p)
+{
+	if (p->width != a->last_width || p->speed != a->last_speed ||
+	    isnan(a->last_cap)) {
+		a->last_width = p->width;
+		a->last_speed = p->speed;
+		a->last_cap = ibf_port_capacity(p);
+	}
+	return a->last_cap;
+}
 
 static void agg_free(struct agg *a)
 {
@@ -103,11 +118,11 @@ static ibf_status_t agg_endpoints(struct agg *a, const ibf_pgft_t *pg,
 
 		a->q[e] = r / a->w1;
 		a->x1[e] = r % a->w1;
-		st = agg_add(a, e, ibf_port_capacity(&f->ports[ep]), f, ep,
+		st = agg_add(a, e, port_cap(a, &f->ports[ep]), f, ep,
 			     0, "up", err);
 		if (st == IBF_OK)
 			st = agg_add(a, a->nep + e,
-				     ibf_port_capacity(&f->ports[peer]), f,
+				     port_cap(a, &f->ports[peer]), f,
 				     peer, 0, "down", err);
 		if (st != IBF_OK)
 			return st;
@@ -134,11 +149,11 @@ static ibf_status_t agg_level(struct agg *a, const ibf_pgft_t *pg,
 			ibf_port_id_t dn = f->ports[up].peer;
 
 			st = agg_add(a, a->base_up[l] + s,
-				     ibf_port_capacity(&f->ports[up]), f, up,
+				     port_cap(a, &f->ports[up]), f, up,
 				     l, "up", err);
 			if (st == IBF_OK)
 				st = agg_add(a, a->base_down[l] + s,
-					     ibf_port_capacity(&f->ports[dn]),
+					     port_cap(a, &f->ports[dn]),
 					     f, dn, l, "down", err);
 			if (st != IBF_OK)
 				return st;
@@ -164,7 +179,7 @@ static ibf_status_t agg_build(struct agg *a, const ibf_pgft_t *pg,
 	n = 2 * (uint64_t)a->nep;
 	a->msub[1] = 1;
 	for (l = 1; l <= a->h; l++) {
-		if (l >= 2)
+		if (l >= 2)	/* divides the leaf count: fits */
 			a->msub[l] = a->msub[l - 1] * pg->m[l];
 		if (l == a->h)
 			break;
@@ -176,6 +191,7 @@ static ibf_status_t agg_build(struct agg *a, const ibf_pgft_t *pg,
 	if (n >= UINT32_MAX)
 		return ibf_err_set(err, IBF_ERR_RANGE, "PGFT too large");
 	a->nlinks = (uint32_t)n;
+	a->last_cap = NAN;
 	a->q = calloc(a->nep ? a->nep : 1, sizeof(*a->q));
 	a->x1 = calloc(a->nep ? a->nep : 1, sizeof(*a->x1));
 	a->cap = malloc(n * sizeof(*a->cap));
@@ -259,9 +275,9 @@ static unsigned flow_links(const struct agg *a, const ibf_fabric_t *f,
 	links[n++] = a->nep + d;
 	for (l = 1; l < k; l++) {
 		links[n++] = a->base_up[l] +
-			(uint32_t)(a->q[s] / a->msub[l]) * a->w1 + a->x1[s];
+			(a->q[s] / a->msub[l]) * a->w1 + a->x1[s];
 		links[n++] = a->base_down[l] +
-			(uint32_t)(a->q[d] / a->msub[l]) * a->w1 + a->x1[d];
+			(a->q[d] / a->msub[l]) * a->w1 + a->x1[d];
 	}
 	return n;
 }

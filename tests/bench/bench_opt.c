@@ -43,6 +43,15 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* CPU time of this thread: shows what other load on the machine adds. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -103,7 +112,7 @@ static double check_ref(const ibf_pgft_t *pg, const ibf_traffic_t *tr,
 static void run(const char *what, const ibf_pgft_t *pg, const struct inst *in,
 		unsigned reps, const ibf_mmf_opt_opts_t *o, int check)
 {
-	double t[MAX_REPS], agg = 0, minr = INFINITY, worst = 0;
+	double t[MAX_REPS], c[MAX_REPS], agg = 0, minr = INFINITY, worst = 0;
 	uint32_t i, k, maxn = 0;
 	unsigned r;
 	double *rate;
@@ -114,7 +123,7 @@ static void run(const char *what, const ibf_pgft_t *pg, const struct inst *in,
 			maxn = in->tr[i].n;
 	rate = malloc((maxn ? maxn : 1) * sizeof(*rate));
 	for (r = 0; r < reps; r++) {
-		double t0 = now(), tsum = 0;
+		double t0 = now(), tsum = 0, c0 = cpu_now();
 
 		for (i = 0; i < in->n; i++) {
 			const ibf_traffic_t *tr = &in->tr[i];
@@ -139,14 +148,18 @@ static void run(const char *what, const ibf_pgft_t *pg, const struct inst *in,
 			}
 		}
 		t[r] = tsum;
-		printf("  %s rep %u: %.4f s\n", what, r + 1, tsum);
+		c[r] = cpu_now() - c0;
+		printf("  %s rep %u: %.4f s (cpu %.4f s incl. checks)\n",
+		       what, r + 1, tsum, c[r]);
 	}
 	qsort(t, reps, sizeof(*t), cmp_double);
+	qsort(c, reps, sizeof(*c), cmp_double);
 	printf("%s: %u instance(s), %llu flows, aggregate %.1f, min rate "
-	       "%.4f, threads %u: median %.4f s of %u (min %.4f, max %.4f)\n",
+	       "%.4f, threads %u: median %.4f s of %u (min %.4f, max %.4f; "
+	       "cpu median %.4f s)\n",
 	       what, in->n, (unsigned long long)in->flows, agg, minr,
 	       o->nthreads ? o->nthreads : 1, t[reps / 2], reps, t[0],
-	       t[reps - 1]);
+	       t[reps - 1], c[reps / 2]);
 	if (check)
 		printf("%s: reference solver on the aggregated problem: max "
 		       "relative difference %.3g\n", what, worst);
