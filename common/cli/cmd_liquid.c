@@ -34,6 +34,8 @@ static void usage(FILE *fp)
 "                     table then goes to stderr)\n"
 "  --time-limit S     seconds for the search, default 10; when it runs\n"
 "                     out the best schedule found is reported\n"
+"  --exact            run the exact search even when the greedy colouring\n"
+"                     or round robin is already liquid\n"
 "  --lmc N            LMC when the topology carries no LIDs (default 0)\n"
 "  -h, --help         this text\n"
 "\n"
@@ -44,6 +46,7 @@ struct liquid_args {
 	const char *topo, *lfts, *traffic, *alltoall, *json;
 	double limit;
 	unsigned lmc;
+	bool exact;
 };
 
 static int parse_limit(const char *arg, double *out)
@@ -69,6 +72,7 @@ static int parse_args(int argc, char **argv, struct liquid_args *a)
 		{ "json", required_argument, NULL, 'j' },
 		{ "time-limit", required_argument, NULL, 'T' },
 		{ "lmc", required_argument, NULL, 'm' },
+		{ "exact", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -84,6 +88,7 @@ static int parse_args(int argc, char **argv, struct liquid_args *a)
 		case 'f': a->traffic = optarg; break;
 		case 'a': a->alltoall = optarg; break;
 		case 'j': a->json = optarg; break;
+		case 'x': a->exact = true; break;
 		case 'T': rc = parse_limit(optarg, &a->limit); break;
 		case 'm':
 			rc = ibf_cli_parse_uint(CMD, "--lmc", optarg, 0,
@@ -247,6 +252,7 @@ int ibf_cmd_liquid(int argc, char **argv)
 		rc = ibf_cli_fail(CMD, &err);
 	} else {
 		o.time_limit = a.limit;
+		o.search_first = a.exact;
 		if (ibf_liquid_schedule(t, &o, &r, &err) != IBF_OK) {
 			rc = ibf_cli_fail(CMD, &err);
 		} else {

@@ -25,6 +25,7 @@ const char *ibf_liquid_method_str(ibf_liquid_method_t m)
 	case IBF_LIQUID_SEARCH: return "liquid search";
 	case IBF_LIQUID_SEARCH_GREEDY: return "search prefix + greedy";
 	case IBF_LIQUID_GREEDY: return "greedy colouring";
+	case IBF_LIQUID_ROUND_ROBIN: return "round robin";
 	}
 	return "?";
 }
@@ -539,72 +540,115 @@ static ibf_status_t frames_csr(const ibf_liquid_traffic_t *t,
 	return IBF_OK;
 }
 
-/* The search did not finish: the shorter of its deepest prefix completed
- * greedily and a greedy colouring of everything. */
-static ibf_status_t fallback(const ibf_liquid_traffic_t *t,
-			     ibf_liquid_result_t *r)
-{
-	uint32_t *alt = malloc(((size_t)t->ntransfers + 1) * sizeof(*alt));
-	uint32_t na, nb;
+/* Candidate schedules other than the search's. */
+struct cands {
+	uint32_t *greedy, *rr;
+	uint32_t ngreedy, nrr;
+	double greedy_s;
+};
 
-	if (!alt)
-		return IBF_ERR_NOMEM;
-	for (uint32_t x = 0; x < t->ntransfers; x++)
-		alt[x] = LQ_NONE;
-	nb = lq_greedy(t, alt, 0);
-	na = r->search_depth ? lq_greedy(t, r->frame_of, r->search_depth)
+/* Take the shortest of: the search's deepest prefix completed greedily
+ * (if prefix), the greedy colouring, round robin. */
+static ibf_status_t pick_best(const ibf_liquid_traffic_t *t,
+			      const struct cands *c, bool prefix,
+			      ibf_liquid_result_t *r)
+{
+	uint32_t na = prefix ? lq_greedy(t, r->frame_of, r->search_depth)
 			     : LQ_NONE;
-	if (nb == LQ_NONE && na == LQ_NONE) {
-		free(alt);
+	size_t sz = (size_t)t->ntransfers * sizeof(uint32_t);
+
+	if (prefix && na == LQ_NONE)
 		return IBF_ERR_NOMEM;
-	}
-	if (na <= nb) {
+	if (na <= c->ngreedy && na <= c->nrr) {
 		r->nframes = na;
 		r->method = IBF_LIQUID_SEARCH_GREEDY;
-	} else {
-		memcpy(r->frame_of, alt, t->ntransfers * sizeof(*alt));
-		r->nframes = nb;
+	} else if (c->ngreedy <= c->nrr) {
+		memcpy(r->frame_of, c->greedy, sz);
+		r->nframes = c->ngreedy;
 		r->method = IBF_LIQUID_GREEDY;
+	} else {
+		memcpy(r->frame_of, c->rr, sz);
+		r->nframes = c->nrr;
+		r->method = IBF_LIQUID_ROUND_ROBIN;
 	}
-	free(alt);
 	return IBF_OK;
+}
+
+static ibf_status_t cheap_schedules(const ibf_liquid_traffic_t *t,
+				    struct cands *c, ibf_err_t *err)
+{
+	double t1 = lq_now();
+
+	c->greedy = malloc(((size_t)t->ntransfers + 1) * sizeof(uint32_t));
+	c->rr = malloc(((size_t)t->ntransfers + 1) * sizeof(uint32_t));
+	if (!c->greedy || !c->rr)
+		return IBF_ERR_NOMEM;
+	for (uint32_t x = 0; x < t->ntransfers; x++)
+		c->greedy[x] = LQ_NONE;
+	c->ngreedy = lq_greedy(t, c->greedy, 0);
+	if (c->ngreedy == LQ_NONE)
+		return IBF_ERR_NOMEM;
+	c->greedy_s = lq_now() - t1;
+	return ibf_liquid_round_robin(t, &c->nrr, c->rr, err);
 }
 
 /* The conflict matrix of the search costs T^2/8 bytes: stay below 1 GiB. */
 #define LQ_SEARCH_MAX_TRANSFERS 90000u
 
-ibf_status_t ibf_liquid_schedule(const ibf_liquid_traffic_t *t,
-				 const ibf_liquid_opts_t *opts,
-				 ibf_liquid_result_t *r, ibf_err_t *err)
+static ibf_status_t run(const ibf_liquid_traffic_t *t,
+			const ibf_liquid_opts_t *o, double t0, double limit,
+			struct cands *c, ibf_liquid_result_t *r,
+			ibf_err_t *err)
 {
-	double t0 = lq_now(), limit = opts && opts->time_limit > 0 ?
-		opts->time_limit : 10.0;
 	struct lq_search_out so = { 0 };
+	double deadline;
 	ibf_status_t st;
 
-	memset(r, 0, sizeof(*r));
-	st = loads(t, r);
-	if (st == IBF_OK && !(opts && opts->no_search) &&
-	    t->ntransfers <= LQ_SEARCH_MAX_TRANSFERS)
-		st = lq_search(t, r->load, r->duration, t0 + 0.9 * limit,
-			       r->frame_of, &so);
-	else if (st == IBF_OK)
-		for (uint32_t x = 0; x < t->ntransfers; x++)
-			r->frame_of[x] = LQ_NONE;
+	st = cheap_schedules(t, c, err);
+	if (st != IBF_OK)
+		return st;
+	r->rr_frames = c->nrr;
+	if (o->no_search || t->ntransfers > LQ_SEARCH_MAX_TRANSFERS ||
+	    (!o->search_first && (c->ngreedy == r->duration ||
+				  c->nrr == r->duration)))
+		return pick_best(t, c, false, r);
+	/* Leave time for completing a prefix greedily (about one greedy
+	 * run) and for the output. */
+	deadline = t0 + limit - 2 * c->greedy_s - 0.02 * limit;
+	st = lq_search(t, r->load, r->duration, deadline, r->frame_of, &so);
+	if (st != IBF_OK)
+		return st;
 	r->timed_out = so.timed_out;
 	r->exhausted = so.exhausted;
 	r->search_depth = so.depth;
 	r->categories = so.categories;
-	if (st == IBF_OK && so.found) {
+	if (so.found) {
 		r->nframes = r->duration;
 		r->method = IBF_LIQUID_SEARCH;
-	} else if (st == IBF_OK) {
-		st = fallback(t, r);
+		return IBF_OK;
 	}
+	return pick_best(t, c, so.depth > 0, r);
+}
+
+ibf_status_t ibf_liquid_schedule(const ibf_liquid_traffic_t *t,
+				 const ibf_liquid_opts_t *opts,
+				 ibf_liquid_result_t *r, ibf_err_t *err)
+{
+	static const ibf_liquid_opts_t defaults = { 0 };
+	const ibf_liquid_opts_t *o = opts ? opts : &defaults;
+	double t0 = lq_now(), limit = o->time_limit > 0 ? o->time_limit : 10;
+	struct cands c = { 0 };
+	ibf_status_t st;
+
+	memset(r, 0, sizeof(*r));
+	ibf_err_clear(err);
+	st = loads(t, r);
+	if (st == IBF_OK)
+		st = run(t, o, t0, limit, &c, r, err);
 	if (st == IBF_OK)
 		st = frames_csr(t, r);
-	if (st == IBF_OK)
-		st = ibf_liquid_round_robin(t, &r->rr_frames, NULL, err);
+	free(c.greedy);
+	free(c.rr);
 	if (st != IBF_OK) {
 		ibf_liquid_result_free(r);
 		if (!err || err->status == IBF_OK)

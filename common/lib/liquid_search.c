@@ -115,13 +115,24 @@ static bool bmeets(const uint64_t *a, const uint64_t *b, uint32_t lo,
 	return false;
 }
 
+/* SWAR popcount: without -mpopcnt the builtin is a libgcc call. */
+static inline uint32_t pop64(uint64_t v)
+{
+	v -= (v >> 1) & 0x5555555555555555ull;
+	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (uint32_t)((v * 0x0101010101010101ull) >> 56);
+}
+
+/* |a & b|, counted only up to cap (enough to compare with cap). */
 static uint32_t bcount(const uint64_t *a, const uint64_t *b, uint32_t lo,
-		       uint32_t hi)
+		       uint32_t hi, uint32_t cap)
 {
 	uint32_t n = 0;
 
-	for (uint32_t w = lo; w < hi; w++)
-		n += (uint32_t)__builtin_popcountll(a[w] & b[w]);
+	for (uint32_t w = lo; w < hi && n < cap; w++)
+		if (a[w] & b[w])
+			n += pop64(a[w] & b[w]);
 	return n;
 }
 
@@ -213,6 +224,11 @@ static bool ctx_init(struct lq_ctx *c, const ibf_liquid_traffic_t *t)
 		uint32_t n;
 		const uint32_t *ls = tlinks(c, x, &n);
 		uint64_t *cx = c->conf + (size_t)x * c->W;
+
+		if ((x & 1023) == 1023 && lq_now() > c->deadline) {
+			c->timed_out = true;
+			break;
+		}
 
 		for (uint32_t i = 0; i < n; i++) {
 			const uint64_t *u = c->users + (size_t)ls[i] * c->W;
@@ -463,6 +479,38 @@ static bool blank(const struct lq_ctx *c, const struct lq_level *v,
 	return false;
 }
 
+/* Among the depot transfers in u, the one whose links are most loaded in
+ * the level's traffic (busiest link, then total): links about to become
+ * bottlenecks are served first, as the greedy colouring does. */
+static uint32_t busiest(const struct lq_ctx *c, const struct lq_level *v,
+			const uint64_t *u, uint32_t lo, uint32_t hi)
+{
+	uint64_t bestk = 0;
+	uint32_t best = LQ_NONE;
+
+	for (uint32_t w = lo; w < hi; w++) {
+		uint64_t r = u[w] & v->dep[w];
+
+		while (r) {
+			uint32_t x = w * 64 + (uint32_t)__builtin_ctzll(r), n;
+			const uint32_t *ls = tlinks(c, x, &n);
+			uint64_t mx = 0, sum = 0;
+
+			r &= r - 1;
+			for (uint32_t i = 0; i < n; i++) {
+				sum += v->load[ls[i]];
+				if (v->load[ls[i]] > mx)
+					mx = v->load[ls[i]];
+			}
+			if (best == LQ_NONE || (mx << 32 | sum) > bestk) {
+				bestk = mx << 32 | sum;
+				best = x;
+			}
+		}
+	}
+	return best;
+}
+
 /* Decide what to do with the level's current category: prune it, accept
  * it as a leaf (depot and excluder empty) or split it on *x. */
 static int examine(const struct lq_ctx *c, const struct lq_level *v,
@@ -483,7 +531,7 @@ static int examine(const struct lq_ctx *c, const struct lq_level *v,
 				continue;
 			if (!any)
 				return EX_PRUNE;
-			n = bestn > 1 ? bcount(u, v->dep, lo, hi)
+			n = bestn > 1 ? bcount(u, v->dep, lo, hi, bestn)
 				      : bmeets(u, v->dep, lo, hi);
 			if (!n)
 				return EX_PRUNE;
@@ -498,7 +546,7 @@ static int examine(const struct lq_ctx *c, const struct lq_level *v,
 	if (!any)
 		return EX_LEAF;
 	if (best != LQ_NONE)
-		*x = bfirst(c->users + (size_t)best * c->W, v->dep, lo, hi);
+		*x = busiest(c, v, c->users + (size_t)best * c->W, lo, hi);
 	else
 		*x = bfirst(v->dep, v->dep, lo, hi);
 	return EX_BRANCH;
@@ -625,22 +673,35 @@ static bool empty(const uint64_t *s, uint32_t W)
 	return true;
 }
 
-/* Frames 0..k from the includers of levels 0..k. */
-static void record(const struct lq_ctx *c, uint32_t k, uint32_t *frame_of)
+/* Frames 0..k from the includers of levels 0..k.  Levels below *dirty
+ * hold the teams recorded last time, so only the rest is rewritten (the
+ * search may reach thousands of frames). */
+static void record(const struct lq_ctx *c, uint32_t k, uint32_t *dirty,
+		   uint32_t *frame_of)
 {
 	for (uint32_t x = 0; x < c->T; x++)
-		frame_of[x] = LQ_NONE;
-	for (uint32_t i = 0; i <= k; i++)
-		for (uint32_t x = 0; x < c->T; x++)
-			if (bit(c->lv[i]->inc, x))
-				frame_of[x] = i;
+		if (frame_of[x] != LQ_NONE && frame_of[x] >= *dirty)
+			frame_of[x] = LQ_NONE;
+	for (uint32_t i = *dirty; i <= k; i++) {
+		const uint64_t *inc = c->lv[i]->inc;
+
+		for (uint32_t w = 0; w < c->W; w++) {
+			uint64_t r = inc[w];
+
+			while (r) {
+				frame_of[w * 64 + __builtin_ctzll(r)] = i;
+				r &= r - 1;
+			}
+		}
+	}
+	*dirty = k + 1;
 }
 
 static void construct(struct lq_ctx *c, const uint32_t *load,
 		      uint32_t *frame_of, struct lq_search_out *out)
 {
 	struct lq_level *v = level_get(c, 0), *n;
-	uint32_t k = 0;
+	uint32_t k = 0, dirty = 0;
 
 	if (!v) {
 		c->nomem = true;
@@ -662,9 +723,11 @@ static void construct(struct lq_ctx *c, const uint32_t *load,
 			k--;
 			continue;
 		}
+		if (k < dirty)
+			dirty = k;
 		if (k + 1 > out->depth) {
 			out->depth = k + 1;
-			record(c, k, frame_of);
+			record(c, k, &dirty, frame_of);
 		}
 		n = level_get(c, k + 1);
 		if (!n) {
@@ -674,7 +737,7 @@ static void construct(struct lq_ctx *c, const uint32_t *load,
 		level_child(c, v, n);
 		if (empty(n->X, c->W)) {
 			out->found = true;
-			record(c, k, frame_of);
+			record(c, k, &dirty, frame_of);
 			return;
 		}
 		k++;
@@ -700,7 +763,8 @@ ibf_status_t lq_search(const ibf_liquid_traffic_t *t, const uint32_t *load,
 		ctx_free(&c);
 		return IBF_ERR_NOMEM;
 	}
-	construct(&c, load, frame_of, out);
+	if (!c.timed_out)
+		construct(&c, load, frame_of, out);
 	out->timed_out = c.timed_out;
 	out->categories = c.ncat;
 	ctx_free(&c);

@@ -74,15 +74,21 @@ ibf_status_t ibf_liquid_traffic_from_sets(uint32_t ntransfers,
 					  ibf_err_t *err);
 void ibf_liquid_traffic_destroy(ibf_liquid_traffic_t *t);
 
+/* By default the cheap schedules (greedy colouring, round robin) are tried
+ * first: either one reaching the duration is liquid, hence optimal, and the
+ * search is skipped. */
 typedef struct ibf_liquid_opts {
 	double time_limit;  /* seconds for the whole call; <= 0: 10 */
-	bool no_search;     /* greedy colouring only (baseline, tests) */
+	bool no_search;     /* cheap schedules only */
+	bool search_first;  /* run the exact search even if a cheap schedule
+			       is liquid (tests, benchmarks of the search) */
 } ibf_liquid_opts_t;
 
 typedef enum ibf_liquid_method {
 	IBF_LIQUID_SEARCH = 0,      /* the exact search completed a schedule */
 	IBF_LIQUID_SEARCH_GREEDY,   /* deepest liquid prefix + greedy rest */
 	IBF_LIQUID_GREEDY,          /* greedy colouring of the whole traffic */
+	IBF_LIQUID_ROUND_ROBIN,     /* the baseline itself was the best */
 } ibf_liquid_method_t;
 
 const char *ibf_liquid_method_str(ibf_liquid_method_t m);
@@ -113,9 +119,9 @@ typedef struct ibf_liquid_result {
 	uint32_t rr_frames;
 } ibf_liquid_result_t;
 
-/* Schedule a traffic.  Never takes much longer than opts->time_limit (the
- * search gets 90% of it; the greedy completion is polynomial).  opts may be
- * NULL.  Free the result with ibf_liquid_result_free(). */
+/* Schedule a traffic.  Keeps within opts->time_limit: the search stops at
+ * a deadline that leaves room for the greedy completion (timed from the
+ * greedy run made first).  opts may be NULL.  Free the result with ibf_liquid_result_free(). */
 ibf_status_t ibf_liquid_schedule(const ibf_liquid_traffic_t *t,
 				 const ibf_liquid_opts_t *opts,
 				 ibf_liquid_result_t *res, ibf_err_t *err);
