@@ -275,7 +275,7 @@ static ibf_status_t run_item(const struct run *R, struct item *it)
  * works too and reports progress between its instances. */
 static void work(struct run *R, bool caller)
 {
-	uint64_t i;
+	uint64_t i, done;
 
 	for (;;) {
 		if (__atomic_load_n(&R->failed, __ATOMIC_RELAXED))
@@ -286,12 +286,10 @@ static void work(struct run *R, bool caller)
 		R->items[i].st = run_item(R, &R->items[i]);
 		if (R->items[i].st != IBF_OK)
 			__atomic_store_n(&R->failed, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&R->done, 1, __ATOMIC_RELAXED);
-		if (caller && R->o->progress)
-			R->o->progress(R->o->progress_arg,
-				       __atomic_load_n(&R->done,
-						       __ATOMIC_RELAXED),
-				       R->nitems);
+		done = __atomic_add_fetch(&R->done, 1, __ATOMIC_RELAXED);
+		/* The last report (done == total) comes from run_all. */
+		if (caller && R->o->progress && done < R->nitems)
+			R->o->progress(R->o->progress_arg, done, R->nitems);
 	}
 }
 
