@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# `ibflow liquid` end to end: a hand-made two-switch fabric (2 hosts per
+# switch, one link between them: all-to-all is 12 transfers, 4 each way
+# over the inter-switch link, so duration 4), a generated fat tree with a
+# traffic file, JSON checked by python3 (keys, partition of the transfers,
+# hosts by NodeDescription), and bad input: FILE:LINE errors, exit 2.
+set -uo pipefail
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+IBF=$t_ibflow
+W=$T_TMP
+if [ ! -x "$IBF" ]; then
+	t_fail liquid_cli "no built CLI at $IBF (run scripts/build.sh)"
+	t_done
+fi
+
+cat >"$W/two.net" <<'NET'
+Hca	1 "a1"
+[1]	"swA"[1]
+Hca	1 "a2"
+[1]	"swA"[2]
+Hca	1 "b1"
+[1]	"swB"[1]
+Hca	1 "b2"
+[1]	"swB"[2]
+Switch	3 "swA"
+[1]	"a1"[1]
+[2]	"a2"[1]
+[3]	"swB"[3]
+Switch	3 "swB"
+[1]	"b1"[1]
+[2]	"b2"[1]
+[3]	"swA"[3]
+NET
+printf 'a1\na2\nb1\nb2\n' >"$W/two.hosts"
+t_check "route two-switch fabric" 0 "$IBF" route --topo "$W/two.net" \
+	--engine minhop -o "$W/two.lfts"
+
+# judge JSON TRANSFERS DURATION LIQUID PAIRFILE (lines "SRC<tab>DST"): keys exactly as issue 6,
+# every expected pair exactly once over the frames, no host sending or
+# receiving twice in a frame (host links are links too).
+judge() {
+	python3 - "$@" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+want = ["transfers", "duration", "liquid_throughput", "liquid",
+        "optimal_proven", "frames", "time_s"]
+assert list(doc) == want, list(doc)
+assert doc["transfers"] == int(sys.argv[2]), doc["transfers"]
+assert doc["duration"] == int(sys.argv[3]), doc["duration"]
+assert doc["liquid"] == (sys.argv[4] == "true"), doc["liquid"]
+pairs = sorted(tuple(l.rstrip("\n").split("\t")) for l in open(sys.argv[5])
+               if l.strip())
+got = []
+for fr in doc["frames"]:
+    s = [p[0] for p in fr]; d = [p[1] for p in fr]
+    assert len(set(s)) == len(s) and len(set(d)) == len(d), fr
+    got += [tuple(p) for p in fr]
+assert sorted(got) == pairs, "frames do not partition the transfers"
+if doc["liquid"]:
+    assert len(doc["frames"]) == doc["duration"]
+assert abs(doc["liquid_throughput"] - doc["transfers"] / doc["duration"]) < 1e-6
+print("ok")
+PY
+}
+
+if ! t_need python3; then
+	t_skip "liquid JSON checks" "python3 missing"
+else
+	for a in a1 a2 b1 b2; do for b in a1 a2 b1 b2; do
+		[ "$a" != "$b" ] && printf '%s\t%s\n' "$a" "$b"
+	done; done >"$W/two.pairs"
+	if t_expect_exit 0 "$IBF" liquid --topo "$W/two.net" \
+		--lfts "$W/two.lfts" --alltoall "$W/two.hosts" \
+		--json "$W/two.json" &&
+	   grep -q '^duration *4 ' "$T_OUT" &&
+	   grep -q '^bottlenecks *2$' "$T_OUT" &&
+	   judge "$W/two.json" 12 4 true "$W/two.pairs" >/dev/null 2>"$T_ERR"
+	then
+		t_pass "two switches all-to-all: 12 transfers, duration 4, liquid"
+	else
+		t_fail "two switches all-to-all" "exit $T_RC: $(t_errhead)"
+	fi
+	# Traffic file with COUNT: a1->b1 x3, a2->b2 x2, b1->a1: A->B load 5.
+	printf 'a1 b1 3\n# comment\na2 b2 2\nb1 a1\n' >"$W/two.traffic"
+	printf 'a1\tb1\na1\tb1\na1\tb1\na2\tb2\na2\tb2\nb1\ta1\n' \
+		>"$W/two.tpairs"
+	if t_expect_exit 0 "$IBF" liquid --topo "$W/two.net" \
+		--lfts "$W/two.lfts" --traffic "$W/two.traffic" --json - &&
+	   judge "$T_OUT" 6 5 true "$W/two.tpairs" >/dev/null 2>"$T_ERR"
+	then
+		t_pass "traffic file with COUNT: duration 5, liquid, JSON on stdout"
+	else
+		t_fail "traffic file with COUNT" "exit $T_RC: $(t_errhead)"
+	fi
+
+	# A generated fat tree, all-to-all.
+	if t_expect_exit 0 "$IBF" gen kary:4,2 -o "$W/k.topo" &&
+	   t_expect_exit 0 "$IBF" route --topo "$W/k.topo" --engine minhop \
+		-o "$W/k.lfts"; then
+		grep '^Ca' "$W/k.topo" | sed 's/.*# "\(.*\)".*/\1/' >"$W/k.hosts"
+		while read -r a; do while read -r b; do
+			[ "$a" != "$b" ] && printf '%s\t%s\n' "$a" "$b"
+		done <"$W/k.hosts"; done <"$W/k.hosts" >"$W/k.pairs"
+		if t_expect_exit 0 "$IBF" liquid --topo "$W/k.topo" \
+			--lfts "$W/k.lfts" --alltoall "$W/k.hosts" --exact \
+			--json "$W/k.json" &&
+		   judge "$W/k.json" 240 15 true "$W/k.pairs" >/dev/null \
+			2>"$T_ERR"; then
+			t_pass "kary:4,2 all-to-all: 240 transfers in 15 frames"
+		else
+			t_fail "kary:4,2 all-to-all" "exit $T_RC: $(t_errhead)"
+		fi
+	else
+		t_fail "kary:4,2 gen/route" "$(t_errhead)"
+	fi
+fi
+
+# ---- bad usage and bad input -------------------------------------------
+L=("$IBF" liquid --topo "$W/two.net" --lfts "$W/two.lfts")
+printf 'a1 b1\nb2 nosuchhost\n' >"$W/bad.traffic"
+if t_expect_exit 2 "${L[@]}" --traffic "$W/bad.traffic" &&
+   grep -q "bad.traffic:2:" "$T_ERR"; then
+	t_pass "unknown host in traffic: FILE:LINE, exit 2"
+else
+	t_fail "unknown host in traffic" "exit $T_RC: $(t_errhead)"
+fi
+printf 'a1\nzz\n' >"$W/bad.hosts"
+if t_expect_exit 2 "${L[@]}" --alltoall "$W/bad.hosts" &&
+   grep -q "bad.hosts:2:" "$T_ERR"; then
+	t_pass "unknown host in host list: FILE:LINE, exit 2"
+else
+	t_fail "unknown host in host list" "exit $T_RC: $(t_errhead)"
+fi
+printf 'a1 b1 0\n' >"$W/zero.traffic"
+if t_expect_exit 2 "${L[@]}" --traffic "$W/zero.traffic" &&
+   grep -q "zero.traffic:1:" "$T_ERR"; then
+	t_pass "COUNT 0: FILE:LINE, exit 2"
+else
+	t_fail "COUNT 0" "exit $T_RC: $(t_errhead)"
+fi
+t_check "both --traffic and --alltoall: exit 2" 2 "${L[@]}" \
+	--traffic "$W/two.traffic" --alltoall "$W/two.hosts"
+t_check "neither --traffic nor --alltoall: exit 2" 2 "${L[@]}"
+t_check "--time-limit 0: exit 2" 2 "${L[@]}" --alltoall "$W/two.hosts" \
+	--time-limit 0
+t_check "--time-limit junk: exit 2" 2 "${L[@]}" --alltoall "$W/two.hosts" \
+	--time-limit 1x
+t_check "missing --lfts: exit 2" 2 "$IBF" liquid --topo "$W/two.net" \
+	--alltoall "$W/two.hosts"
+t_check "--help: exit 0" 0 "$IBF" liquid --help
+t_done
