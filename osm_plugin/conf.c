@@ -49,7 +49,7 @@ void ibf_osm_conf_defaults(ibf_osm_conf_t *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->route.method = IBF_LAYERS_RANDOM;
-	c->route.seed = 1;
+	c->route.seed = 0; /* as `ibflow route` */
 	c->do_export = true;
 	c->do_eval = true;
 	c->eval_budget = 10.0;

@@ -33,15 +33,15 @@ static unsigned width_lanes(uint8_t w)
 	}
 }
 
+/* LinkSpeedExtActive is 0 on ports without extended speeds; switch ports
+ * other than 0 carry no CapabilityMask, so the field itself decides. */
 static ibf_speed_t link_speed(const ib_port_info_t *pi)
 {
-	if (pi->capability_mask & IB_PORT_CAP_HAS_EXT_SPEEDS) {
-		switch (ib_port_info_get_link_speed_ext_active(pi)) {
-		case 1: return IBF_SPEED_FDR;
-		case 2: return IBF_SPEED_EDR;
-		case 4: return IBF_SPEED_HDR;
-		default: break;
-		}
+	switch (ib_port_info_get_link_speed_ext_active(pi)) {
+	case 1: return IBF_SPEED_FDR;
+	case 2: return IBF_SPEED_EDR;
+	case 4: return IBF_SPEED_HDR;
+	default: break;
 	}
 	switch (ib_port_info_get_link_speed_active(pi)) {
 	case 1: return IBF_SPEED_SDR;
