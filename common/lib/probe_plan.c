@@ -1,1 +1,950 @@
-/* PLACEHOLDER: being written in this session. */
+/*
+ * Probe planning (PMM): a maximal linearly independent set of host pairs,
+ * packed into rounds of host- and link-disjoint probes.
+ *
+ * Exactness.  Pair vectors have small integer entries.  Independence is
+ * decided by sparse elimination modulo p = 2^31 - 1: a set independent mod
+ * p has a nonzero minor mod p, hence a nonzero integer minor, hence is
+ * independent over the rationals -- so every plan is a genuinely
+ * independent set, never a floating-point guess.  A vector found dependent
+ * mod p is dependent over Q unless p divides one of the (small) minors
+ * involved; every pair not taken is tested, so maximality rests on that
+ * alone (the unit tests also hold the rank against rational elimination).
+ *
+ * Rounds.  Instead of choosing a basis and colouring it afterwards (the
+ * paper's Welsh-Powell step, ~n rounds), rounds are built one at a time as
+ * near-perfect matchings: every free host tries partners in turn and takes
+ * the first pair that is host- and link-free in this round and adds rank.
+ * When a round adds nothing, every untested pair is tested and the few
+ * independent ones left go first-fit into the rounds.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include <ibflow/trace.h>
+
+#include "probe_internal.h"
+
+#define NONE IBF_PROBE_NONE
+#define P IBF_PROBE_PRIME
+
+/* ---- columns and vectors ------------------------------------------------- */
+
+ibf_status_t ibf_probe_cols_init(const ibf_fabric_t *f,
+				 const ibf_hostlist_t *h,
+				 ibf_probe_cols_t *c, ibf_err_t *err)
+{
+	uint32_t i, nc = 0;
+	ibf_port_id_t p;
+
+	memset(c, 0, sizeof(*c));
+	c->port_col = malloc((size_t)f->nports * sizeof(*c->port_col));
+	c->col_port = malloc((size_t)f->nports * sizeof(*c->col_port));
+	if (!c->port_col || !c->col_port) {
+		ibf_probe_cols_free(c);
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	}
+	for (p = 0; p < f->nports; p++)
+		c->port_col[p] = NONE;
+	for (i = 0; i < h->n; i++) {
+		p = h->ports[i];
+		c->port_col[p] = nc;
+		if (f->ports[p].peer != IBF_NO_ID)
+			c->port_col[f->ports[p].peer] = nc;
+		c->col_port[nc++] = p;
+	}
+	c->nhostcols = nc;
+	for (p = 0; p < f->nports; p++)
+		if (c->port_col[p] == NONE && f->ports[p].peer != IBF_NO_ID) {
+			c->port_col[p] = nc;
+			c->col_port[nc++] = p;
+		}
+	c->ncols = nc;
+	return IBF_OK;
+}
+
+void ibf_probe_cols_free(ibf_probe_cols_t *c)
+{
+	free(c->port_col);
+	free(c->col_port);
+	memset(c, 0, sizeof(*c));
+}
+
+static ibf_status_t leg(const ibf_lfts_t *l, ibf_port_id_t a, ibf_port_id_t b,
+			ibf_port_id_t *out, unsigned *n, ibf_err_t *err)
+{
+	const ibf_fabric_t *f = l->fabric;
+	unsigned dlid = f->ports[b].lid;
+	ibf_trace_result_t r;
+	unsigned nh = 0;
+
+	r = ibf_trace(l, a, dlid, out, IBF_PROBE_MAX_HOPS, &nh);
+	if (r != IBF_TRACE_OK || nh > IBF_PROBE_MAX_HOPS) {
+		char ba[64], bb[64];
+
+		return ibf_err_set(err, IBF_ERR_INVALID,
+				   "route %s -> %s (LID %u): %s",
+				   ibf_port_host_name(f, a, ba, sizeof(ba)),
+				   ibf_port_host_name(f, b, bb, sizeof(bb)),
+				   dlid, r == IBF_TRACE_OK ? "too long" :
+				   ibf_trace_result_str(r));
+	}
+	*n = nh;
+	return IBF_OK;
+}
+
+ibf_status_t ibf_probe_pair_links(const ibf_lfts_t *l, ibf_port_id_t a,
+				  ibf_port_id_t b, ibf_port_id_t *links,
+				  unsigned max, unsigned *n, ibf_err_t *err)
+{
+	ibf_port_id_t buf[2 * IBF_PROBE_MAX_HOPS];
+	unsigned n1, n2;
+	ibf_status_t st;
+
+	if ((st = leg(l, a, b, buf, &n1, err)) != IBF_OK ||
+	    (st = leg(l, b, a, buf + n1, &n2, err)) != IBF_OK)
+		return st;
+	if (n1 + n2 > max)
+		return ibf_err_set(err, IBF_ERR_RANGE, "path too long");
+	memcpy(links, buf, (n1 + n2) * sizeof(*buf));
+	*n = n1 + n2;
+	return IBF_OK;
+}
+
+ibf_status_t ibf_probe_vec_make(const ibf_lfts_t *l, ibf_probe_cols_t *c,
+				ibf_port_id_t a, ibf_port_id_t b,
+				ibf_probe_vec_t *v, ibf_err_t *err)
+{
+	unsigned i, j, k, n;
+	ibf_status_t st;
+
+	st = ibf_probe_pair_links(l, a, b, v->links, 2 * IBF_PROBE_MAX_HOPS,
+				  &v->nlinks, err);
+	if (st != IBF_OK)
+		return st;
+	/* Few entries: insertion sort by column, then merge equal ones. */
+	n = 0;
+	for (i = 0; i < v->nlinks; i++) {
+		uint32_t col = c->port_col[v->links[i]];
+
+		for (j = 0; j < n && v->col[j] < col; j++)
+			;
+		if (j < n && v->col[j] == col) {
+			v->val[j]++;
+			continue;
+		}
+		for (k = n; k > j; k--) {
+			v->col[k] = v->col[k - 1];
+			v->val[k] = v->val[k - 1];
+		}
+		v->col[j] = col;
+		v->val[j] = 1;
+		n++;
+	}
+	/* Host columns: injection and ejection once each = 1 x their sum. */
+	for (j = 0; j < n && v->col[j] < c->nhostcols; j++)
+		v->val[j] /= 2;
+	v->n = n;
+	return IBF_OK;
+}
+
+/* ---- echelon form mod p -------------------------------------------------- */
+
+static uint32_t mulmod(uint32_t a, uint32_t b)
+{
+	return (uint32_t)(((uint64_t)a * b) % P);
+}
+
+static uint32_t invmod(uint32_t a)
+{
+	uint32_t r = 1, e = P - 2;
+
+	while (e) {
+		if (e & 1)
+			r = mulmod(r, a);
+		a = mulmod(a, a);
+		e >>= 1;
+	}
+	return r;
+}
+
+ibf_status_t ibf_probe_ech_init(ibf_probe_ech_t *e, uint32_t ncols)
+{
+	uint32_t i;
+
+	memset(e, 0, sizeof(*e));
+	e->ncols = ncols;
+	e->piv = malloc((ncols + 1) * sizeof(*e->piv));
+	e->w = calloc(ncols + 1, sizeof(*e->w));
+	e->heap = malloc((ncols + 1) * sizeof(*e->heap));
+	e->inheap = calloc(ncols + 1, 1);
+	if (!e->piv || !e->w || !e->heap || !e->inheap) {
+		ibf_probe_ech_free(e);
+		return IBF_ERR_NOMEM;
+	}
+	for (i = 0; i < ncols; i++)
+		e->piv[i] = NONE;
+	return IBF_OK;
+}
+
+void ibf_probe_ech_free(ibf_probe_ech_t *e)
+{
+	free(e->piv);
+	free(e->off);
+	free(e->len);
+	free(e->ecol);
+	free(e->eval);
+	free(e->w);
+	free(e->heap);
+	free(e->inheap);
+	memset(e, 0, sizeof(*e));
+}
+
+static void heap_push(ibf_probe_ech_t *e, uint32_t c)
+{
+	uint32_t i = e->hn++;
+
+	e->inheap[c] = 1;
+	while (i && e->heap[(i - 1) / 2] > c) {
+		e->heap[i] = e->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	e->heap[i] = c;
+}
+
+static uint32_t heap_pop(ibf_probe_ech_t *e)
+{
+	uint32_t top = e->heap[0], last = e->heap[--e->hn], i = 0, k;
+
+	while ((k = 2 * i + 1) < e->hn) {
+		if (k + 1 < e->hn && e->heap[k + 1] < e->heap[k])
+			k++;
+		if (e->heap[k] >= last)
+			break;
+		e->heap[i] = e->heap[k];
+		i = k;
+	}
+	if (e->hn)
+		e->heap[i] = last;
+	e->inheap[top] = 0;
+	return top;
+}
+
+static int store_row(ibf_probe_ech_t *e, uint32_t first)
+{
+	uint32_t inv = invmod(e->w[first]), c;
+	uint64_t need = e->elen + e->hn + 1;
+
+	if (need > e->ecap) {
+		uint64_t cap = e->ecap ? e->ecap : 4096;
+		uint32_t *nc, *nv;
+
+		while (cap < need)
+			cap *= 2;
+		nc = realloc(e->ecol, cap * sizeof(*nc));
+		if (nc)
+			e->ecol = nc;
+		nv = realloc(e->eval, cap * sizeof(*nv));
+		if (nv)
+			e->eval = nv;
+		if (!nc || !nv)
+			return -1;
+		e->ecap = cap;
+	}
+	if (e->nrows == e->rcap) {
+		uint32_t cap = e->rcap ? 2 * e->rcap : 1024;
+		uint64_t *no = realloc(e->off, cap * sizeof(*no));
+		uint32_t *nl;
+
+		if (no)
+			e->off = no;
+		nl = realloc(e->len, cap * sizeof(*nl));
+		if (nl)
+			e->len = nl;
+		if (!no || !nl)
+			return -1;
+		e->rcap = cap;
+	}
+	e->off[e->nrows] = e->elen;
+	e->len[e->nrows] = 0;
+	c = first;
+	for (;;) {
+		if (e->w[c]) {
+			e->ecol[e->elen] = c;
+			e->eval[e->elen++] = mulmod(e->w[c], inv);
+			e->len[e->nrows]++;
+			e->w[c] = 0;
+		}
+		if (!e->hn)
+			break;
+		c = heap_pop(e);
+	}
+	e->piv[first] = e->nrows++;
+	return 1;
+}
+
+static void clear_work(ibf_probe_ech_t *e)
+{
+	while (e->hn)
+		e->w[heap_pop(e)] = 0;
+}
+
+int ibf_probe_ech_add(ibf_probe_ech_t *e, const ibf_probe_vec_t *v, bool add)
+{
+	unsigned i;
+
+	for (i = 0; i < v->n; i++) {
+		e->w[v->col[i]] = v->val[i] % P;
+		heap_push(e, v->col[i]);
+	}
+	while (e->hn) {
+		uint32_t c = heap_pop(e), r, f, k;
+		const uint32_t *rc, *rv;
+
+		if (!e->w[c])
+			continue;
+		r = e->piv[c];
+		if (r == NONE) {
+			if (!add) {
+				e->w[c] = 0;
+				clear_work(e);
+				return 1;
+			}
+			return store_row(e, c);
+		}
+		/* w -= w[c] * row; the row starts with (c, 1). */
+		f = e->w[c];
+		rc = e->ecol + e->off[r];
+		rv = e->eval + e->off[r];
+		e->w[c] = 0;
+		for (k = 1; k < e->len[r]; k++) {
+			uint32_t j = rc[k];
+
+			e->w[j] = (uint32_t)((e->w[j] + (uint64_t)(P - f) *
+					      rv[k]) % P);
+			if (!e->inheap[j])
+				heap_push(e, j);
+		}
+	}
+	return 0;
+}
+
+/* ---- planning ----------------------------------------------------------- */
+
+/* See ibf_probe_outside_span() at the end. */
+
+struct planner {
+	const ibf_lfts_t *l;
+	const ibf_hostlist_t *h;
+	ibf_probe_cols_t cols;
+	ibf_probe_ech_t ech;
+	uint32_t n;
+	uint64_t seed;
+	uint8_t *live;        /* [n * n] pair outside the span (find_live) */
+	/* Rounds: per round, host and link occupancy as bytes. */
+	uint32_t nrounds, rcap;
+	uint8_t **host_busy;  /* [round][n] */
+	uint8_t **link_busy;  /* [round][nports] */
+	uint32_t *round_used; /* [round] pairs */
+	ibf_probe_pair_t *pairs;
+	uint32_t *pair_round;
+	uint32_t npairs, pcap;
+	uint64_t tested;
+};
+
+struct scratch {
+	uint32_t *x, *D, *sum, *stack;
+	uint8_t *state;
+};
+
+static int new_round(struct planner *pl)
+{
+	const ibf_fabric_t *f = pl->l->fabric;
+
+	if (pl->nrounds == pl->rcap) {
+		uint32_t cap = pl->rcap ? 2 * pl->rcap : 16;
+		uint8_t **hb = realloc(pl->host_busy, cap * sizeof(*hb));
+		uint8_t **lb;
+		uint32_t *ru;
+
+		if (hb)
+			pl->host_busy = hb;
+		lb = realloc(pl->link_busy, cap * sizeof(*lb));
+		if (lb)
+			pl->link_busy = lb;
+		ru = realloc(pl->round_used, cap * sizeof(*ru));
+		if (ru)
+			pl->round_used = ru;
+		if (!hb || !lb || !ru)
+			return -1;
+		pl->rcap = cap;
+	}
+	pl->host_busy[pl->nrounds] = calloc(pl->n, 1);
+	pl->link_busy[pl->nrounds] = calloc(f->nports, 1);
+	if (!pl->host_busy[pl->nrounds] || !pl->link_busy[pl->nrounds]) {
+		free(pl->host_busy[pl->nrounds]);
+		free(pl->link_busy[pl->nrounds]);
+		return -1;
+	}
+	pl->round_used[pl->nrounds] = 0;
+	return (int)pl->nrounds++;
+}
+
+static bool fits(const struct planner *pl, uint32_t r, uint32_t a,
+		 uint32_t b, const ibf_probe_vec_t *v)
+{
+	unsigned i;
+
+	if (pl->host_busy[r][a] || pl->host_busy[r][b])
+		return false;
+	for (i = 0; i < v->nlinks; i++)
+		if (pl->link_busy[r][v->links[i]])
+			return false;
+	return true;
+}
+
+static int take(struct planner *pl, uint32_t r, uint32_t a, uint32_t b,
+		const ibf_probe_vec_t *v)
+{
+	unsigned i;
+
+	if (pl->npairs == pl->pcap) {
+		uint32_t cap = pl->pcap ? 2 * pl->pcap : 1024;
+		ibf_probe_pair_t *np = realloc(pl->pairs, cap * sizeof(*np));
+		uint32_t *nr;
+
+		if (np)
+			pl->pairs = np;
+		nr = realloc(pl->pair_round, cap * sizeof(*nr));
+		if (nr)
+			pl->pair_round = nr;
+		if (!np || !nr)
+			return -1;
+		pl->pcap = cap;
+	}
+	pl->host_busy[r][a] = pl->host_busy[r][b] = 1;
+	for (i = 0; i < v->nlinks; i++)
+		pl->link_busy[r][v->links[i]] = 1;
+	pl->pairs[pl->npairs].a = a;
+	pl->pairs[pl->npairs].b = b;
+	pl->pair_round[pl->npairs++] = r;
+	pl->round_used[r]++;
+	return 0;
+}
+
+static void settle(struct planner *pl, uint32_t a, uint32_t b)
+{
+	pl->live[(size_t)a * pl->n + b] = 0;
+	pl->live[(size_t)b * pl->n + a] = 0;
+}
+
+/* Test pair (a, b) for round r (or the first round it fits if r is NONE;
+ * not at all if it fits none): 1 taken, 0 not, -1 no memory, -2 route
+ * error. */
+static int try_pair(struct planner *pl, uint32_t r, uint32_t a, uint32_t b,
+		    ibf_err_t *err)
+{
+	ibf_probe_vec_t v;
+	uint32_t k;
+	int ind;
+
+	if (ibf_probe_vec_make(pl->l, &pl->cols, pl->h->ports[a],
+			       pl->h->ports[b], &v, err) != IBF_OK)
+		return -2;
+	if (r == NONE) {
+		for (k = 0; k < pl->nrounds; k++)
+			if (fits(pl, k, a, b, &v))
+				break;
+		if (k == pl->nrounds)
+			return 0;
+		r = k;
+	} else if (!fits(pl, r, a, b, &v)) {
+		return 0;
+	}
+	pl->tested++;
+	ind = ibf_probe_ech_add(&pl->ech, &v, true);
+	settle(pl, a, b);
+	if (ind <= 0)
+		return ind;
+	return take(pl, r, a, b, &v) ? -1 : 1;
+}
+
+/* ---- which pairs are still independent -------------------------------- */
+
+/* A random vector x of the null space of the rows so far (mod p): free
+ * columns random, pivot columns by back substitution.  A pair vector v
+ * with v.x != 0 is outside the span (exactly: adding it keeps the rows
+ * independent mod p); a pair outside the span has v.x = 0 with
+ * probability 1/p only. */
+static void kernel_vector(const ibf_probe_ech_t *e, uint64_t *seed,
+			  uint32_t *x)
+{
+	uint32_t c;
+
+	for (c = 0; c < e->ncols; c++) {
+		*seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+		x[c] = (uint32_t)((*seed >> 33) % (P - 1)) + 1;
+	}
+	for (c = e->ncols; c-- > 0;) {
+		uint32_t r = e->piv[c], k;
+		uint64_t s = 0;
+
+		if (r == NONE)
+			continue;
+		for (k = 1; k < e->len[r]; k++)
+			s = (s + (uint64_t)e->eval[e->off[r] + k] *
+			     x[e->ecol[e->off[r] + k]]) % P;
+		x[c] = (uint32_t)((P - s) % P);
+	}
+}
+
+/* sum[s] = x summed along switch s's route to host port pb (mod p);
+ * state[s] = 3 when that route is broken.  Memoized over the LFT column:
+ * O(switches) per destination. */
+static void dest_sums(const struct planner *pl, ibf_port_id_t pb,
+		      const uint32_t *x, uint32_t *sum, uint8_t *state,
+		      uint32_t *stack)
+{
+	const ibf_fabric_t *f = pl->l->fabric;
+	unsigned dlid = f->ports[pb].lid;
+	uint32_t s0, nsw = f->nswitches;
+
+	memset(state, 0, nsw);	/* 0 new, 1 on the walk, 2 done, 3 bad */
+	for (s0 = 0; s0 < nsw; s0++) {
+		uint32_t s = s0, top = 0, base = 0;
+		bool bad = false;
+
+		for (;;) {
+			const ibf_node_t *nd = &f->nodes[f->switches[s]];
+			unsigned p;
+			ibf_port_id_t out, in;
+
+			if (state[s] == 2) {
+				base = sum[s];
+				break;
+			}
+			if (state[s] != 0) {	/* broken, or a loop */
+				bad = true;
+				break;
+			}
+			state[s] = 1;
+			stack[top++] = s;
+			p = ibf_lfts_get(pl->l, s, dlid);
+			out = nd->first_port + p;
+			if (p == IBF_LFT_NO_PORT || p == 0 ||
+			    p > nd->nports || f->ports[out].peer == IBF_NO_ID) {
+				bad = true;
+				break;
+			}
+			sum[s] = x[pl->cols.port_col[out]]; /* own link */
+			in = f->ports[out].peer;
+			if (!ibf_node_is_switch(f, f->ports[in].node)) {
+				bad = in != pb;
+				break;
+			}
+			s = f->switch_index[f->ports[in].node];
+		}
+		while (top) {
+			uint32_t t = stack[--top];
+
+			if (bad) {
+				state[t] = 3;
+				continue;
+			}
+			base = (uint32_t)(((uint64_t)sum[t] + base) % P);
+			sum[t] = base;
+			state[t] = 2;
+		}
+	}
+}
+
+/* D[a * n + b] = x along the route a -> b; false if a route is broken
+ * (the caller traces it for the message). */
+static bool route_sums(struct planner *pl, const uint32_t *x, uint32_t *D,
+		       uint32_t *sum, uint8_t *state, uint32_t *stack,
+		       uint32_t *bad_a, uint32_t *bad_b)
+{
+	const ibf_fabric_t *f = pl->l->fabric;
+	uint32_t n = pl->n, a, b;
+
+	for (b = 0; b < n; b++) {
+		ibf_port_id_t pb = pl->h->ports[b];
+
+		dest_sums(pl, pb, x, sum, state, stack);
+		for (a = 0; a < n; a++) {
+			ibf_port_id_t pa = pl->h->ports[a];
+			ibf_port_id_t in = f->ports[pa].peer;
+			uint32_t v = x[pl->cols.port_col[pa]], s;
+
+			if (a == b)
+				continue;
+			if (ibf_node_is_switch(f, f->ports[in].node)) {
+				s = f->switch_index[f->ports[in].node];
+				if (state[s] != 2)
+					goto broken;
+				v = (uint32_t)(((uint64_t)v + sum[s]) % P);
+			} else if (in != pb) {
+				goto broken;
+			}
+			D[(size_t)a * n + b] = v;
+			continue;
+broken:
+			*bad_a = a;
+			*bad_b = b;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* live[a * n + b] (a < b): pair (a, b) is outside the span of the rows
+ * so far, judged with one random null-space vector.  Returns the number
+ * of live pairs, or -2 on a broken route. */
+static int64_t find_live(struct planner *pl, struct scratch *sc,
+			 ibf_err_t *err)
+{
+	uint32_t n = pl->n, a, b, ba, bb;
+	int64_t nlive = 0;
+
+	kernel_vector(&pl->ech, &pl->seed, sc->x);
+	/* Along a path each host link carries half its column's unknown. */
+	for (a = 0; a < pl->cols.nhostcols; a++)
+		sc->x[a] = mulmod(sc->x[a], (P + 1) / 2);
+	if (!route_sums(pl, sc->x, sc->D, sc->sum, sc->state, sc->stack,
+			&ba, &bb)) {
+		ibf_probe_vec_t v;
+
+		if (ibf_probe_vec_make(pl->l, &pl->cols, pl->h->ports[ba],
+				       pl->h->ports[bb], &v, err) == IBF_OK)
+			ibf_err_set(err, IBF_ERR_INVALID,
+				    "a route between hosts %u and %u is "
+				    "broken", ba, bb);
+		return -2;
+	}
+	for (a = 0; a < n; a++)
+		for (b = a + 1; b < n; b++) {
+			uint64_t s = (uint64_t)sc->D[(size_t)a * n + b] +
+				     sc->D[(size_t)b * n + a];
+			bool live = s % P != 0;
+
+			pl->live[(size_t)a * n + b] = live;
+			pl->live[(size_t)b * n + a] = live;
+			nlive += live;
+		}
+	return nlive;
+}
+
+/* One pass: a new round is opened; every host takes up to `tries` live
+ * partners, in order of offset, each into the first round it fits. */
+static int64_t find_live(struct planner *pl, struct scratch *sc,
+			 ibf_err_t *err);
+
+static int pass(struct planner *pl, struct scratch *sc, unsigned tries,
+		uint32_t *added, ibf_err_t *err)
+{
+	uint32_t n = pl->n, a, k, fresh = 0;
+
+	if (new_round(pl) < 0)
+		return -1;
+	*added = 0;
+	for (a = 0; a < n; a++) {
+		unsigned t = 0;
+
+		for (k = 1; k < n && t < tries; k++) {
+			uint32_t b = (a + k) % n;
+			int res;
+
+			if (!pl->live[(size_t)a * n + b])
+				continue;
+			t++;
+			res = try_pair(pl, NONE, a, b, err);
+			if (res < 0)
+				return res;
+			*added += res == 1;
+			/* Pairs added since the live set was judged make
+			 * more and more of it dependent: judge it again
+			 * (O(n^2)) rather than eliminate in vain. */
+			if (res == 1 && ++fresh >= n / 4 + 1) {
+				int64_t nl = find_live(pl, sc, err);
+
+				if (nl < 0)
+					return (int)nl;
+				fresh = 0;
+			}
+		}
+	}
+	if (!pl->round_used[pl->nrounds - 1]) {
+		pl->nrounds--;
+		free(pl->host_busy[pl->nrounds]);
+		free(pl->link_busy[pl->nrounds]);
+	}
+	return 0;
+}
+
+static void planner_free(struct planner *pl)
+{
+	uint32_t r;
+
+	for (r = 0; r < pl->nrounds; r++) {
+		free(pl->host_busy[r]);
+		free(pl->link_busy[r]);
+	}
+	free(pl->host_busy);
+	free(pl->link_busy);
+	free(pl->round_used);
+	free(pl->live);
+	free(pl->pairs);
+	free(pl->pair_round);
+	ibf_probe_cols_free(&pl->cols);
+	ibf_probe_ech_free(&pl->ech);
+}
+
+static void scratch_free(struct scratch *sc)
+{
+	free(sc->x);
+	free(sc->D);
+	free(sc->sum);
+	free(sc->state);
+	free(sc->stack);
+}
+
+/* Passes until two independent random null-space vectors find no live
+ * pair: the chance that an independent pair is left is below 2^-60. */
+static int run_planner(struct planner *pl, unsigned tries, ibf_err_t *err)
+{
+	const ibf_fabric_t *f = pl->l->fabric;
+	uint32_t n = pl->n, added, nsw = f->nswitches + 1;
+	struct scratch sc;
+	unsigned clean = 0;
+	int res = 0;
+
+	sc.x = malloc(pl->cols.ncols * sizeof(*sc.x) + 1);
+	sc.D = malloc((size_t)n * n * sizeof(*sc.D));
+	sc.sum = malloc(nsw * sizeof(*sc.sum));
+	sc.state = malloc(nsw);
+	sc.stack = malloc(nsw * sizeof(*sc.stack));
+	if (!sc.x || !sc.D || !sc.sum || !sc.state || !sc.stack) {
+		scratch_free(&sc);
+		return -1;
+	}
+	while (clean < 2) {
+		int64_t nlive = find_live(pl, &sc, err);
+
+		if (nlive < 0) {
+			res = (int)nlive;
+			break;
+		}
+		if (!nlive) {
+			clean++;
+			continue;
+		}
+		clean = 0;
+		res = pass(pl, &sc, tries, &added, err);
+		if (res < 0)
+			break;
+	}
+	scratch_free(&sc);
+	return res;
+}
+
+static ibf_status_t export_plan(struct planner *pl, ibf_probe_plan_t *out)
+{
+	uint32_t i, r, *fill;
+
+	out->nhosts = pl->n;
+	out->npairs = out->rank = pl->npairs;
+	out->nrounds = pl->nrounds;
+	out->pairs = malloc((pl->npairs + 1) * sizeof(*out->pairs));
+	out->round_start = calloc(pl->nrounds + 1,
+				  sizeof(*out->round_start));
+	fill = calloc(pl->nrounds + 1, sizeof(*fill));
+	if (!out->pairs || !out->round_start || !fill) {
+		free(fill);
+		return IBF_ERR_NOMEM;
+	}
+	for (i = 0; i < pl->npairs; i++)
+		out->round_start[pl->pair_round[i] + 1]++;
+	for (r = 0; r < pl->nrounds; r++)
+		out->round_start[r + 1] += out->round_start[r];
+	for (i = 0; i < pl->npairs; i++) {
+		r = pl->pair_round[i];
+		out->pairs[out->round_start[r] + fill[r]++] = pl->pairs[i];
+	}
+	free(fill);
+	out->lower_bound = pl->n >= 2 ?
+		(pl->npairs + pl->n / 2 - 1) / (pl->n / 2) : 0;
+	out->tested = pl->tested;
+	return IBF_OK;
+}
+
+static uint32_t count_links(const ibf_probe_cols_t *c, const ibf_fabric_t *f)
+{
+	ibf_port_id_t p;
+	uint32_t n = 0;
+
+	(void)c;
+	for (p = 0; p < f->nports; p++)
+		n += f->ports[p].peer != IBF_NO_ID;
+	return n;
+}
+
+ibf_status_t ibf_probe_plan(const ibf_lfts_t *l, const ibf_hostlist_t *h,
+			    const ibf_probe_opts_t *o, ibf_probe_plan_t *out,
+			    ibf_err_t *err)
+{
+	struct planner pl;
+	struct timespec t0, t1;
+	unsigned tries = o && o->tries ? o->tries : 64;
+	ibf_status_t st;
+	int res;
+
+	memset(out, 0, sizeof(*out));
+	if (h->n < 2)
+		return ibf_err_set(err, IBF_ERR_INVALID,
+				   "probe planning needs at least 2 hosts");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(&pl, 0, sizeof(pl));
+	pl.l = l;
+	pl.h = h;
+	pl.n = h->n;
+	if ((st = ibf_probe_cols_init(l->fabric, h, &pl.cols, err)) != IBF_OK)
+		return st;
+	pl.seed = 0x9e3779b97f4a7c15ull;
+	pl.live = calloc((size_t)pl.n * pl.n, 1);
+	if (!pl.live || ibf_probe_ech_init(&pl.ech, pl.cols.ncols) != IBF_OK) {
+		planner_free(&pl);
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	}
+	res = run_planner(&pl, tries, err);
+	if (res == -2) {
+		planner_free(&pl);
+		return err ? err->status : IBF_ERR_INVALID;
+	}
+	if (res < 0 || export_plan(&pl, out) != IBF_OK) {
+		planner_free(&pl);
+		ibf_probe_plan_free(out);
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	}
+	out->nlinks = count_links(&pl.cols, l->fabric);
+	planner_free(&pl);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	out->time_s = (double)(t1.tv_sec - t0.tv_sec) +
+		      (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	return IBF_OK;
+}
+
+void ibf_probe_plan_free(ibf_probe_plan_t *p)
+{
+	free(p->pairs);
+	free(p->round_start);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static json_object *host_str(const ibf_fabric_t *f, ibf_port_id_t p)
+{
+	char buf[256];
+
+	return json_object_new_string(ibf_port_host_name(f, p, buf,
+							 sizeof(buf)));
+}
+
+ibf_status_t ibf_probe_plan_write_json(const ibf_fabric_t *f,
+				       const ibf_hostlist_t *h,
+				       const ibf_probe_plan_t *p,
+				       const char *topo, const char *lfts,
+				       FILE *fp, ibf_err_t *err)
+{
+	json_object *o = json_object_new_object(), *rounds, *hosts;
+	uint32_t r, i;
+	int rc;
+
+	json_object_object_add(o, "rank", json_object_new_int64(p->rank));
+	json_object_object_add(o, "pairs", json_object_new_int64(p->npairs));
+	rounds = json_object_new_array();
+	for (r = 0; r < p->nrounds; r++) {
+		json_object *round = json_object_new_array();
+
+		for (i = p->round_start[r]; i < p->round_start[r + 1]; i++) {
+			json_object *pr = json_object_new_array();
+
+			json_object_array_add(pr, host_str(f,
+					h->ports[p->pairs[i].a]));
+			json_object_array_add(pr, host_str(f,
+					h->ports[p->pairs[i].b]));
+			json_object_array_add(round, pr);
+		}
+		json_object_array_add(rounds, round);
+	}
+	json_object_object_add(o, "rounds", rounds);
+	json_object_object_add(o, "lower_bound",
+			       json_object_new_int64(p->lower_bound));
+	hosts = json_object_new_array();
+	for (i = 0; i < h->n; i++)
+		json_object_array_add(hosts, host_str(f, h->ports[i]));
+	json_object_object_add(o, "hosts", hosts);
+	if (topo)
+		json_object_object_add(o, "topo",
+				       json_object_new_string(topo));
+	if (lfts)
+		json_object_object_add(o, "lfts",
+				       json_object_new_string(lfts));
+	json_object_object_add(o, "links", json_object_new_int64(p->nlinks));
+	json_object_object_add(o, "time_s",
+			       json_object_new_double(p->time_s));
+	rc = fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+		   fp);
+	fputc('\n', fp);
+	json_object_put(o);
+	if (rc < 0 || ferror(fp))
+		return ibf_err_set(err, IBF_ERR_IO, "write error");
+	return IBF_OK;
+}
+
+/* ---- for probe_solve.c --------------------------------------------------- */
+
+ibf_status_t ibf_probe_outside_span(const ibf_lfts_t *l,
+				    const ibf_hostlist_t *h,
+				    ibf_probe_cols_t *c, ibf_probe_ech_t *e,
+				    uint8_t *live, ibf_err_t *err)
+{
+	struct planner pl;
+	struct scratch sc;
+	uint32_t n = h->n, nsw = l->fabric->nswitches + 1;
+	ibf_status_t st = IBF_OK;
+	size_t i;
+	int k;
+
+	memset(&pl, 0, sizeof(pl));
+	pl.l = l;
+	pl.h = h;
+	pl.n = n;
+	pl.cols = *c;
+	pl.ech = *e;
+	pl.seed = 0x2545f4914f6cdd1dull;
+	pl.live = calloc((size_t)n * n, 1);
+	sc.x = malloc(c->ncols * sizeof(*sc.x) + 1);
+	sc.D = malloc((size_t)n * n * sizeof(*sc.D));
+	sc.sum = malloc(nsw * sizeof(*sc.sum));
+	sc.state = malloc(nsw);
+	sc.stack = malloc(nsw * sizeof(*sc.stack));
+	memset(live, 0, (size_t)n * n);
+	if (!pl.live || !sc.x || !sc.D || !sc.sum || !sc.state || !sc.stack)
+		st = ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	/* Two random null-space vectors: a pair in the span passes both. */
+	for (k = 0; st == IBF_OK && k < 2; k++) {
+		if (find_live(&pl, &sc, err) < 0) {
+			st = err ? err->status : IBF_ERR_INVALID;
+			break;
+		}
+		for (i = 0; i < (size_t)n * n; i++)
+			live[i] |= pl.live[i];
+	}
+	free(pl.live);
+	scratch_free(&sc);
+	return st;
+}

@@ -1,14 +1,547 @@
-/* PLACEHOLDER */
+/*
+ * Probe planning and solving, held against independent computations:
+ *  - hand-checked fabrics (one switch with 4 hosts; two leaves under one
+ *    spine) with rank, rounds and aggregated links worked out by hand;
+ *  - brute force on small generated fabrics: every pair's vector from the
+ *    test's own LFT walker, exact rank by rational elimination (own code),
+ *    the plan's pairs independent and as many as that rank;
+ *  - every round checked with the same walker: no shared host, no shared
+ *    directed link;
+ *  - solve: random link latencies, RTTs synthesized by the walker, every
+ *    pair's prediction within 1e-9; one corrupted measurement flagged;
+ *  - RTT files: bad lines give FILE:LINE errors.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
-static void placeholder(void **state) { (void)state; }
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ibflow/gen.h>
+#include <ibflow/probe.h>
+#include <ibflow/route.h>
+
+/* ---- the test's own LFT walker ------------------------------------------ */
+
+/* Egress ports from host port a to host port b; returns the count. */
+static unsigned walk(const ibf_lfts_t *l, ibf_port_id_t a, ibf_port_id_t b,
+		     ibf_port_id_t *out)
+{
+	const ibf_fabric_t *f = l->fabric;
+	unsigned dlid = f->ports[b].lid, n = 0;
+	ibf_port_id_t p = a;
+
+	for (;;) {
+		ibf_node_id_t x;
+		unsigned sw, port;
+
+		out[n++] = p;
+		assert_true(n < 64);
+		x = f->ports[f->ports[p].peer].node;
+		if (f->nodes[x].type != IBF_NODE_SWITCH) {
+			assert_int_equal(f->ports[p].peer, b);
+			return n;
+		}
+		for (sw = 0; f->switches[sw] != x; sw++)
+			;
+		port = l->port[(size_t)sw * l->stride + dlid];
+		assert_true(port >= 1 && port <= f->nodes[x].nports);
+		p = f->nodes[x].first_port + port;
+	}
+}
+
+/* Pair vector over directed links (egress port ids): counts. */
+static void pair_vec(const ibf_lfts_t *l, ibf_port_id_t a, ibf_port_id_t b,
+		     int *v)
+{
+	ibf_port_id_t buf[64];
+	unsigned n, i;
+
+	memset(v, 0, l->fabric->nports * sizeof(*v));
+	n = walk(l, a, b, buf);
+	for (i = 0; i < n; i++)
+		v[buf[i]]++;
+	n = walk(l, b, a, buf);
+	for (i = 0; i < n; i++)
+		v[buf[i]]++;
+}
+
+/* ---- exact rank by rational elimination ---------------------------------- */
+
+typedef struct { long long p, q; } rat_t;
+
+static long long gcdll(long long a, long long b)
+{
+	if (a < 0)
+		a = -a;
+	if (b < 0)
+		b = -b;
+	while (b) {
+		long long t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a ? a : 1;
+}
+
+static rat_t rnorm(long long p, long long q)
+{
+	long long g = gcdll(p, q);
+	rat_t r = { p / g, q / g };
+
+	if (r.q < 0) {
+		r.p = -r.p;
+		r.q = -r.q;
+	}
+	return r;
+}
+
+static rat_t rsub_mul(rat_t a, rat_t f, rat_t b) /* a - f * b */
+{
+	rat_t m = rnorm(f.p * b.p, f.q * b.q);
+
+	return rnorm(a.p * m.q - m.p * a.q, a.q * m.q);
+}
+
+/* Rank of the rows (nr x nc ints), by plain Gauss-Jordan over Q. */
+static unsigned rank_q(const int *rows, unsigned nr, unsigned nc)
+{
+	rat_t *m = malloc((size_t)nr * nc * sizeof(*m));
+	unsigned r = 0, c, i, k;
+
+	assert_non_null(m);
+	for (i = 0; i < nr * nc; i++)
+		m[i] = (rat_t){ rows[i], 1 };
+	for (c = 0; c < nc && r < nr; c++) {
+		for (i = r; i < nr && m[i * nc + c].p == 0; i++)
+			;
+		if (i == nr)
+			continue;
+		for (k = 0; k < nc; k++) {
+			rat_t t = m[i * nc + k];
+
+			m[i * nc + k] = m[r * nc + k];
+			m[r * nc + k] = t;
+		}
+		for (i = r + 1; i < nr; i++) {
+			rat_t f;
+
+			if (!m[i * nc + c].p)
+				continue;
+			f = rnorm(m[i * nc + c].p * m[r * nc + c].q,
+				  m[i * nc + c].q * m[r * nc + c].p);
+			for (k = c; k < nc; k++)
+				m[i * nc + k] = rsub_mul(m[i * nc + k], f,
+							 m[r * nc + k]);
+		}
+		r++;
+	}
+	free(m);
+	return r;
+}
+
+/* ---- fixtures ------------------------------------------------------------- */
+
+struct fx {
+	ibf_fabric_t *f;
+	ibf_routing_t *r;
+	ibf_hostlist_t h;
+};
+
+static void fx_make(struct fx *x, const char *spec, const char *engine)
+{
+	ibf_err_t err;
+
+	ibf_err_clear(&err);
+	assert_int_equal(ibf_gen(spec, NULL, &x->f, &err), IBF_OK);
+	assert_int_equal(ibf_route(x->f, engine, NULL, &x->r, &err), IBF_OK);
+	x->h.n = x->f->nendpoints;
+	x->h.ports = x->f->endpoints;
+}
+
+static void fx_free(struct fx *x)
+{
+	ibf_routing_destroy(x->r);
+	ibf_fabric_destroy(x->f);
+}
+
+/* All-pairs rank (brute force over every pair). */
+static unsigned brute_rank(const struct fx *x)
+{
+	unsigned n = x->h.n, np = n * (n - 1) / 2, nc = x->f->nports, a, b, k;
+	int *rows = malloc((size_t)np * nc * sizeof(*rows));
+	unsigned rk;
+
+	assert_non_null(rows);
+	k = 0;
+	for (a = 0; a < n; a++)
+		for (b = a + 1; b < n; b++)
+			pair_vec(x->r->lfts, x->h.ports[a], x->h.ports[b],
+				 rows + (size_t)nc * k++);
+	rk = rank_q(rows, np, nc);
+	free(rows);
+	return rk;
+}
+
+/* The plan's pairs: rank by rational elimination, and every round free of
+ * shared hosts and shared directed links. */
+static void check_plan(const struct fx *x, const ibf_probe_plan_t *p)
+{
+	unsigned nc = x->f->nports, i, r, k;
+	int *rows = malloc(((size_t)p->npairs + 1) * nc * sizeof(*rows));
+	int *used = malloc(nc * sizeof(*used));
+	int *hused = malloc(x->h.n * sizeof(*hused));
+	size_t pairs_rounds = 0;
+
+	assert_non_null(rows);
+	assert_int_equal(p->rank, p->npairs);
+	for (i = 0; i < p->npairs; i++)
+		pair_vec(x->r->lfts, x->h.ports[p->pairs[i].a],
+			 x->h.ports[p->pairs[i].b], rows + (size_t)nc * i);
+	assert_int_equal(rank_q(rows, p->npairs, nc), p->npairs);
+	for (r = 0; r < p->nrounds; r++) {
+		memset(used, 0, nc * sizeof(*used));
+		memset(hused, 0, x->h.n * sizeof(*hused));
+		assert_true(p->round_start[r + 1] > p->round_start[r]);
+		for (i = p->round_start[r]; i < p->round_start[r + 1]; i++) {
+			const int *v = rows + (size_t)nc * i;
+
+			assert_int_equal(hused[p->pairs[i].a]++, 0);
+			assert_int_equal(hused[p->pairs[i].b]++, 0);
+			for (k = 0; k < nc; k++) {
+				if (v[k])
+					assert_int_equal(used[k], 0);
+				used[k] |= v[k] != 0;
+			}
+			pairs_rounds++;
+		}
+	}
+	assert_int_equal(pairs_rounds, p->npairs);
+	assert_int_equal(p->lower_bound,
+			 (p->npairs + x->h.n / 2 - 1) / (x->h.n / 2));
+	assert_true(p->nrounds >= p->lower_bound);
+	free(rows);
+	free(used);
+	free(hused);
+}
+
+static void plan(const struct fx *x, ibf_probe_plan_t *p)
+{
+	ibf_err_t err;
+
+	ibf_err_clear(&err);
+	assert_int_equal(ibf_probe_plan(x->r->lfts, &x->h, NULL, p, &err),
+			 IBF_OK);
+	check_plan(x, p);
+}
+
+/* ---- hand-checked fabrics ------------------------------------------------- */
+
+/* One switch, 4 hosts: a pair measures h_a + h_b (h = injection +
+ * ejection).  The edge vectors of K4 span all 4 host unknowns (K4 has an
+ * odd cycle): rank 4.  Two perfect matchings of K4 form a 4-cycle, whose
+ * 4 edge vectors have rank 3, so 2 rounds cannot do: 3 rounds (above the
+ * bound ceil(4 / 2) = 2). */
+static void test_one_switch(void **state)
+{
+	struct fx x;
+	ibf_probe_plan_t p;
+
+	(void)state;
+	fx_make(&x, "xgft:1:4:1", "minhop");
+	plan(&x, &p);
+	assert_int_equal(p.rank, 4);
+	assert_int_equal(p.lower_bound, 2);
+	assert_int_equal(p.nrounds, 3);
+	assert_int_equal(brute_rank(&x), 4 + 0); /* raw columns: same */
+	ibf_probe_plan_free(&p);
+	fx_free(&x);
+}
+
+/* Two leaves under one spine, hosts 0,1 | 2,3.  Unknowns h0..h3 and the
+ * four leaf-spine directed links, which every cross pair uses once each
+ * and no other pair uses: one aggregated unknown U.  Rows: h0+h1, h2+h3
+ * and h_i+h_j+U for the 4 cross pairs: rank 5.  A cross pair shares U's
+ * links with every other cross pair and a host with both intra pairs, so
+ * it runs alone: rounds = 1 + 3 = 4 (bound ceil(5 / 2) = 3). */
+static void test_two_leaves(void **state)
+{
+	struct fx x;
+	ibf_probe_plan_t p;
+
+	(void)state;
+	fx_make(&x, "xgft:2:2,2:1,1", "minhop");
+	plan(&x, &p);
+	assert_int_equal(p.rank, 5);
+	assert_int_equal(brute_rank(&x), 5);
+	assert_int_equal(p.lower_bound, 3);
+	assert_int_equal(p.nrounds, 4);
+	ibf_probe_plan_free(&p);
+	fx_free(&x);
+}
+
+/* ---- brute force on generated fabrics ------------------------------------- */
+
+static void test_brute_force(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "xgft:2:4,4:1,4", "dmodk" },
+		{ "xgft:2:4,4:1,4", "minhop" },
+		{ "kary:2,3", "dmodk" },
+		{ "xgft:2:3,4:1,2", "minhop" },
+		{ "jellyfish:8,3,2", "minhop" },
+		{ "torus:2,2,2", "minhop" },
+		{ "pgft:2:4,4:1,2:1,2", "dmodk" },
+	};
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fx x;
+		ibf_probe_plan_t p;
+		unsigned rk;
+
+		fx_make(&x, cases[i][0], cases[i][1]);
+		plan(&x, &p);
+		rk = brute_rank(&x);
+		print_message("%s %s: hosts %u rank %u (brute force %u) "
+			      "rounds %u lower bound %u\n", cases[i][0],
+			      cases[i][1], x.h.n, p.rank, rk, p.nrounds,
+			      p.lower_bound);
+		assert_int_equal(p.rank, rk);
+		ibf_probe_plan_free(&p);
+		fx_free(&x);
+	}
+}
+
+/* ---- solving ---------------------------------------------------------------- */
+
+static double true_rtt(const struct fx *x, const double *lat, unsigned a,
+		       unsigned b)
+{
+	ibf_port_id_t buf[64];
+	unsigned n, i;
+	double s = 0;
+
+	n = walk(x->r->lfts, x->h.ports[a], x->h.ports[b], buf);
+	for (i = 0; i < n; i++)
+		s += lat[buf[i]];
+	n = walk(x->r->lfts, x->h.ports[b], x->h.ports[a], buf);
+	for (i = 0; i < n; i++)
+		s += lat[buf[i]];
+	return s;
+}
+
+static void solve_case(const char *spec, const char *engine, unsigned seed)
+{
+	struct fx x;
+	ibf_probe_plan_t p;
+	ibf_probe_solution_t s;
+	ibf_probe_meas_t *m;
+	double *lat;
+	unsigned i, a, b, nm, k, bad;
+	size_t idx;
+	ibf_err_t err;
+
+	fx_make(&x, spec, engine);
+	plan(&x, &p);
+	srand(seed);
+	lat = malloc(x.f->nports * sizeof(*lat));
+	for (i = 0; i < x.f->nports; i++)
+		lat[i] = 0.1 + (double)rand() / RAND_MAX * 2.0;
+	/* Exactly the plan's pairs. */
+	m = calloc((size_t)x.h.n * x.h.n, sizeof(*m));
+	for (i = 0; i < p.npairs; i++) {
+		m[i].a = p.pairs[i].a;
+		m[i].b = p.pairs[i].b;
+		m[i].rtt = true_rtt(&x, lat, m[i].a, m[i].b);
+	}
+	ibf_err_clear(&err);
+	assert_int_equal(ibf_probe_solve(x.r->lfts, &x.h, m, p.npairs, 0, &s,
+					 &err), IBF_OK);
+	assert_int_equal(s.rank, p.rank);
+	assert_true(s.residual_max < 1e-9);
+	assert_int_equal(s.nflagged, 0);
+	idx = 0;
+	for (a = 0; a < x.h.n; a++)
+		for (b = a + 1; b < x.h.n; b++) {
+			double t = true_rtt(&x, lat, a, b);
+
+			assert_true(isfinite(s.pair_rtt[idx]));
+			assert_true(fabs(s.pair_rtt[idx++] - t) < 1e-9);
+		}
+	/* Every aggregated link: its latency is the same combination of the
+	 * true latencies (a host column stands for two links). */
+	for (i = 0; i < s.nagg; i++) {
+		double t = 0;
+
+		for (k = s.agg_start[i]; k < s.agg_start[i + 1]; k++)
+			t += s.agg_coef[k] * lat[s.agg_links[k]];
+		if (fabs(t - s.agg_latency[i]) >= 1e-9)
+			fail_msg("%s: aggregate %u: %g, true %g (%u links)", spec, i, s.agg_latency[i], t, s.agg_start[i + 1] - s.agg_start[i]);
+	}
+	ibf_probe_solution_free(&s);
+	/* All pairs, one corrupted: least squares, the corrupted one
+	 * flagged and the worst. */
+	nm = 0;
+	for (a = 0; a < x.h.n; a++)
+		for (b = a + 1; b < x.h.n; b++) {
+			m[nm].a = a;
+			m[nm].b = b;
+			m[nm].rtt = true_rtt(&x, lat, a, b);
+			nm++;
+		}
+	bad = nm / 3;
+	m[bad].rtt += 5.0;
+	assert_int_equal(ibf_probe_solve(x.r->lfts, &x.h, m, nm, 0.5, &s,
+					 &err), IBF_OK);
+	assert_true(s.nflagged >= 1);
+	for (i = 0, k = 0; i < s.nflagged; i++)
+		k |= s.flagged[i] == bad;
+	assert_true(k);
+	for (i = 0; i < nm; i++)
+		if (fabs(s.residual[i]) > fabs(s.residual[bad]) + 1e-9)
+			fail_msg("%s: residual %u %g above the corrupted "
+				 "one's %g", spec, i, s.residual[i],
+				 s.residual[bad]);
+	assert_true(s.residual_max > 0.5);
+	ibf_probe_solution_free(&s);
+	free(m);
+	free(lat);
+	ibf_probe_plan_free(&p);
+	fx_free(&x);
+}
+
+static void test_solve(void **state)
+{
+	(void)state;
+	solve_case("xgft:2:2,2:1,1", "minhop", 1);
+	solve_case("xgft:2:4,4:1,4", "dmodk", 2);
+	solve_case("kary:2,3", "minhop", 3);
+	solve_case("jellyfish:8,3,2", "minhop", 4);
+	solve_case("kary:4,3", "dmodk", 5);
+}
+
+/* The hand case: U = the 4 leaf-spine links, one aggregated link. */
+static void test_solve_aggregates(void **state)
+{
+	struct fx x;
+	ibf_probe_plan_t p;
+	ibf_probe_solution_t s;
+	ibf_probe_meas_t m[8];
+	double lat[64] = { 0 };
+	unsigned i, big = 0;
+	ibf_err_t err;
+
+	(void)state;
+	fx_make(&x, "xgft:2:2,2:1,1", "minhop");
+	plan(&x, &p);
+	assert_true(x.f->nports <= 64);
+	for (i = 0; i < x.f->nports; i++)
+		lat[i] = 1 + i;
+	for (i = 0; i < p.npairs; i++) {
+		m[i].a = p.pairs[i].a;
+		m[i].b = p.pairs[i].b;
+		m[i].rtt = true_rtt(&x, lat, m[i].a, m[i].b);
+	}
+	ibf_err_clear(&err);
+	assert_int_equal(ibf_probe_solve(x.r->lfts, &x.h, m, p.npairs, 0, &s,
+					 &err), IBF_OK);
+	/* 4 host aggregates (2 links) and U (4 links). */
+	assert_int_equal(s.nagg, 5);
+	for (i = 0; i < s.nagg; i++) {
+		unsigned len = s.agg_start[i + 1] - s.agg_start[i];
+
+		assert_true(len == 2 || len == 4);
+		big += len == 4;
+	}
+	assert_int_equal(big, 1);
+	ibf_probe_solution_free(&s);
+	ibf_probe_plan_free(&p);
+	fx_free(&x);
+}
+
+/* ---- RTT files --------------------------------------------------------------- */
+
+static void expect_rtt_error(const struct fx *x, const char *text,
+			     const char *want)
+{
+	char path[] = "/tmp/test_probe_rttXXXXXX";
+	int fd = mkstemp(path);
+	ibf_probe_meas_t *m = NULL;
+	uint32_t n = 0;
+	ibf_err_t err;
+	char prefix[64];
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	ibf_err_clear(&err);
+	assert_int_not_equal(ibf_probe_rtt_read(x->f, &x->h, path, &m, &n,
+						&err), IBF_OK);
+	assert_null(m);
+	snprintf(prefix, sizeof(prefix), "%s:%s", path, want);
+	if (strncmp(err.msg, prefix, strlen(prefix)))
+		fail_msg("got '%s', want prefix '%s'", err.msg, prefix);
+	unlink(path);
+}
+
+static void test_rtt_file(void **state)
+{
+	struct fx x;
+	char path[] = "/tmp/test_probe_rttXXXXXX";
+	const char *good = "# measured\nh0000 HCA-1 h0001 HCA-1 12.5\n\n"
+			   "\"h0002 HCA-1\" \"h0003 HCA-1\" 7\n";
+	ibf_probe_meas_t *m = NULL;
+	uint32_t n = 0;
+	ibf_err_t err;
+	int fd;
+
+	(void)state;
+	fx_make(&x, "xgft:1:4:1", "minhop");
+	fd = mkstemp(path);
+	assert_int_equal(write(fd, good, strlen(good)), (ssize_t)strlen(good));
+	close(fd);
+	ibf_err_clear(&err);
+	assert_int_equal(ibf_probe_rtt_read(x.f, &x.h, path, &m, &n, &err),
+			 IBF_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(m[0].a, 0);
+	assert_int_equal(m[0].b, 1);
+	assert_true(m[0].rtt == 12.5);
+	assert_int_equal(m[1].a, 2);
+	assert_int_equal(m[1].b, 3);
+	assert_int_equal(m[1].line, 4);
+	free(m);
+	unlink(path);
+	expect_rtt_error(&x, "h0000 HCA-1 h0001 HCA-1 1\nh0000 HCA-1 x 3\n",
+			 "2:");
+	expect_rtt_error(&x, "h0000 HCA-1 h0001 HCA-1 abc\n", "1:");
+	expect_rtt_error(&x, "\n\nh0000 HCA-1 h0001 HCA-1 -4\n", "3:");
+	expect_rtt_error(&x, "h0000 HCA-1 h0000 HCA-1 4\n", "1:");
+	expect_rtt_error(&x, "h0000 HCA-1 h0001 HCA-1 inf\n", "1:");
+	expect_rtt_error(&x, "12\n", "1:");
+	expect_rtt_error(&x, "\"h0000 HCA-1 h0001 3\n", "1:");
+	fx_free(&x);
+}
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = { cmocka_unit_test(placeholder) };
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_switch),
+		cmocka_unit_test(test_two_leaves),
+		cmocka_unit_test(test_brute_force),
+		cmocka_unit_test(test_solve),
+		cmocka_unit_test(test_solve_aggregates),
+		cmocka_unit_test(test_rtt_file),
+	};
+
 	return cmocka_run_group_tests_name("probe", tests, NULL, NULL);
 }
