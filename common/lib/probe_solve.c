@@ -864,3 +864,68 @@ ibf_status_t ibf_probe_solution_write_json(const ibf_fabric_t *f,
 		return ibf_err_set(err, IBF_ERR_IO, "write error");
 	return IBF_OK;
 }
+
+/* ---- plan files ------------------------------------------------------------ */
+
+static char *json_strdup(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return strdup(json_object_get_string(v));
+}
+
+ibf_status_t ibf_probe_plan_file_read(const char *path,
+				      ibf_probe_plan_file_t *out,
+				      ibf_err_t *err)
+{
+	json_object *root, *hosts;
+	size_t i, n;
+
+	memset(out, 0, sizeof(*out));
+	root = json_object_from_file(path);
+	if (!root)
+		return ibf_err_set(err, IBF_ERR_PARSE, "%s: not a readable "
+				   "JSON plan", path);
+	if (!json_object_object_get_ex(root, "hosts", &hosts) ||
+	    !json_object_is_type(hosts, json_type_array) ||
+	    (n = json_object_array_length(hosts)) < 2) {
+		json_object_put(root);
+		return ibf_err_set(err, IBF_ERR_INVALID, "%s: the plan has no "
+				   "\"hosts\" list of at least 2 names", path);
+	}
+	out->hosts = calloc(n, sizeof(*out->hosts));
+	for (i = 0; out->hosts && i < n; i++) {
+		json_object *e = json_object_array_get_idx(hosts, i);
+
+		if (!json_object_is_type(e, json_type_string))
+			break;
+		out->hosts[i] = strdup(json_object_get_string(e));
+		if (!out->hosts[i])
+			break;
+		out->nhosts++;
+	}
+	out->topo = json_strdup(root, "topo");
+	out->lfts = json_strdup(root, "lfts");
+	json_object_put(root);
+	if (!out->hosts || out->nhosts != n) {
+		ibf_probe_plan_file_free(out);
+		return ibf_err_set(err, IBF_ERR_INVALID, "%s: host %zu of the "
+				   "plan is not a name", path, i + 1);
+	}
+	return IBF_OK;
+}
+
+void ibf_probe_plan_file_free(ibf_probe_plan_file_t *p)
+{
+	uint32_t i;
+
+	for (i = 0; p->hosts && i < p->nhosts; i++)
+		free(p->hosts[i]);
+	free(p->hosts);
+	free(p->topo);
+	free(p->lfts);
+	memset(p, 0, sizeof(*p));
+}

@@ -70,6 +70,19 @@ ibf_status_t ibf_probe_plan_write_json(const ibf_fabric_t *f,
 				       const char *topo, const char *lfts,
 				       FILE *fp, ibf_err_t *err);
 
+/* What probe-solve needs back from a plan file: the host names in order
+ * and the topology and LFT paths (NULL when absent). */
+typedef struct ibf_probe_plan_file {
+	char *topo, *lfts;
+	char **hosts;
+	uint32_t nhosts;
+} ibf_probe_plan_file_t;
+
+ibf_status_t ibf_probe_plan_file_read(const char *path,
+				      ibf_probe_plan_file_t *out,
+				      ibf_err_t *err);
+void ibf_probe_plan_file_free(ibf_probe_plan_file_t *p);
+
 /* ---- solving ------------------------------------------------------------ */
 
 typedef struct ibf_probe_meas {

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# `ibflow probe-plan` and `probe-solve` end to end: plan a routed fat tree,
+# measure every planned pair with unit link latencies (RTT = hops there and
+# back, counted by `ibflow paths`), solve, and compare every pair's
+# predicted RTT with its hop count; a corrupted extra measurement is
+# flagged (exit 1); bad input exits 2 with FILE:LINE.
+set -uo pipefail
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+IBF=$t_ibflow
+W=$T_TMP
+if [ ! -x "$IBF" ]; then
+	t_fail probe_cli "no built CLI at $IBF (run scripts/build.sh)"
+	t_done
+fi
+if ! command -v python3 >/dev/null; then
+	t_skip probe_cli "python3 not installed"
+	t_done
+fi
+
+"$IBF" gen xgft:2:4,4:1,4 -o "$W/t.topo" &&
+	"$IBF" route --topo "$W/t.topo" --engine dmodk -o "$W/t.lfts" >/dev/null
+grep -o '^Ca.*# "h[0-9]* HCA-1"' "$W/t.topo" | grep -o 'h[0-9]* HCA-1' >"$W/hosts"
+t_check "probe-plan xgft:2:4,4:1,4" 0 "$IBF" probe-plan --topo "$W/t.topo" \
+	--lfts "$W/t.lfts" --hosts "$W/hosts" --json "$W/plan.json"
+
+# Hops of every ordered pair, by `ibflow paths`.
+hops() { "$IBF" paths --topo "$W/t.topo" --lfts "$W/t.lfts" "$1" "$2" |
+	 sed -n 's/.*after \([0-9]*\) hops*$/\1/p'; }
+: >"$W/hops"
+while read -r a; do
+	while read -r b; do
+		[ "$a" = "$b" ] && continue
+		printf '%s|%s|%s\n' "$a" "$b" "$(hops "$a" "$b")" >>"$W/hops"
+	done <"$W/hosts"
+done <"$W/hosts"
+
+python3 - "$W" <<'PY' && t_pass "plan: rank 41 (the brute-force rank of test_probe), rounds host-disjoint" || t_fail "plan JSON" "$(head -c 300 "$W/plan.json")"
+import json, sys
+w = sys.argv[1]
+p = json.load(open(w + "/plan.json"))
+hops = {}
+for line in open(w + "/hops"):
+    a, b, h = line.rstrip("\n").split("|")
+    hops[(a, b)] = int(h)
+assert p["rank"] == p["pairs"] == 41, p["rank"]
+assert sum(len(r) for r in p["rounds"]) == p["pairs"]
+assert p["lower_bound"] == -(-p["pairs"] // 8)
+for r in p["rounds"]:
+    hs = [h for pair in r for h in pair]
+    assert len(hs) == len(set(hs))
+with open(w + "/rtt", "w") as f:
+    for r in p["rounds"]:
+        for a, b in r:
+            f.write('"%s" "%s" %d\n' % (a, b, hops[(a, b)] + hops[(b, a)]))
+PY
+
+t_check "probe-solve (consistent)" 0 "$IBF" probe-solve --plan "$W/plan.json" \
+	--rtt "$W/rtt" --json "$W/sol.json"
+python3 - "$W" <<'PY' && t_pass "solve: every pair's RTT = hops both ways" || t_fail "solve JSON" "$(head -c 300 "$W/sol.json")"
+import json, sys
+w = sys.argv[1]
+s = json.load(open(w + "/sol.json"))
+hops = {}
+for line in open(w + "/hops"):
+    a, b, h = line.rstrip("\n").split("|")
+    hops[(a, b)] = int(h)
+assert len(s["pairs"]) == 16 * 15 // 2
+for p in s["pairs"]:
+    assert abs(p["rtt"] - hops[(p["a"], p["b"])] - hops[(p["b"], p["a"])]) < 1e-9
+assert s["residual_max"] < 1e-9
+PY
+
+# An extra, wrong measurement: flagged, exit 1.
+cp "$W/rtt" "$W/rtt2"
+printf '"h0000 HCA-1" "h0015 HCA-1" 99\n' >>"$W/rtt2"
+t_check "probe-solve flags an inconsistent measurement" 1 "$IBF" probe-solve \
+	--plan "$W/plan.json" --rtt "$W/rtt2" --json "$W/sol2.json"
+if grep -q '"inconsistent":\[{' "$W/sol2.json"; then
+	t_pass "inconsistent measurement listed in the JSON"
+else
+	t_fail "inconsistent list" "$(tail -c 300 "$W/sol2.json")"
+fi
+
+# Bad input.
+printf 'h0000 HCA-1 h0001 HCA-1 4\nh0000 HCA-1 nosuch 3\n' >"$W/bad.rtt"
+if t_expect_exit 2 "$IBF" probe-solve --plan "$W/plan.json" --rtt "$W/bad.rtt" &&
+   grep -q "bad.rtt:2:" "$T_ERR"; then
+	t_pass "bad RTT line: exit 2 with FILE:LINE"
+else
+	t_fail "bad RTT line" "exit $T_RC: $(t_errhead)"
+fi
+t_check "probe-plan without --hosts" 2 "$IBF" probe-plan --topo "$W/t.topo" \
+	--lfts "$W/t.lfts"
+t_done
