@@ -12,6 +12,9 @@
 #   - fallback: ibflow-dmodk on a Slim Fly logs why (not a PGFT) and minhop
 #     routes;
 #   - a bad ibflow.conf line is logged with FILE:LINE and routing goes on;
+#   - fault: a link unlinked in ibsim's console, OpenSM resweeps: the
+#     plugin reroutes, the link is gone from the export, the new tables
+#     pass `ibflow check` on the degraded fabric;
 #   - layered with OpenSM running: saquery PathRecords carry the SLs of the
 #     exported SL file; the MMF report is written.
 set -uo pipefail
@@ -258,5 +261,68 @@ if ibs_start "$dir/net" "$run" 2>"$dir/ibsim.err"; then
 else
 	t_fail "sa: ibsim" "$(head -c 300 "$dir/ibsim.err")"
 fi
+
+# ---- fault: a link taken down in ibsim, OpenSM resweeps ----------------
+# ibsim gets its console on a fifo (ibs_start gives it /dev/null), same
+# socket-name isolation as ibsim-session.sh.
+dir=$T_TMP/fault
+run=$dir/run
+mkdir -p "$run"
+"$IBF" gen xgft:2:4,4:1,4 --format ibsim -o "$dir/net" >/dev/null 2>&1
+osm_conf "$dir/osm.conf" "ibflow-dmodk,minhop" "force_log_flush TRUE"
+mkfifo "$dir/console"
+IBS_SOCK=ibflow-$$-fault-$RANDOM$RANDOM
+IBSIM_SOCKNAME=$IBS_SOCK timeout -k 5 300 ibsim -s "$dir/net" \
+	<"$dir/console" >"$dir/ibsim.log" 2>&1 &
+IBS_PID=$!
+IBS_ALL_PIDS="$IBS_ALL_PIDS $IBS_PID"
+exec 9>"$dir/console"
+for _ in $(seq 100); do
+	grep -q 'simulator ready' "$dir/ibsim.log" && break
+	sleep 0.1
+done
+OSM_TMP_DIR=$run OSM_CACHE_DIR=$run ibs_run opensm -F "$dir/osm.conf" \
+	-f "$run/osm.log" -s 1 -D 0x43 >"$run/opensm.out" 2>&1 &
+osm_pid=$!
+routed() {
+	local n
+
+	n=$(grep -c "ibflow-dmodk tables configured on all switches" \
+	    "$run/osm.log" 2>/dev/null)
+	echo "${n:-0}"
+}
+for _ in $(seq 100); do
+	[ "$(routed)" -ge 1 ] && grep -q 'SUBNET UP' "$run/osm.log" && break
+	sleep 0.1
+done
+n0=$(routed)
+# Leaf s1-0 (GUID ...0000) port 5 goes up to spine s2-0 (GUID ...0400).
+echo 'Unlink "S-0002c90200000000"[5]' >&9
+for _ in $(seq 150); do
+	[ "$(routed)" -gt "$n0" ] && [ -f "$run/ibflow-export.txt" ] &&
+		grep -q "^routing $((n0 + 1))" "$run/ibflow-export.txt" && break
+	sleep 0.1
+done
+ibs_discover "$run/ibnetdiscover.out"
+ibs_dump_lfts "$run/dump_lfts.out"
+kill "$osm_pid" 2>/dev/null
+wait "$osm_pid" 2>/dev/null
+exec 9>&-
+ibs_stop
+if [ "$(routed)" -gt "$n0" ]; then
+	t_pass "fault: ibflow-dmodk reroutes after the link went down"
+else
+	t_fail "fault: ibflow-dmodk reroutes after the link went down" \
+		"$(routed) routings; $(grep -m2 ' 0x01 ' "$run/osm.log")"
+fi
+if grep -q '"S-0002c90200000400"' "$run/ibnetdiscover.out" &&
+   ! grep -q '^\[1\].*"S-0002c90200000000"\[5\]' "$run/ibnetdiscover.out" &&
+   ! grep -q '^\[5\].*"S-0002c90200000400"\[1\]' "$run/ibflow-topology.ibnd"; then
+	t_pass "fault: the link is gone from ibnetdiscover and from the export"
+else
+	t_fail "fault: the link is gone from ibnetdiscover and from the export" "still listed"
+fi
+t_check "fault: new tables pass ibflow check on the degraded fabric" 0 \
+	"$IBF" check --topo "$run/ibnetdiscover.out" --lfts "$run/dump_lfts.out"
 
 t_done
