@@ -2,18 +2,8 @@
 # Build and run the all-pairs route check benchmark (see bench_check.c).
 #   tests/bench/bench_check.sh [bench_check options...]
 # e.g.  tests/bench/bench_check.sh --lmc 2 --naive-runs 1
-# The bench is compiled with -O2 straight from the library sources, so it
-# needs no configured build tree.  CC, CFLAGS and
-# BENCH_DIR (default /tmp/ibflow-bench) may be set.
+# Built by tests/bench/build.sh (no configured tree needed).
 set -eu
-top=$(cd "$(dirname "$0")/../.." && pwd)
-lib=$top/common/lib
-out=${BENCH_DIR:-/tmp/ibflow-bench}
-mkdir -p "$out"
-${CC:-gcc} ${CFLAGS:--O2 -g} -Wall -Wextra -Wno-unused-parameter \
-	-I"$top/common/include" $(pkg-config --cflags json-c) \
-	-o "$out/bench_check" "$top/tests/bench/bench_check.c" \
-	"$lib"/*.c \
-	$(pkg-config --libs json-c) -lpthread -lm
-echo "machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p')"
+. "$(dirname "$0")/build.sh"
+bench_build bench_check
 exec "$out/bench_check" "$@"
