@@ -47,6 +47,11 @@ ibf_fabric_t *ibf_cli_load_topo(const char *cmd, const char *path,
 ibf_lfts_t *ibf_cli_load_lfts(const char *cmd, const ibf_fabric_t *f,
 			      const char *path);
 
+/* Load a topology and the LFTs routing it: IBF_EXIT_OK with both, or
+ * IBF_EXIT_INPUT with neither (the problem reported). */
+int ibf_cli_load_routed(const char *cmd, const char *topo, const char *lfts,
+			unsigned lmc, ibf_fabric_t **f, ibf_lfts_t **l);
+
 /* Parse the name of a topology format the library can write (for --to,
  * --format) or report. */
 int ibf_cli_parse_write_format(const char *cmd, const char *opt,

@@ -53,6 +53,22 @@ ibf_lfts_t *ibf_cli_load_lfts(const char *cmd, const ibf_fabric_t *f,
 	return l;
 }
 
+int ibf_cli_load_routed(const char *cmd, const char *topo, const char *lfts,
+			unsigned lmc, ibf_fabric_t **f, ibf_lfts_t **l)
+{
+	*l = NULL;
+	*f = ibf_cli_load_topo(cmd, topo, lmc);
+	if (!*f)
+		return IBF_EXIT_INPUT;
+	*l = ibf_cli_load_lfts(cmd, *f, lfts);
+	if (!*l) {
+		ibf_fabric_destroy(*f);
+		*f = NULL;
+		return IBF_EXIT_INPUT;
+	}
+	return IBF_EXIT_OK;
+}
+
 int ibf_cli_parse_uint(const char *cmd, const char *opt, const char *arg,
 		       unsigned min, unsigned max, unsigned *out)
 {

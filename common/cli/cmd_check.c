@@ -353,14 +353,9 @@ int ibf_cmd_check(int argc, char **argv)
 	rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? IBF_EXIT_OK : rc;
-	f = ibf_cli_load_topo(CMD, a.topo, a.lmc);
-	if (!f)
-		return IBF_EXIT_INPUT;
-	l = ibf_cli_load_lfts(CMD, f, a.lfts);
-	if (!l) {
-		ibf_fabric_destroy(f);
-		return IBF_EXIT_INPUT;
-	}
+	rc = ibf_cli_load_routed(CMD, a.topo, a.lfts, a.lmc, &f, &l);
+	if (rc != IBF_EXIT_OK)
+		return rc;
 	o.switches = a.switches;
 	o.max_examples = a.max_report;
 	o.nthreads = a.threads;

@@ -243,14 +243,10 @@ int ibf_cmd_liquid(int argc, char **argv)
 		return rc < 0 ? IBF_EXIT_OK : rc;
 	ibf_err_clear(&err);
 	memset(&r, 0, sizeof(r));
-	f = ibf_cli_load_topo(CMD, a.topo, a.lmc);
-	if (f)
-		l = ibf_cli_load_lfts(CMD, f, a.lfts);
-	if (!l) {
-		rc = IBF_EXIT_INPUT;
-	} else if (load_traffic(&a, l, &t, &err) != IBF_OK) {
+	rc = ibf_cli_load_routed(CMD, a.topo, a.lfts, a.lmc, &f, &l);
+	if (rc == IBF_EXIT_OK && load_traffic(&a, l, &t, &err) != IBF_OK)
 		rc = ibf_cli_fail(CMD, &err);
-	} else {
+	if (rc == IBF_EXIT_OK) {
 		o.time_limit = a.limit;
 		o.search_first = a.exact;
 		if (ibf_liquid_schedule(t, &o, &r, &err) != IBF_OK) {

@@ -228,14 +228,9 @@ int ibf_cmd_paths(int argc, char **argv)
 	rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? IBF_EXIT_OK : rc;
-	f = ibf_cli_load_topo(CMD, a.topo, a.lmc);
-	if (!f)
-		return IBF_EXIT_INPUT;
-	l = ibf_cli_load_lfts(CMD, f, a.lfts);
-	if (!l) {
-		ibf_fabric_destroy(f);
-		return IBF_EXIT_INPUT;
-	}
+	rc = ibf_cli_load_routed(CMD, a.topo, a.lfts, a.lmc, &f, &l);
+	if (rc != IBF_EXIT_OK)
+		return rc;
 	ibf_err_clear(&err);
 	if (ibf_fabric_resolve_host(f, a.src, &src, &err) != IBF_OK)
 		rc = ibf_cli_fail(CMD, &err);
