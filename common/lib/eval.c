@@ -44,6 +44,7 @@ struct hist {
 /* What one instance leaves for the reduction, per routing. */
 struct part {
 	double agg, secs;
+	double max_load;         /* flows on the busiest directed link */
 	struct hist *hist;
 	uint32_t nhist;
 	double *rate;            /* keep_flows: per flow */
@@ -139,6 +140,30 @@ static double aggregate(const ibf_traffic_t *tr, const double *rate)
 	return s;
 }
 
+/* The largest load of one directed link: flow copies times the flow's
+ * fraction on it, summed over the flows crossing it.  Host links count
+ * too (a host sending k flows loads its injection link with k). */
+static ibf_status_t max_link_load(const ibf_mmf_problem_t *p, double *out,
+				  ibf_err_t *err)
+{
+	double *load = calloc((size_t)p->nlinks + 1, sizeof(*load));
+	double m = 0.0;
+	uint32_t k;
+	size_t e;
+
+	if (!load)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	for (k = 0; k < p->nflows; k++)
+		for (e = p->first[k]; e < p->first[k + 1]; e++)
+			load[p->link[e]] += p->weight[k] * p->frac[e];
+	for (k = 0; k < p->nlinks; k++)
+		if (load[k] > m)
+			m = load[k];
+	free(load);
+	*out = m;
+	return IBF_OK;
+}
+
 static ibf_status_t solve(const struct run *R, const ibf_mmf_problem_t *p,
 			  double *rate, double *secs, ibf_err_t *err)
 {
@@ -217,7 +242,9 @@ static ibf_status_t do_routing(const struct run *R, struct item *it,
 	st = ibf_flowpaths_build(R->routings[r].lfts, &it->tr, mode, &p, err);
 	if (st != IBF_OK)
 		return st;
-	st = solve(R, &p, rate, &pt->secs, err);
+	st = max_link_load(&p, &pt->max_load, err);
+	if (st == IBF_OK)
+		st = solve(R, &p, rate, &pt->secs, err);
 	ibf_mmf_problem_free(&p);
 	if (st != IBF_OK)
 		return st;
@@ -583,6 +610,8 @@ static ibf_status_t reduce_one(const struct run *R, ibf_eval_t *e,
 		res->opt_throughput += it->opt_agg;
 		res->seconds += it->part[r].secs;
 		res->opt_seconds += it->opt_secs;
+		if (it->part[r].max_load > res->max_link_load)
+			res->max_link_load = it->part[r].max_load;
 		for (k = 0; k < it->part[r].nhist; k++)
 			res->flows += it->part[r].hist[k].copies;
 	}
@@ -758,7 +787,8 @@ void ibf_eval_print(const ibf_eval_t *e, FILE *fp)
 		"flows", "index");
 	if (e->opt_asked)
 		fprintf(fp, " %9s %7s", "opt_index", "ratio");
-	fprintf(fp, " %10s %11s %9s", "min_rate", "median_rate", "seconds");
+	fprintf(fp, " %10s %11s %8s %9s", "min_rate", "median_rate",
+		"max_load", "seconds");
 	if (e->opt_asked)
 		fprintf(fp, " %11s", "opt_seconds");
 	fputc('\n', fp);
@@ -774,8 +804,9 @@ void ibf_eval_print(const ibf_eval_t *e, FILE *fp)
 					x->ratio);
 			else if (e->opt_asked)
 				fprintf(fp, " %9s %7s", "-", "-");
-			fprintf(fp, " %10.4g %11.4g %9.3f", x->min_rate,
-				x->median_rate, x->seconds);
+			fprintf(fp, " %10.4g %11.4g %8.4g %9.3f",
+				x->min_rate, x->median_rate, x->max_link_load,
+				x->seconds);
 			if (e->opt_asked && x->has_opt)
 				fprintf(fp, " %11.3f", x->opt_seconds);
 			else if (e->opt_asked)
@@ -811,6 +842,7 @@ static json_object *json_entry(const ibf_eval_t *e,
 	json_object_object_add(o, "ratio", x->has_opt ? num(x->ratio) : NULL);
 	json_object_object_add(o, "min_rate", num(x->min_rate));
 	json_object_object_add(o, "median_rate", num(x->median_rate));
+	json_object_object_add(o, "max_link_load", num(x->max_link_load));
 	json_object_object_add(o, "seconds", num(x->seconds));
 	json_object_object_add(o, "opt_seconds",
 			       x->has_opt ? num(x->opt_seconds) : NULL);

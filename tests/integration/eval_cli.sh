@@ -73,7 +73,7 @@ path, nr, first, eng = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 d = json.load(open(path))
 ents = d["patterns"]
 keys = ["name", "flows", "index", "opt_index", "ratio", "min_rate",
-        "median_rate", "seconds", "opt_seconds"]
+        "median_rate", "max_link_load", "seconds", "opt_seconds"]
 if nr > 1:
     keys.append("routing")
 bad = []
@@ -106,11 +106,25 @@ sh = [e for e in ents if e["name"] == "shift" and
       (nr == 1 or e["routing"] == first)]
 if eng == "dmodk" and (len(sh) != 1 or abs(sh[0]["index"] - 1.0) > 1e-9):
     bad.append("shift on dmodk in its order: %r, want index 1" % sh)
+# Worst link load: D-mod-K puts every shift on distinct links (1); in an
+# all-to-all every host link carries N - 1 = 15 flows (single path), and
+# D-mod-K loads no fabric link more (each leaf up-link: 4 hosts x 12
+# remote destinations / 4 spines = 12).
+if eng == "dmodk" and (len(sh) != 1 or sh[0]["max_link_load"] != 1):
+    bad.append("shift on dmodk: max_link_load %r, want 1" % sh)
+for e in ents:
+    if e["name"] == "alltoall" and (e["max_link_load"] < 15 or (
+            e.get("routing", first) == first and eng == "dmodk" and
+            e["max_link_load"] != 15)):
+        bad.append("alltoall %s: max_link_load %r" %
+                   (e.get("routing"), e["max_link_load"]))
+    if e["name"].startswith("perm") and e["max_link_load"] < 1:
+        bad.append("%s: max_link_load %r < 1" % (e["name"], e["max_link_load"]))
 print("; ".join(bad[:5]) if bad else "ok")
 EOF
 )
 if [ "$res" = ok ]; then
-	t_pass "JSON: fields, finite, ratio = index/opt_index, opt_index 1, flow counts"
+	t_pass "JSON: fields, finite, ratio = index/opt_index, opt_index 1, flow counts, max_link_load"
 else
 	t_fail "JSON" "$res"
 fi
@@ -176,6 +190,7 @@ b = json.load(open(sys.argv[2]))["patterns"]
 bad = [x["name"] for x, y in zip(a, b)
        if abs(x["index"] - y["index"]) > 1e-9 * max(1, x["index"])
        or abs(x["median_rate"] - y["median_rate"]) > 1e-9 * x["median_rate"]
+       or x["max_link_load"] != y["max_link_load"]
        or y["opt_index"] is not None]
 print("ok" if not bad and len(a) == len(b) else "differ: %s" % bad)
 EOF

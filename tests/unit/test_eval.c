@@ -14,6 +14,9 @@
  * C: 2.5C.  Optimum: both spines usable, same bottlenecks as the
  * crossbar: 2.5C.  So index A = 0.8, B = 1, opt_index 1, ratio 0.8 and 1;
  * min / median A = C/3 / C/3, B = C/2 / C/2.
+ * Worst link load (flows on one directed link): A: s1-0 -> s2-0 and
+ * s2-0 -> s1-1 carry f1 f2 f3, so 3; B: no link carries more than two
+ * (h0's injection f1 f2, s1-0 -> s2-0 f1 f3, h2's ejection f1 f3), so 2.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -160,7 +163,101 @@ static void test_hand_tree(void **state)
 	assert_true(near(a->throughput, 2 * C_EDR4));
 	assert_true(near(a->crossbar, 2.5 * C_EDR4));
 	assert_true(a->seconds >= 0 && a->opt_seconds >= 0);
+	assert_true(a->max_link_load == 3.0);
+	assert_true(b->max_link_load == 2.0);
 	ibf_eval_destroy(e);
+}
+
+/* Worst link load with COUNT copies: traffic "h0 h2 2", "h1 h3 2".  A:
+ * s1-0 -> s2-0 carries both pairs, 2 + 2 = 4 (host links 2).  B: h2 (odd
+ * LID) via s2-0, h3 via s2-1: 2 on each up-link, 2 on the host links. */
+static void test_load_count(void **state)
+{
+	struct fx *x = *state;
+	ibf_eval_routing_t r[2] = { { "A", x->a }, { "B", x->b } };
+	ibf_eval_opts_t o = { 0 };
+	char path[160], spec[180];
+	const char *specs[1] = { spec };
+	ibf_eval_t *e = NULL;
+	ibf_err_t err;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/count.traffic", x->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "\"h0000 HCA-1\" \"h0002 HCA-1\" 2\n"
+		    "\"h0001 HCA-1\" \"h0003 HCA-1\" 2\n");
+	fclose(fp);
+	snprintf(spec, sizeof(spec), "file:%s", path);
+	assert_int_equal(ibf_eval_run(x->f, r, 2, specs, 1, &o, &e, &err),
+			 IBF_OK);
+	assert_int_equal(ibf_eval_result(e, 0, 0)->flows, 4);
+	assert_true(ibf_eval_result(e, 0, 0)->max_link_load == 4.0);
+	assert_true(ibf_eval_result(e, 1, 0)->max_link_load == 2.0);
+	ibf_eval_destroy(e);
+}
+
+/* Worst link load of split flows.  The same tree with LMC 1 (two LIDs per
+ * host); every LID goes up through s2-0 except h2's second LID (offset
+ * 1), which goes through s2-1.  Flows h0 -> h2 and h1 -> h3.  Split over
+ * the LIDs (lmc): s1-0 -> s2-0 carries half of h0 -> h2 and all of
+ * h1 -> h3: 1.5; s1-0 -> s2-1 0.5; host links 1.  Base LID only
+ * (single): both on s1-0 -> s2-0: 2. */
+static void test_load_split(void **state)
+{
+	struct fx *x = *state;
+	ibf_gen_opts_t go = { .lmc = 1 };
+	ibf_eval_opts_t o = { .paths = IBF_EVAL_LMC };
+	const char *specs[1];
+	char path[160], spec[180];
+	ibf_eval_routing_t r[1];
+	ibf_eval_t *e = NULL;
+	ibf_fabric_t *f;
+	ibf_lfts_t *l;
+	uint32_t l0, l1, s0, s1, h, off;
+	unsigned lid;
+	ibf_err_t err;
+	FILE *fp;
+
+	assert_int_equal(ibf_gen("xgft:2:2,2:1,2", &go, &f, &err), IBF_OK);
+	assert_int_equal(f->nendpoints, 4);
+	l0 = sw(f, "s1-0");
+	l1 = sw(f, "s1-1");
+	s0 = sw(f, "s2-0");
+	s1 = sw(f, "s2-1");
+	assert_int_equal(ibf_lfts_create(f, &l), IBF_OK);
+	for (h = 0; h < 4; h++)
+		for (off = 0; off < 2; off++) {
+			unsigned up = h == 2 && off == 1 ? 4 : 3;
+
+			lid = f->ports[f->endpoints[h]].lid + off;
+			ibf_lfts_set(l, l0, lid, h < 2 ? h + 1 : up);
+			ibf_lfts_set(l, l1, lid, h >= 2 ? h - 1 : up);
+			ibf_lfts_set(l, s0, lid, h < 2 ? 1 : 2);
+			ibf_lfts_set(l, s1, lid, h < 2 ? 1 : 2);
+		}
+	snprintf(path, sizeof(path), "%s/split.traffic", x->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "\"h0000 HCA-1\" \"h0002 HCA-1\"\n"
+		    "\"h0001 HCA-1\" \"h0003 HCA-1\"\n");
+	fclose(fp);
+	snprintf(spec, sizeof(spec), "file:%s", path);
+	specs[0] = spec;
+	r[0].name = "split";
+	r[0].lfts = l;
+	ibf_err_clear(&err);
+	if (ibf_eval_run(f, r, 1, specs, 1, &o, &e, &err) != IBF_OK)
+		fail_msg("eval: %s", err.msg);
+	assert_true(ibf_eval_result(e, 0, 0)->max_link_load == 1.5);
+	ibf_eval_destroy(e);
+	o.paths = IBF_EVAL_SINGLE;
+	assert_int_equal(ibf_eval_run(f, r, 1, specs, 1, &o, &e, &err),
+			 IBF_OK);
+	assert_true(ibf_eval_result(e, 0, 0)->max_link_load == 2.0);
+	ibf_eval_destroy(e);
+	ibf_lfts_destroy(l);
+	ibf_fabric_destroy(f);
 }
 
 /* The reference solver and the paths modes give the same answers here
@@ -195,7 +292,7 @@ static json_object *get(json_object *o, const char *key)
 
 static void check_entry(json_object *o, const char *routing,
 			const char *name, double index, double opt,
-			double min, double median)
+			double min, double median, double load)
 {
 	assert_string_equal(json_object_get_string(get(o, "routing")),
 			    routing);
@@ -208,6 +305,8 @@ static void check_entry(json_object *o, const char *routing,
 	assert_true(near(json_object_get_double(get(o, "min_rate")), min));
 	assert_true(near(json_object_get_double(get(o, "median_rate")),
 			 median));
+	assert_true(json_object_get_double(get(o, "max_link_load")) ==
+		    load);
 	assert_true(json_object_get_double(get(o, "seconds")) >= 0);
 	assert_true(json_object_is_type(get(o, "opt_seconds"),
 					json_type_double));
@@ -228,9 +327,9 @@ static void test_json(void **state)
 	arr = get(root, "patterns");
 	assert_int_equal(json_object_array_length(arr), 2);
 	check_entry(json_object_array_get_idx(arr, 0), "A", x->spec, 0.8, 1.0,
-		    C_EDR4 / 3, C_EDR4 / 3);
+		    C_EDR4 / 3, C_EDR4 / 3, 3.0);
 	check_entry(json_object_array_get_idx(arr, 1), "B", x->spec, 1.0, 1.0,
-		    C_EDR4 / 2, C_EDR4 / 2);
+		    C_EDR4 / 2, C_EDR4 / 2, 2.0);
 	json_object_put(root);
 	ibf_eval_destroy(e);
 }
@@ -464,6 +563,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_tree),
+		cmocka_unit_test(test_load_count),
+		cmocka_unit_test(test_load_split),
 		cmocka_unit_test(test_ref_and_modes),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_csv),

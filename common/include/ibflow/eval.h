@@ -12,6 +12,8 @@
  *                 / the same sum on the crossbar (docs/mmf.md);
  *   opt_index   = the same for the optimum; ratio = index / opt_index;
  *   min_rate, median_rate over all flow copies of all instances;
+ *   max_link_load = the largest number of flows (copies; fractions of
+ *                 split flows) on one directed link, over instances;
  *   seconds     = time spent in the MMF solver alone (tracing and pattern
  *                 generation excluded), summed over instances;
  *   opt_seconds = the same for the optimum (shared by all routings, as the
@@ -92,6 +94,10 @@ typedef struct ibf_eval_result {
 	double opt_throughput;
 	double index, opt_index, ratio; /* opt_index, ratio valid if has_opt */
 	double min_rate, median_rate;
+	/* Over instances, the largest load of one directed link (host links
+	 * included): flows crossing it, a COUNT c counting c, a flow split
+	 * over paths (lmc, layers) counting its fraction on the link. */
+	double max_link_load;
 	double seconds, opt_seconds;
 	bool has_opt;
 	ibf_eval_flow_t *flow; /* [nflow] with keep_flows, else NULL */
@@ -136,11 +142,13 @@ ibf_eval_result(const ibf_eval_t *e, uint32_t routing, uint32_t pattern)
 /* "single", "lmc", "layers". */
 const char *ibf_eval_paths_name(ibf_eval_paths_t p);
 
-/* The table routing x pattern (index, opt_index, ratio, rates, times). */
+/* The table routing x pattern (index, opt_index, ratio, rates, worst link
+ * load, times). */
 void ibf_eval_print(const ibf_eval_t *e, FILE *fp);
 
 /* {"patterns":[{"name", "flows", "index", "opt_index", "ratio",
- * "min_rate", "median_rate", "seconds", "opt_seconds"}, ...]}, one entry
+ * "min_rate", "median_rate", "max_link_load", "seconds", "opt_seconds"},
+ * ...]}, one entry
  * per routing and pattern; with several routings each entry also has
  * "routing".  Values not computed are null.  path "-" = stdout. */
 ibf_status_t ibf_eval_write_json(const ibf_eval_t *e, const char *path,
