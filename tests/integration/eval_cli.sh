@@ -207,6 +207,76 @@ fi
 t_check "--map random" 0 "$IBF" eval --topo "$T" "${LFTS[@]}" \
 	--patterns perm:2 --map random --seed 5
 
+# max_link_load of all shifts against an own tracer (python3: its own
+# parser of the topology and the LFTs), ranks in a shuffled order (seeded)
+# so that shifts collide (in the topological order D-mod-K gives 1).
+python3 -c 'import random, sys
+h = [l.strip() for l in open(sys.argv[1]) if l.strip()]
+random.Random(1).shuffle(h)
+print("\n".join(h))' "$ORDER" >"$W/scrambled.order"
+if t_expect_exit 0 "$IBF" eval --topo "$T" "${LFTS[@]}" --patterns shift \
+	--map "$W/scrambled.order" --json "$W/load.json"; then
+	res=$(python3 - "$T" "$W/scrambled.order" "$W/load.json" \
+		"${LFTS[@]}" <<'EOF'
+import json, re, sys
+topo, order, js = sys.argv[1:4]
+lftfiles = sys.argv[5::2]
+link, lid, hnode, node, ca = {}, {}, {}, None, False
+for line in open(topo):
+    m = re.match(r'^(Switch|Ca)\s+\d+\s+"([^"]+)"\s+#\s+"([^"]+)"', line)
+    if m:
+        ca, node = m.group(1) == "Ca", m.group(2)
+        if ca:
+            hnode[m.group(3)] = node
+        continue
+    m = re.match(r'^\[(\d+)\](?:\([0-9a-f]+\))?\s+"([^"]+)"\[(\d+)\]', line)
+    if m and node:
+        link[(node, int(m.group(1)))] = (m.group(2), int(m.group(3)))
+        if ca:
+            lid[node] = int(re.search(r'# lid (\d+)', line).group(1))
+hosts = [hnode[l.strip()] for l in open(order) if l.strip()]
+n = len(hosts)
+ents = json.load(open(js))["patterns"]
+bad = []
+for i, path in enumerate(lftfiles):
+    lft, sw = {}, None
+    for line in open(path):
+        if line.startswith("Unicast"):
+            sw = "S-" + re.search(r"guid 0x([0-9a-f]+)", line).group(1)
+            lft[sw] = {}
+        m = re.match(r"^0x([0-9a-f]+) (\d+)", line)
+        if m and sw:
+            lft[sw][int(m.group(1), 16)] = int(m.group(2))
+    worst = 0
+    for k in range(1, n):
+        load = {}
+        for r in range(n):
+            s, d = hosts[r], hosts[(r + k) % n]
+            cur, port = s, 1
+            for _ in range(16):
+                load[(cur, port)] = load.get((cur, port), 0) + 1
+                cur, _in = link[(cur, port)]
+                if cur == d:
+                    break
+                port = lft[cur][lid[d]]
+        worst = max(worst, max(load.values()))
+    got = ents[i]["max_link_load"] if len(ents) > i else None
+    if got != worst or worst < 2:
+        bad.append("%s: max_link_load %r, own tracer %d" % (path, got, worst))
+    else:
+        print("# %s: shift max_link_load %d" % (path, worst), file=sys.stderr)
+print("; ".join(bad) if bad else "ok")
+EOF
+)
+	if [ "$res" = ok ]; then
+		t_pass "shift max_link_load in a shuffled order (> 1) equals an own tracer's"
+	else
+		t_fail "shift max_link_load vs own tracer" "$res"
+	fi
+else
+	t_fail "eval shift, scrambled order" "exit $T_RC: $(t_errhead)"
+fi
+
 # ---- not a PGFT: optimum said not computed ----------------------------------
 "$IBF" gen torus:3,3,3 -o "$W/t.topo" >/dev/null 2>&1
 "$IBF" route --topo "$W/t.topo" --engine minhop -o "$W/t.lfts" >/dev/null 2>&1
