@@ -1,31 +1,45 @@
 #!/usr/bin/env bash
 # ibflow in one minute: install what is missing, build, generate a fat tree,
-# load it into the ibsim simulator, let real OpenSM route it with each of its
-# engines in turn, read back what every engine programmed into the switches
-# (ibnetdiscover + dump_lfts, as on a real fabric) and check every route
-# with `ibflow check`; then compute ibflow's own routings offline (D-mod-K,
-# UAPR over LMC 2, FatPaths layered) for the same fabric and compare all of
-# them by max-min fair throughput (`ibflow eval`), with an SVG chart.
+# load it into the ibsim simulator and let real OpenSM route it, first with
+# its own engines (ftree, updn, minhop, dfsssp), then with ibflow's engines
+# inside OpenSM through the plugin (ibflow-dmodk at the same LMC;
+# ibflow-uapr and ibflow-layered on an LMC 2 copy of the fabric).  After
+# every sweep the tables are read back from the simulated switches
+# (ibnetdiscover + dump_lfts, as on a real fabric) and every route is checked
+# (`ibflow check`, and --deadlock with the plugin's SLs for layered).  Then
+# all routings are compared by max-min fair throughput and by the worst link
+# load of shift permutations (`ibflow eval`), in one table and SVG charts.
 #
 #   scripts/demo.sh [SPEC [LMC]]      default: kary:4,3 (64 hosts, 48
 #                                     switches), LMC 0
 # Environment: ENGINES (default "ftree updn minhop dfsssp"), DEMO_DIR (where
 # the files stay; default $BUILD_DIR/demo), BUILD_DIR (see scripts/build.sh),
-# PATTERNS (default "perm:5,shift,bisect:5,randn:4:2,alltoall").
+# PATTERNS (default "perm:5,shift,bisect:5,randn:4:2,alltoall"; "shift" is
+# added when missing: it gives the worst-load column), IBFLOW_OSM_PLUGIN_DIR
+# (where libibflow_osm.so is; default $BUILD_DIR/osm_plugin/.libs).
+# Without the plugin (configure skipped it: no OpenSM headers) ibflow's
+# engines run offline (`ibflow route`) on the fabric read back, with a note.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SPEC=${1:-kary:4,3}
 LMC=${2:-0}
 ENGINES=${ENGINES:-ftree updn minhop dfsssp}
+read -r -a ENG <<<"$ENGINES"
 PATTERNS=${PATTERNS:-perm:5,shift,bisect:5,randn:4:2,alltoall}
+case ",$PATTERNS," in
+*,shift,*) ;;
+*) PATTERNS=$PATTERNS,shift ;;
+esac
 
 echo "== building (scripts/build.sh)"
 IBF=$(bash "$REPO/scripts/build.sh" | tail -1)
 BUILD_DIR=$(dirname "$(dirname "$IBF")")
 DEMO_DIR=${DEMO_DIR:-$BUILD_DIR/demo}
+PLUGIN_DIR=${IBFLOW_OSM_PLUGIN_DIR:-$BUILD_DIR/osm_plugin/.libs}
 rm -rf "$DEMO_DIR"
 mkdir -p "$DEMO_DIR"
+DEMO_DIR=$(cd "$DEMO_DIR" && pwd)
 
 # shellcheck source=ibsim-session.sh
 . "$REPO/scripts/ibsim-session.sh"
@@ -35,119 +49,331 @@ if ! why=$(ibs_have_tools); then
 	echo "demo: cannot simulate a fabric here: $why" >&2
 	exit 1
 fi
+PLUGIN=yes
+[ -f "$PLUGIN_DIR/libibflow_osm.so" ] || PLUGIN=no
+status=0
+# The plugin's configuration: its own evaluation off (eval no), as all
+# routings are judged below by the same `ibflow eval` runs.
+echo "eval no" >"$DEMO_DIR/ibflow.conf"
 
-echo "== ibflow gen $SPEC --lmc $LMC --format ibsim"
 "$IBF" gen "$SPEC" --lmc "$LMC" --format ibsim -o "$DEMO_DIR/net"
-"$IBF" info "$DEMO_DIR/net" | sed -n 's/^\(nodes\|switches\|CAs\|links\|LMC\): */  \1: /p' |
-	paste -sd' ' | sed 's/^/ /'
-echo "   OpenSM $(opensm --version 2>/dev/null | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -1), ibsim, infiniband-diags; files in $DEMO_DIR"
-echo
+"$IBF" gen "$SPEC" --lmc 2 --format ibsim -o "$DEMO_DIR/net-lmc2"
+info=$("$IBF" info "$DEMO_DIR/net")
+n() { sed -n "s/^$1: *//p" <<<"$info"; }
+echo "== fabric $SPEC: $(n endpoints) hosts, $(n switches) switches," \
+	"$(n links) links; LMC $LMC (and an LMC 2 copy)"
+echo "   OpenSM $(opensm --version 2>/dev/null | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -1)" \
+	"on ibsim, infiniband-diags; files in $DEMO_DIR"
+
+# ---- one OpenSM sweep per engine ---------------------------------------
+# Per engine (NAME below) the run directory $DEMO_DIR/NAME keeps OpenSM's
+# log, the files read back and the check; these arrays collect the rows.
+# NOTE holds what went wrong, DLOCK the deadlock check's verdict.
+declare -A USED LMCOF DEFECTS PAIRS TOPO LFTS ORDER NOTE DLOCK
+STAR=no
 
 # One figure from `ibflow check`'s report.
 fig() { sed -n "s/^ *$2  *\\([0-9][0-9]*\\).*/\\1/p" "$1" | head -1; }
 
-printf '%-8s %-10s %7s %8s  %-17s %s\n' engine "routed by" pairs defects \
-	"hops min/mean/max" "tables read back"
-status=0
-for eng in $ENGINES; do
-	run=$DEMO_DIR/$eng
-	# A fresh simulator per engine: no table left over from the last one.
-	if ! ibs_start "$DEMO_DIR/net" "$run" ||
-	   ! ibs_opensm "$eng" "$LMC" "$run" ||
+# check_run NAME [CHECK ARGS...]: ibflow check on what NAME's run read
+# back; fills DEFECTS and PAIRS.
+check_run() {
+	local name=$1 run=$DEMO_DIR/$1 rc=0 d=0 k v
+
+	shift
+	"$IBF" check --topo "${TOPO[$name]}" --lfts "${LFTS[$name]}" "$@" \
+		>"$run/check.txt" 2>&1 || rc=$?
+	if [ "$rc" -eq 2 ]; then
+		NOTE[$name]="check failed: $(head -1 "$run/check.txt")"
+		DEFECTS[$name]=-
+		status=1
+		return
+	fi
+	for k in "no route" loops "dead ends" misdelivered "no switch table"; do
+		v=$(fig "$run/check.txt" "$k")
+		d=$((d + ${v:-0}))
+	done
+	DEFECTS[$name]=$d
+	PAIRS[$name]=$(sed -n 's/^pairs traced: *\([0-9]*\).*/\1/p' "$run/check.txt")
+	[ "$d" -eq 0 ] || status=1
+	if [ "$#" -gt 0 ]; then
+		if grep -q '^deadlock-free' "$run/check.txt"; then
+			DLOCK[$name]="deadlock-free with its SLs"
+		else
+			NOTE[$name]="DEADLOCK CHECK FAILED ($run/check.txt)"
+			status=1
+		fi
+	fi
+}
+
+# sweep NAME NET LMC [CONF]: a fresh simulator, one OpenSM sweep (with
+# opensm.conf CONF, else -R NAME), the fabric and tables read back.
+sweep() {
+	local name=$1 net=$2 lmc=$3 conf=${4:-} run=$DEMO_DIR/$1 rc=0
+	local args=(-R "$name")
+
+	mkdir -p "$run"
+	[ -n "$conf" ] && args=(-F "$conf")
+	LMCOF[$name]=$lmc
+	if ! ibs_start "$net" "$run"; then
+		NOTE[$name]="ibsim failed ($run/ibsim.log)"
+		status=1
+		return 1
+	fi
+	OSM_TMP_DIR=$run OSM_CACHE_DIR=$run IBFLOW_OSM_CONF=$DEMO_DIR/ibflow.conf \
+		ibs_run opensm "${args[@]}" -f "$run/osm.log" -s 0 -o -D 0x43 \
+		-l "$lmc" >"$run/opensm.out" 2>&1 || rc=$?
+	USED[$name]=$(sed -n \
+		's/.* \([A-Za-z0-9_-]*\) tables configured on all switches.*/\1/p' \
+		"$run/osm.log" 2>/dev/null | tail -1)
+	if [ "$rc" -ne 0 ] || [ -z "${USED[$name]}" ] ||
 	   ! ibs_discover "$run/ibnetdiscover.out" ||
 	   ! ibs_dump_lfts "$run/dump_lfts.out"; then
 		ibs_stop
-		printf '%-8s %s\n' "$eng" "FAILED (see $run)"
+		NOTE[$name]="OpenSM sweep or read-back FAILED (see $run)"
 		status=1
-		continue
+		return 1
 	fi
 	ibs_stop
-	used=$IBS_ENGINE_USED
-	[ "$used" = "$eng" ] || used="$used*"
-	rc=0
-	"$IBF" check --topo "$run/ibnetdiscover.out" --lfts "$run/dump_lfts.out" \
-		>"$run/check.txt" 2>&1 || rc=$?
-	if [ "$rc" -eq 2 ]; then
-		printf '%-8s %-10s %s\n' "$eng" "$used" "check failed: $(head -1 "$run/check.txt")"
-		status=1
-		continue
+	TOPO[$name]=$run/ibnetdiscover.out
+	LFTS[$name]=$run/dump_lfts.out
+	return 0
+}
+
+# report NAME: one progress line.
+report() {
+	local name=$1 used=${USED[$1]:-}
+
+	if [ -n "$used" ] && [ "$used" != "$name" ] && [ "$used" != offline ]
+	then
+		used="$used*"
+		STAR=yes
 	fi
-	pairs=$(sed -n 's/^pairs traced: *\([0-9]*\).*/\1/p' "$run/check.txt")
-	defects=0
-	for k in "no route" loops "dead ends" misdelivered "no switch table"; do
-		n=$(fig "$run/check.txt" "$k")
-		defects=$((defects + ${n:-0}))
-	done
-	hops=$(sed -n 's/^hops (links): *min \([0-9]*\) *mean \([0-9.]*\) *max \([0-9]*\).*/\1 \/ \2 \/ \3/p' \
-		"$run/check.txt")
-	printf '%-8s %-10s %7s %8s  %-17s %s\n' "$eng" "$used" "$pairs" \
-		"$defects" "$hops" "$(grep -c '^0x' "$run/dump_lfts.out") entries"
-	[ "$defects" -eq 0 ] || status=1
-done
+	printf '   %-15s routed by %-15s %6s pairs %2s defects%s\n' "$name" \
+		"${used:--}" "${PAIRS[$name]:--}" "${DEFECTS[$name]:--}" \
+		"${DLOCK[$name]:+, ${DLOCK[$name]}}${NOTE[$name]:+  ${NOTE[$name]}}"
+}
+
 echo
-echo "* = OpenSM refused the requested engine (e.g. ftree with LMC > 0) and"
-echo "    routed with the engine shown; its log says why (<engine>/osm.log)."
-echo "Hops are links (host-switch-host = 2)."
-set -- $ENGINES
-first=$DEMO_DIR/$1/
-if [ -n "$first" ] && [ -s "${first}ibnetdiscover.out" ]; then
-	# The first and the last host, as named in the fabric read back.
-	hosts=$(grep -o '"h[0-9]* HCA-1"' "${first}ibnetdiscover.out" |
-		tr -d '"' | sort -u | sed -n '1p;$p')
-	src=$(head -1 <<<"$hosts")
-	dst=$(tail -1 <<<"$hosts")
-	echo
-	echo "== ibflow paths (what $(basename "$first") programmed):"
-	"$IBF" paths --topo "${first}ibnetdiscover.out" \
-		--lfts "${first}dump_lfts.out" "$src" "$dst" || status=1
+echo "== OpenSM's engines (opensm -R ENGINE -l $LMC; tables read back, checked)"
+for eng in "${ENG[@]}"; do
+	sweep "$eng" "$DEMO_DIR/net" "$LMC" && check_run "$eng"
+	report "$eng"
+done
+
+# ---- ibflow's engines: in OpenSM through the plugin, or offline --------
+IBFLOW=(ibflow-dmodk ibflow-uapr ibflow-layered)
+echo
+if [ "$PLUGIN" = yes ]; then
+	echo "== ibflow's engines inside OpenSM (event_plugin_name ibflow_osm," \
+		"$PLUGIN_DIR)"
+	export LD_LIBRARY_PATH=$PLUGIN_DIR:$BUILD_DIR/common/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	for name in "${IBFLOW[@]}"; do
+		net=$DEMO_DIR/net-lmc2
+		lmc=2
+		extra=
+		[ "$name" = ibflow-dmodk ] && { net=$DEMO_DIR/net; lmc=$LMC; }
+		[ "$name" = ibflow-layered ] && extra="qos TRUE"
+		mkdir -p "$DEMO_DIR/$name"
+		# The admin's opensm.conf: the plugin, the engine, minhop if it
+		# refuses the fabric; layered needs QoS for its SL->VL map.
+		printf 'event_plugin_name ibflow_osm\nrouting_engine %s,minhop\n%s\n' \
+			"$name" "$extra" >"$DEMO_DIR/$name/opensm.conf"
+		if sweep "$name" "$net" "$lmc" "$DEMO_DIR/$name/opensm.conf"; then
+			ORDER[$name]=$DEMO_DIR/$name/ibflow-order.txt
+			if [ "$name" = ibflow-layered ]; then
+				check_run "$name" --sl "$DEMO_DIR/$name/ibflow-sl.txt" \
+					--deadlock
+			else
+				check_run "$name"
+			fi
+			[ "${USED[$name]}" = "$name" ] || status=1
+		fi
+		report "$name"
+	done
+else
+	echo "== ibflow's engines OFFLINE: the OpenSM plugin is not built"
+	echo "   (configure skipped it: install libopensm-dev libibumad-dev and"
+	echo "   rebuild); 'ibflow route' on the fabric read back instead"
+	for name in "${IBFLOW[@]}"; do
+		eng=${name#ibflow-}
+		run=$DEMO_DIR/$name
+		mkdir -p "$run"
+		USED[$name]=offline
+		args=()
+		if [ "$name" = ibflow-dmodk ]; then
+			LMCOF[$name]=$LMC
+			TOPO[$name]=${TOPO[${ENG[0]}]:-}
+		else
+			LMCOF[$name]=2
+			TOPO[$name]=$run/topo
+			"$IBF" gen "$SPEC" --lmc 2 -o "$run/topo"
+		fi
+		[ "$name" = ibflow-layered ] && args=(--sl-out "$run/sl.txt")
+		if [ -n "${TOPO[$name]}" ] &&
+		   "$IBF" route --topo "${TOPO[$name]}" --engine "$eng" \
+			-o "$run/lfts" --order-out "$run/order" "${args[@]}" \
+			>"$run/route.out" 2>&1; then
+			LFTS[$name]=$run/lfts
+			ORDER[$name]=$run/order
+			if [ "$name" = ibflow-layered ]; then
+				check_run "$name" --sl "$run/sl.txt" --deadlock
+			else
+				check_run "$name"
+			fi
+		else
+			NOTE[$name]="ibflow route FAILED ($run/route.out)"
+			status=1
+		fi
+		report "$name"
+	done
+fi
+if [ "$STAR" = yes ]; then
+	echo "   * = OpenSM refused the requested engine and routed with the one"
+	echo "       shown (e.g. ftree with LMC > 0); its log says why:"
+	echo "       $DEMO_DIR/<engine>/osm.log"
 fi
 
 # ---- max-min fair comparison ------------------------------------------
-# Every routing is judged on the same traffic with ranks placed in the
-# topological host order (D-mod-K's --order-out).  OpenSM's tables are the
-# ones read back from the simulated switches, on the topology read back.
+# Two `ibflow eval` runs, one per LMC: every routing of a run on the same
+# topology (read back by the first sweep of that LMC) and the same rank
+# order.  The order is the engine's host order: the plugin's export (all
+# three engines export the same topological order), which for OpenSM's
+# engines is the topological order D-mod-K uses; without the plugin,
+# D-mod-K's --order-out.  LIDs must agree between the sweeps (OpenSM
+# assigns them the same way on the same fabric); checked, not assumed.
 eval_dir=$DEMO_DIR/eval
 mkdir -p "$eval_dir"
-topo=${first}ibnetdiscover.out
-echo
-echo "== max-min fair throughput (ibflow eval; index 1 = a crossbar)"
-if [ -s "$topo" ] &&
-   "$IBF" route --topo "$topo" --engine dmodk -o "$eval_dir/dmodk.lfts" \
-	--order-out "$eval_dir/order" >/dev/null; then
-	set --
-	for eng in $ENGINES; do
-		[ -s "$DEMO_DIR/$eng/dump_lfts.out" ] || continue
-		cp "$DEMO_DIR/$eng/dump_lfts.out" "$eval_dir/opensm-$eng.lfts"
-		set -- "$@" --lfts "opensm-$eng.lfts"
+
+# LID signature of a fabric read back: the sorted link lines with LIDs.
+lid_sig() { grep 'lid [0-9]' "$1" | sed 's/[[:space:]]\+/ /g' | sort; }
+
+# evaluate TAG PATHS NAME...: one eval run over the NAMEs that routed.
+evaluate() {
+	local tag=$1 paths=$2 name topo='' order='' ord
+	local args=()
+
+	shift 2
+	for name in "$@"; do
+		[ -n "${LFTS[$name]:-}" ] || continue
+		if [ -z "$topo" ]; then
+			topo=${TOPO[$name]}
+		elif ! cmp -s <(lid_sig "$topo") <(lid_sig "${TOPO[$name]}"); then
+			NOTE[$name]="not compared: other LIDs than $topo"
+			status=1
+			continue
+		fi
+		cp "${LFTS[$name]}" "$eval_dir/$name"
+		args+=(--lfts "$name")
+		ord=${ORDER[$name]:-}
+		[ -n "$ord" ] && [ -z "$order" ] && order=$ord
+		if [ -n "$ord" ] && ! cmp -s "$ord" "$order"; then
+			echo "   note: $name's host order differs from $order;" \
+				"compared in the latter"
+		fi
 	done
-	(cd "$eval_dir" && "$IBF" eval --topo "$topo" "$@" \
-		--lfts dmodk.lfts --patterns "$PATTERNS" --map order --opt \
-		--json lmc0.json --plot lmc0.svg) || status=1
-	echo "   (LMC $LMC: OpenSM's engines as programmed, ibflow's dmodk;"
-	echo "    chart $eval_dir/lmc0.svg)"
+	[ -n "$topo" ] || return 1
+	if [ -z "$order" ]; then
+		order=$eval_dir/$tag.order
+		"$IBF" route --topo "$topo" --engine dmodk -o "$eval_dir/$tag.dmodk" \
+			--order-out "$order" >/dev/null 2>"$eval_dir/$tag.order.err" || {
+			echo "   $tag: no D-mod-K order ($(head -1 "$eval_dir/$tag.order.err"));" \
+				"ranks in the topology's node order"
+			order=direct
+		}
+	fi
+	cp "$topo" "$eval_dir/$tag.topo"
+	[ "$order" = direct ] || cp "$order" "$eval_dir/$tag.order"
+	[ "$order" = direct ] || order=$tag.order
+	(cd "$eval_dir" && "$IBF" eval --topo "$tag.topo" "${args[@]}" \
+		--paths "$paths" --patterns "$PATTERNS" --map "$order" --opt \
+		--json "$tag.json" --plot "$tag.svg") >"$eval_dir/$tag.txt" \
+		2>"$eval_dir/$tag.err"
+}
+
+paths=single
+[ "$LMC" -gt 0 ] && paths=lmc
+ok_a=yes ok_b=yes
+TAG_A=lmc$LMC TAG_B=lmc2-multipath
+evaluate "$TAG_A" "$paths" "${ENG[@]}" ibflow-dmodk || ok_a=no
+evaluate "$TAG_B" lmc ibflow-uapr ibflow-layered || ok_b=no
+
+# value FILE ROUTING PATTERN COLUMN: a cell of an eval table (with --opt:
+# 4 index, 5 opt_index, 9 max_load); ROUTING "*" = the first row.
+value() {
+	awk -v r="$2" -v p="$3" -v c="$4" \
+		'NR > 1 && (r == "*" || $1 == r) && $2 == p { print $c; exit }' \
+		"$1" 2>/dev/null
+}
+
+IFS=, read -r -a PATS <<<"$PATTERNS"
+echo
+echo "== max-min fair throughput index per pattern (ibflow eval; 1 = a crossbar)"
+echo "   and the worst link load over all shift permutations"
+echo
+printf '%-15s %3s %-15s %7s' engine LMC "routed by" defects
+for p in "${PATS[@]}"; do printf ' %9s' "$p"; done
+printf ' %11s\n' "shift load"
+best=
+for name in "${ENG[@]}" "${IBFLOW[@]}"; do
+	tab=$eval_dir/$TAG_A.txt
+	case $name in ibflow-uapr | ibflow-layered) tab=$eval_dir/$TAG_B.txt ;; esac
+	used=${USED[$name]:-}
+	[ -n "$used" ] && [ "$used" != "$name" ] && [ "$used" != offline ] &&
+		used="$used*"
+	printf '%-15s %3s %-15s %7s' "$name" "${LMCOF[$name]:-}" "${used:--}" \
+		"${DEFECTS[$name]:--}"
+	for p in "${PATS[@]}"; do
+		v=$(value "$tab" "$name" "$p" 4)
+		printf ' %9s' "${v:--}"
+	done
+	v=$(value "$tab" "$name" shift 9)
+	printf ' %11s\n' "${v:--}"
+	if [ -n "$v" ] && { [ -z "$best" ] || awk -v a="$v" -v b="$best" 'BEGIN { exit !(a < b) }'; }; then
+		best=$v
+	fi
+done
+printf '%-15s %3s %-15s %7s' optimum "" "" ""
+for p in "${PATS[@]}"; do
+	v=$(value "$eval_dir/$TAG_A.txt" "*" "$p" 5)
+	[ -n "$v" ] || v=$(value "$eval_dir/$TAG_B.txt" "*" "$p" 5)
+	printf ' %9s' "${v:--}"
+done
+# Each host sends one flow and receives one in a shift: no routing does
+# better than 1 on its host links; the optimum is known when one attains it.
+if [ "$best" = 1 ]; then
+	printf ' %11s\n' 1
 else
-	echo "   skipped: no topology read back, or dmodk refused it"
-	status=1
+	printf ' %11s\n' ">= 1"
 fi
-# Multipath engines need LIDs to spread over: the same fabric with LMC 2.
-if "$IBF" gen "$SPEC" --lmc 2 -o "$eval_dir/lmc2.topo" &&
-   "$IBF" route --topo "$eval_dir/lmc2.topo" --engine uapr \
-	-o "$eval_dir/uapr.lfts" >/dev/null &&
-   "$IBF" route --topo "$eval_dir/lmc2.topo" --engine layered --layers 4 \
-	-o "$eval_dir/layered.lfts" --sl-out "$eval_dir/layered.sl" >/dev/null
-then
-	echo
-	(cd "$eval_dir" && "$IBF" eval --topo lmc2.topo --lfts uapr.lfts \
-		--lfts layered.lfts --paths lmc --patterns "$PATTERNS" \
-		--map order --opt --json lmc2.json --plot lmc2.svg) || status=1
-	echo "   (LMC 2, each flow split evenly over its 4 LIDs: UAPR and"
-	echo "    FatPaths layered, 4 layers; chart $eval_dir/lmc2.svg)"
-	"$IBF" check --topo "$eval_dir/lmc2.topo" --lfts "$eval_dir/layered.lfts" \
-		--sl "$eval_dir/layered.sl" --deadlock >"$eval_dir/deadlock.txt" 2>&1 &&
-		echo "   layered SLs: deadlock-free (ibflow check --deadlock)" ||
-		{ echo "   layered SLs: DEADLOCK CHECK FAILED ($eval_dir/deadlock.txt)"; status=1; }
+
+echo
+echo "Index: aggregate max-min fair rate / the same flows on a crossbar, summed"
+echo "over each pattern's instances; optimum: the MMF multi-commodity-flow"
+echo "optimum (any routing, PGFTs only).  Shift load: most flows crossing one"
+echo "directed link in any of the N-1 shift permutations; 1 = contention free"
+echo "(the optimum: every flow is alone on its host links).  Ranks in the"
+if [ "$PLUGIN" = yes ]; then
+	echo "engines' host order (the plugin's ibflow-order.txt: topological, as"
+	echo "D-mod-K's)."
 else
-	echo "   skipped: UAPR or layered routing of $SPEC with LMC 2 failed"
-	status=1
+	echo "topological order (D-mod-K's --order-out).  offline = computed by"
+	echo "\`ibflow route\` on the fabric read back (the plugin is not built)."
 fi
+if [ "$LMC" -gt 0 ]; then
+	echo "Each flow is split evenly over its destination's 2^LMC LIDs (layered:"
+	echo "its layers)."
+else
+	echo "LMC 0 rows: each flow on its destination's base LID; LMC 2 rows:"
+	echo "split evenly over its 4 LIDs (layered: over its 4 layers)."
+fi
+for name in "${ENG[@]}" "${IBFLOW[@]}"; do
+	[ -z "${NOTE[$name]:-}" ] || echo "$name: ${NOTE[$name]}"
+done
+[ "$ok_a" = yes ] || { echo "LMC $LMC comparison FAILED ($eval_dir/$TAG_A.err)"; status=1; }
+[ "$ok_b" = yes ] || { echo "LMC 2 comparison FAILED ($eval_dir/$TAG_B.err)"; status=1; }
+for tag in "$TAG_A" "$TAG_B"; do
+	[ -s "$eval_dir/$tag.svg" ] && echo "chart: $eval_dir/$tag.svg"
+done
+echo "full tables: $eval_dir/$TAG_A.txt $eval_dir/$TAG_B.txt"
 exit $status
