@@ -56,9 +56,9 @@ typedef struct ibf_probe_ech {
 	uint32_t *ecol, *eval;
 	uint64_t elen, ecap;
 	uint32_t *w;          /* dense work vector (all zero between calls) */
-	uint32_t *heap;       /* min-heap of touched columns */
-	uint8_t *inheap;
-	uint32_t hn;
+	uint64_t *bits;       /* touched columns (all zero between calls) */
+	uint32_t bhi;         /* highest word of bits that may be nonzero */
+	uint32_t *fc;         /* free columns met while reducing */
 } ibf_probe_ech_t;
 
 ibf_status_t ibf_probe_ech_init(ibf_probe_ech_t *e, uint32_t ncols);

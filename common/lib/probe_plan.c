@@ -179,9 +179,9 @@ ibf_status_t ibf_probe_ech_init(ibf_probe_ech_t *e, uint32_t ncols)
 	e->ncols = ncols;
 	e->piv = malloc((ncols + 1) * sizeof(*e->piv));
 	e->w = calloc(ncols + 1, sizeof(*e->w));
-	e->heap = malloc((ncols + 1) * sizeof(*e->heap));
-	e->inheap = calloc(ncols + 1, 1);
-	if (!e->piv || !e->w || !e->heap || !e->inheap) {
+	e->bits = calloc(ncols / 64 + 1, sizeof(*e->bits));
+	e->fc = malloc((ncols + 1) * sizeof(*e->fc));
+	if (!e->piv || !e->w || !e->bits || !e->fc) {
 		ibf_probe_ech_free(e);
 		return IBF_ERR_NOMEM;
 	}
@@ -198,46 +198,39 @@ void ibf_probe_ech_free(ibf_probe_ech_t *e)
 	free(e->ecol);
 	free(e->eval);
 	free(e->w);
-	free(e->heap);
-	free(e->inheap);
+	free(e->bits);
+	free(e->fc);
 	memset(e, 0, sizeof(*e));
 }
 
-static void heap_push(ibf_probe_ech_t *e, uint32_t c)
+/* Touched columns are bits of a bitmap: subtracting a pivot row only adds
+ * columns beyond the pivot, so one forward sweep over the words visits
+ * them in increasing order (a heap did the same at log cost per entry). */
+static void touch(ibf_probe_ech_t *e, uint32_t c)
 {
-	uint32_t i = e->hn++;
-
-	e->inheap[c] = 1;
-	while (i && e->heap[(i - 1) / 2] > c) {
-		e->heap[i] = e->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	e->heap[i] = c;
+	e->bits[c >> 6] |= 1ull << (c & 63);
+	if (c >> 6 > e->bhi)
+		e->bhi = c >> 6;
 }
 
-static uint32_t heap_pop(ibf_probe_ech_t *e)
+/* Next touched column at or after word *i (cleared from the bitmap), or
+ * NONE when there is none; leaves the bitmap empty then. */
+static uint32_t next_col(ibf_probe_ech_t *e, uint32_t *i)
 {
-	uint32_t top = e->heap[0], last = e->heap[--e->hn], i = 0, k;
+	for (; *i <= e->bhi; (*i)++) {
+		uint64_t b = e->bits[*i];
 
-	while ((k = 2 * i + 1) < e->hn) {
-		if (k + 1 < e->hn && e->heap[k + 1] < e->heap[k])
-			k++;
-		if (e->heap[k] >= last)
-			break;
-		e->heap[i] = e->heap[k];
-		i = k;
+		if (b) {
+			e->bits[*i] = b & (b - 1);
+			return (*i << 6) | (uint32_t)__builtin_ctzll(b);
+		}
 	}
-	if (e->hn)
-		e->heap[i] = last;
-	e->inheap[top] = 0;
-	return top;
+	e->bhi = 0;
+	return NONE;
 }
 
-static int store_row(ibf_probe_ech_t *e, uint32_t first)
+static int grow(ibf_probe_ech_t *e, uint64_t need)
 {
-	uint32_t inv = invmod(e->w[first]), c;
-	uint64_t need = e->elen + e->hn + 1;
-
 	if (need > e->ecap) {
 		uint64_t cap = e->ecap ? e->ecap : 4096;
 		uint32_t *nc, *nv;
@@ -268,40 +261,48 @@ static int store_row(ibf_probe_ech_t *e, uint32_t first)
 			return -1;
 		e->rcap = cap;
 	}
-	e->off[e->nrows] = e->elen;
-	e->len[e->nrows] = 0;
-	c = first;
-	for (;;) {
-		if (e->w[c]) {
-			e->ecol[e->elen] = c;
-			e->eval[e->elen++] = mulmod(e->w[c], inv);
-			e->len[e->nrows]++;
-			e->w[c] = 0;
-		}
-		if (!e->hn)
-			break;
-		c = heap_pop(e);
-	}
-	e->piv[first] = e->nrows++;
-	return 1;
+	return 0;
 }
 
-static void clear_work(ibf_probe_ech_t *e)
+/* Store the free columns found (e->fc[0 .. nf), increasing, w nonzero)
+ * as a row scaled to a leading 1, clearing w. */
+static int store_row(ibf_probe_ech_t *e, uint32_t nf)
 {
-	while (e->hn)
-		e->w[heap_pop(e)] = 0;
+	uint32_t inv = invmod(e->w[e->fc[0]]), k;
+
+	if (grow(e, e->elen + nf) < 0) {
+		for (k = 0; k < nf; k++)
+			e->w[e->fc[k]] = 0;
+		return -1;
+	}
+	e->off[e->nrows] = e->elen;
+	e->len[e->nrows] = nf;
+	for (k = 0; k < nf; k++) {
+		uint32_t c = e->fc[k];
+
+		e->ecol[e->elen] = c;
+		e->eval[e->elen++] = k ? mulmod(e->w[c], inv) : 1;
+		e->w[c] = 0;
+	}
+	e->piv[e->fc[0]] = e->nrows++;
+	return 1;
 }
 
 int ibf_probe_ech_add(ibf_probe_ech_t *e, const ibf_probe_vec_t *v, bool add)
 {
-	unsigned i;
+	uint32_t i, c, lo = NONE, nf = 0;
 
 	for (i = 0; i < v->n; i++) {
 		e->w[v->col[i]] = v->val[i] % P;
-		heap_push(e, v->col[i]);
+		touch(e, v->col[i]);
+		if (v->col[i] < lo)
+			lo = v->col[i];
 	}
-	while (e->hn) {
-		uint32_t c = heap_pop(e), r, f, k;
+	if (lo == NONE)
+		return 0;
+	i = lo >> 6;
+	while ((c = next_col(e, &i)) != NONE) {
+		uint32_t r, f, k, len;
 		const uint32_t *rc, *rv;
 
 		if (!e->w[c])
@@ -310,26 +311,37 @@ int ibf_probe_ech_add(ibf_probe_ech_t *e, const ibf_probe_vec_t *v, bool add)
 		if (r == NONE) {
 			if (!add) {
 				e->w[c] = 0;
-				clear_work(e);
+				while ((c = next_col(e, &i)) != NONE)
+					e->w[c] = 0;
 				return 1;
 			}
-			return store_row(e, c);
+			/* Independent.  Reduce the rest too, so the new row
+			 * holds no pivot column of an older row: a later
+			 * reduction through it then never walks back into
+			 * older rows (short chains). */
+			e->fc[nf++] = c;
+			continue;
 		}
 		/* w -= w[c] * row; the row starts with (c, 1). */
-		f = e->w[c];
+		f = P - e->w[c];
 		rc = e->ecol + e->off[r];
 		rv = e->eval + e->off[r];
+		len = e->len[r];
 		e->w[c] = 0;
-		for (k = 1; k < e->len[r]; k++) {
+		for (k = 1; k < len; k++) {
 			uint32_t j = rc[k];
+			uint64_t x = e->w[j] + (uint64_t)f * rv[k];
 
-			e->w[j] = (uint32_t)((e->w[j] + (uint64_t)(P - f) *
-					      rv[k]) % P);
-			if (!e->inheap[j])
-				heap_push(e, j);
+			/* x < 2^62: fold twice modulo 2^31 - 1. */
+			x = (x & P) + (x >> 31);
+			x = (x & P) + (x >> 31);
+			e->w[j] = x >= P ? (uint32_t)(x - P) : (uint32_t)x;
+			e->bits[j >> 6] |= 1ull << (j & 63);
 		}
+		if (rc[len - 1] >> 6 > e->bhi)
+			e->bhi = rc[len - 1] >> 6;
 	}
-	return 0;
+	return nf ? store_row(e, nf) : 0;
 }
 
 /* ---- planning ----------------------------------------------------------- */
@@ -353,10 +365,12 @@ struct planner {
 	uint32_t *pair_round;
 	uint32_t npairs, pcap;
 	uint64_t tested;
+	uint32_t *perm;         /* column -> elimination position */
+	uint32_t *xcol;         /* kernel vector by column */
 };
 
 struct scratch {
-	uint32_t *x, *D, *sum, *stack;
+	uint32_t *x, *D, *sum, *stack, *hx, *hsw;
 	uint8_t *state;
 };
 
@@ -441,13 +455,36 @@ static void settle(struct planner *pl, uint32_t a, uint32_t b)
 	pl->live[(size_t)b * pl->n + a] = 0;
 }
 
+/* v with its columns renamed to elimination positions (make_order()),
+ * sorted again; the echelon form works on positions throughout. */
+static const ibf_probe_vec_t *permuted(const struct planner *pl,
+				       const ibf_probe_vec_t *v,
+				       ibf_probe_vec_t *w)
+{
+	unsigned i, j;
+
+	for (i = 0; i < v->n; i++) {
+		uint32_t pc = pl->perm[v->col[i]];
+
+		for (j = i; j > 0 && w->col[j - 1] > pc; j--) {
+			w->col[j] = w->col[j - 1];
+			w->val[j] = w->val[j - 1];
+		}
+		w->col[j] = pc;
+		w->val[j] = v->val[i];
+	}
+	w->n = v->n;
+	w->nlinks = 0;
+	return w;
+}
+
 /* Test pair (a, b) for round r (or the first round it fits if r is NONE;
  * not at all if it fits none): 1 taken, 0 not, -1 no memory, -2 route
  * error. */
 static int try_pair(struct planner *pl, uint32_t r, uint32_t a, uint32_t b,
 		    ibf_err_t *err)
 {
-	ibf_probe_vec_t v;
+	ibf_probe_vec_t v, w;
 	uint32_t k;
 	int ind;
 
@@ -465,7 +502,7 @@ static int try_pair(struct planner *pl, uint32_t r, uint32_t a, uint32_t b,
 		return 0;
 	}
 	pl->tested++;
-	ind = ibf_probe_ech_add(&pl->ech, &v, true);
+	ind = ibf_probe_ech_add(&pl->ech, permuted(pl, &v, &w), true);
 	settle(pl, a, b);
 	if (ind <= 0)
 		return ind;
@@ -499,6 +536,13 @@ static void kernel_vector(const ibf_probe_ech_t *e, uint64_t *seed,
 			     x[e->ecol[e->off[r] + k]]) % P;
 		x[c] = (uint32_t)((P - s) % P);
 	}
+}
+
+static uint32_t addmod(uint32_t a, uint32_t b)
+{
+	uint32_t s = a + b;	/* a, b < p < 2^31: no overflow */
+
+	return s >= P ? s - P : s;
 }
 
 /* sum[s] = x summed along switch s's route to host port pb (mod p);
@@ -554,44 +598,56 @@ static void dest_sums(const struct planner *pl, ibf_port_id_t pb,
 				state[t] = 3;
 				continue;
 			}
-			base = (uint32_t)(((uint64_t)sum[t] + base) % P);
+			base = addmod(sum[t], base);
 			sum[t] = base;
 			state[t] = 2;
 		}
 	}
 }
 
-/* D[a * n + b] = x along the route a -> b; false if a route is broken
- * (the caller traces it for the message). */
+/* D[b * n + a] = x along the route a -> b (one destination per row, so
+ * the rows are written in order); false if a route is broken (the caller
+ * traces it for the message). */
+#define TILE 64u
+
 static bool route_sums(struct planner *pl, const uint32_t *x, uint32_t *D,
-		       uint32_t *sum, uint8_t *state, uint32_t *stack,
-		       uint32_t *bad_a, uint32_t *bad_b)
+		       struct scratch *sc, uint32_t *bad_a, uint32_t *bad_b)
 {
+	uint32_t *sum = sc->sum, *stack = sc->stack, *hx = sc->hx;
+	uint32_t *hsw = sc->hsw;
+	uint8_t *state = sc->state;
 	const ibf_fabric_t *f = pl->l->fabric;
 	uint32_t n = pl->n, a, b;
 
+	/* Per source host: its column's share and its leaf switch (NONE
+	 * when it is cabled to another host). */
+	for (a = 0; a < n; a++) {
+		ibf_port_id_t pa = pl->h->ports[a];
+		ibf_port_id_t in = f->ports[pa].peer;
+
+		hx[a] = x[pl->cols.port_col[pa]];
+		hsw[a] = ibf_node_is_switch(f, f->ports[in].node) ?
+			 f->switch_index[f->ports[in].node] : NONE;
+	}
 	for (b = 0; b < n; b++) {
 		ibf_port_id_t pb = pl->h->ports[b];
+		uint32_t *row = D + (size_t)b * n;
 
 		dest_sums(pl, pb, x, sum, state, stack);
 		for (a = 0; a < n; a++) {
-			ibf_port_id_t pa = pl->h->ports[a];
-			ibf_port_id_t in = f->ports[pa].peer;
-			uint32_t v = x[pl->cols.port_col[pa]], s;
+			uint32_t s = hsw[a];
 
 			if (a == b)
 				continue;
-			if (ibf_node_is_switch(f, f->ports[in].node)) {
-				s = f->switch_index[f->ports[in].node];
-				if (state[s] != 2)
-					goto broken;
-				v = (uint32_t)(((uint64_t)v + sum[s]) % P);
-			} else if (in != pb) {
-				goto broken;
+			if (s != NONE && state[s] == 2) {
+				row[a] = addmod(hx[a], sum[s]);
+				continue;
 			}
-			D[(size_t)a * n + b] = v;
-			continue;
-broken:
+			if (s == NONE &&
+			    f->ports[pl->h->ports[a]].peer == pb) {
+				row[a] = hx[a];
+				continue;
+			}
 			*bad_a = a;
 			*bad_b = b;
 			return false;
@@ -606,15 +662,19 @@ broken:
 static int64_t find_live(struct planner *pl, struct scratch *sc,
 			 ibf_err_t *err)
 {
-	uint32_t n = pl->n, a, b, ba, bb;
+	uint32_t n = pl->n, a, b, a0, b0, ba, bb;
 	int64_t nlive = 0;
 
 	kernel_vector(&pl->ech, &pl->seed, sc->x);
+	if (pl->perm) {	/* positions back to columns */
+		for (a = 0; a < pl->cols.ncols; a++)
+			pl->xcol[a] = sc->x[pl->perm[a]];
+		memcpy(sc->x, pl->xcol, pl->cols.ncols * sizeof(*sc->x));
+	}
 	/* Along a path each host link carries half its column's unknown. */
 	for (a = 0; a < pl->cols.nhostcols; a++)
 		sc->x[a] = mulmod(sc->x[a], (P + 1) / 2);
-	if (!route_sums(pl, sc->x, sc->D, sc->sum, sc->state, sc->stack,
-			&ba, &bb)) {
+	if (!route_sums(pl, sc->x, sc->D, sc, &ba, &bb)) {
 		ibf_probe_vec_t v;
 
 		if (ibf_probe_vec_make(pl->l, &pl->cols, pl->h->ports[ba],
@@ -624,16 +684,21 @@ static int64_t find_live(struct planner *pl, struct scratch *sc,
 				    "broken", ba, bb);
 		return -2;
 	}
-	for (a = 0; a < n; a++)
-		for (b = a + 1; b < n; b++) {
-			uint64_t s = (uint64_t)sc->D[(size_t)a * n + b] +
-				     sc->D[(size_t)b * n + a];
-			bool live = s % P != 0;
+	/* Symmetric sweep in tiles: both D[a][b] and D[b][a] stay cached. */
+	for (a0 = 0; a0 < n; a0 += TILE)
+		for (b0 = a0; b0 < n; b0 += TILE)
+			for (a = a0; a < a0 + TILE && a < n; a++)
+				for (b = b0 > a ? b0 : a + 1;
+				     b < b0 + TILE && b < n; b++) {
+					uint32_t s = addmod(
+						sc->D[(size_t)a * n + b],
+						sc->D[(size_t)b * n + a]);
+					bool live = s != 0;
 
-			pl->live[(size_t)a * n + b] = live;
-			pl->live[(size_t)b * n + a] = live;
-			nlive += live;
-		}
+					pl->live[(size_t)a * n + b] = live;
+					pl->live[(size_t)b * n + a] = live;
+					nlive += live;
+				}
 	return nlive;
 }
 
@@ -698,6 +763,8 @@ static void planner_free(struct planner *pl)
 	free(pl->live);
 	free(pl->pairs);
 	free(pl->pair_round);
+	free(pl->perm);
+	free(pl->xcol);
 	ibf_probe_cols_free(&pl->cols);
 	ibf_probe_ech_free(&pl->ech);
 }
@@ -709,6 +776,8 @@ static void scratch_free(struct scratch *sc)
 	free(sc->sum);
 	free(sc->state);
 	free(sc->stack);
+	free(sc->hx);
+	free(sc->hsw);
 }
 
 /* Passes until two independent random null-space vectors find no live
@@ -726,7 +795,10 @@ static int run_planner(struct planner *pl, unsigned tries, ibf_err_t *err)
 	sc.sum = malloc(nsw * sizeof(*sc.sum));
 	sc.state = malloc(nsw);
 	sc.stack = malloc(nsw * sizeof(*sc.stack));
-	if (!sc.x || !sc.D || !sc.sum || !sc.state || !sc.stack) {
+	sc.hx = malloc(n * sizeof(*sc.hx));
+	sc.hsw = malloc(n * sizeof(*sc.hsw));
+	if (!sc.x || !sc.D || !sc.sum || !sc.state || !sc.stack || !sc.hx ||
+	    !sc.hsw) {
 		scratch_free(&sc);
 		return -1;
 	}
@@ -748,6 +820,83 @@ static int run_planner(struct planner *pl, unsigned tries, ibf_err_t *err)
 	}
 	scratch_free(&sc);
 	return res;
+}
+
+/* Elimination order.  Columns are eliminated by level, top first: a link
+ * between levels l and l+1 (level = hops to the nearest host) before any
+ * link lower down, down links before up links, host columns last.  On
+ * fat trees a pair vector then meets its NCA's links first, and rows
+ * reduced against older pivots stay short (about 8 entries on the
+ * 3,456-host tree against 38 with host columns first), so reductions
+ * walk short chains.  perm[col] = position. */
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static int make_order(struct planner *pl)
+{
+	const ibf_fabric_t *f = pl->l->fabric;
+	uint32_t nc = pl->cols.ncols, c, *lev, *q, qh = 0, qt = 0, u;
+	uint64_t *key;
+	const uint64_t cmask = (1ull << 39) - 1;
+
+	pl->perm = malloc(nc * sizeof(*pl->perm));
+	pl->xcol = malloc(nc * sizeof(*pl->xcol));
+	key = malloc(nc * sizeof(*key));
+	lev = malloc(f->nnodes * sizeof(*lev));
+	q = malloc(f->nnodes * sizeof(*q));
+	if (!pl->perm || !pl->xcol || !key || !lev || !q) {
+		free(key);
+		free(lev);
+		free(q);
+		return -1;
+	}
+	/* Breadth-first from the hosts. */
+	for (u = 0; u < f->nnodes; u++) {
+		lev[u] = UINT32_MAX;
+		if (!ibf_node_is_switch(f, u)) {
+			lev[u] = 0;
+			q[qt++] = u;
+		}
+	}
+	while (qh < qt) {
+		const ibf_node_t *nd = &f->nodes[q[qh]];
+		unsigned k;
+
+		for (k = 1; k <= nd->nports; k++) {
+			ibf_port_id_t pp = f->ports[nd->first_port + k].peer;
+			ibf_node_id_t v;
+
+			if (pp == IBF_NO_ID)
+				continue;
+			v = f->ports[pp].node;
+			if (lev[v] == UINT32_MAX) {
+				lev[v] = lev[q[qh]] + 1;
+				q[qt++] = v;
+			}
+		}
+		qh++;
+	}
+	for (c = 0; c < nc; c++) {
+		ibf_port_id_t p = pl->cols.col_port[c];
+		uint32_t lu = lev[f->ports[p].node];
+		uint32_t lv = lev[f->ports[f->ports[p].peer].node];
+		uint64_t lo = lu < lv ? lu : lv, up = lv > lu;
+
+		if (c < pl->cols.nhostcols || lo > 1000)
+			lo = 0;
+		key[c] = ((1023 - lo) << 40) | (up << 39) | c;
+	}
+	qsort(key, nc, sizeof(*key), cmp_u64);
+	for (c = 0; c < nc; c++)
+		pl->perm[key[c] & cmask] = c;
+	free(key);
+	free(lev);
+	free(q);
+	return 0;
 }
 
 static ibf_status_t export_plan(struct planner *pl, ibf_probe_plan_t *out)
@@ -815,6 +964,10 @@ ibf_status_t ibf_probe_plan(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 	pl.seed = 0x9e3779b97f4a7c15ull;
 	pl.live = calloc((size_t)pl.n * pl.n, 1);
 	if (!pl.live || ibf_probe_ech_init(&pl.ech, pl.cols.ncols) != IBF_OK) {
+		planner_free(&pl);
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	}
+	if (make_order(&pl) < 0) {
 		planner_free(&pl);
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
 	}
@@ -932,8 +1085,11 @@ ibf_status_t ibf_probe_outside_span(const ibf_lfts_t *l,
 	sc.sum = malloc(nsw * sizeof(*sc.sum));
 	sc.state = malloc(nsw);
 	sc.stack = malloc(nsw * sizeof(*sc.stack));
+	sc.hx = malloc(n * sizeof(*sc.hx));
+	sc.hsw = malloc(n * sizeof(*sc.hsw));
 	memset(live, 0, (size_t)n * n);
-	if (!pl.live || !sc.x || !sc.D || !sc.sum || !sc.state || !sc.stack)
+	if (!pl.live || !sc.x || !sc.D || !sc.sum || !sc.state || !sc.stack ||
+	    !sc.hx || !sc.hsw)
 		st = ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
 	/* Two random null-space vectors: a pair in the span passes both. */
 	for (k = 0; st == IBF_OK && k < 2; k++) {
