@@ -9,7 +9,10 @@
  *    directed link;
  *  - solve: random link latencies, RTTs synthesized by the walker, every
  *    pair's prediction within 1e-9; one corrupted measurement flagged;
- *  - RTT files: bad lines give FILE:LINE errors.
+ *  - RTT files: bad lines give FILE:LINE errors;
+ *  - the echelon form itself: each verdict on random small vectors (and
+ *    sums of two, so dependent ones come up) against rational rank, and
+ *    every stored row sorted, with a leading 1, free of older pivots.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +29,8 @@
 #include <ibflow/gen.h>
 #include <ibflow/probe.h>
 #include <ibflow/route.h>
+
+#include "../../common/lib/probe_internal.h"
 
 /* ---- the test's own LFT walker ------------------------------------------ */
 
@@ -321,6 +326,92 @@ static void test_brute_force(void **state)
 	}
 }
 
+/* ---- the echelon form mod p ----------------------------------------------- */
+
+#define ECH_NC 8u
+
+/* Logical columns spread over four bitmap words. */
+static const uint32_t ech_phys[ECH_NC] = { 0, 63, 64, 65, 130, 191, 192, 255 };
+
+static void check_rows(const ibf_probe_ech_t *e)
+{
+	uint32_t r, k;
+
+	for (r = 0; r < e->nrows; r++) {
+		const uint32_t *rc = e->ecol + e->off[r];
+		const uint32_t *rv = e->eval + e->off[r];
+
+		assert_true(e->len[r] >= 1);
+		assert_int_equal(rv[0], 1);
+		assert_int_equal(e->piv[rc[0]], r);
+		for (k = 1; k < e->len[r]; k++) {
+			assert_true(rc[k] > rc[k - 1]);
+			assert_true(rv[k] != 0 && rv[k] < IBF_PROBE_PRIME);
+			/* Reduced against every older row. */
+			assert_true(e->piv[rc[k]] == IBF_PROBE_NONE ||
+				    e->piv[rc[k]] > r);
+		}
+	}
+}
+
+static void test_echelon(void **state)
+{
+	unsigned seed;
+
+	(void)state;
+	srand(7);
+	for (seed = 0; seed < 40; seed++) {
+		int rows[32 * ECH_NC], base[32 * ECH_NC];
+		unsigned nr = 0, nbase = 0, t, c, rk = 0;
+		ibf_probe_ech_t e;
+
+		assert_int_equal(ibf_probe_ech_init(&e, 256), IBF_OK);
+		for (t = 0; t < 32; t++) {
+			int *v = rows + nr * ECH_NC;
+			ibf_probe_vec_t pv;
+			unsigned rk2;
+			int got;
+
+			memset(v, 0, ECH_NC * sizeof(*v));
+			if (nbase >= 2 && rand() % 2) {
+				unsigned i = (unsigned)rand() % nbase;
+				unsigned j = (unsigned)rand() % nbase;
+
+				for (c = 0; c < ECH_NC; c++)
+					v[c] = base[i * ECH_NC + c] +
+					       base[j * ECH_NC + c];
+			} else {
+				for (c = 0; c < 3; c++)
+					v[rand() % ECH_NC] = 1 + rand() % 2;
+				memcpy(base + nbase++ * ECH_NC, v,
+				       ECH_NC * sizeof(*v));
+			}
+			pv.n = 0;
+			for (c = 0; c < ECH_NC; c++)
+				if (v[c]) {
+					pv.col[pv.n] = ech_phys[c];
+					pv.val[pv.n++] = (uint32_t)v[c];
+				}
+			rk2 = rank_q(rows, nr + 1, ECH_NC);
+			/* Asking first must not change the form. */
+			got = ibf_probe_ech_add(&e, &pv, false);
+			assert_int_equal(got, rk2 > rk);
+			assert_int_equal(e.nrows, rk);
+			got = ibf_probe_ech_add(&e, &pv, true);
+			assert_int_equal(got, rk2 > rk);
+			rk = rk2;
+			nr++;
+			assert_int_equal(e.nrows, rk);
+			check_rows(&e);
+		}
+		for (c = 0; c < 256; c++)
+			assert_int_equal(e.w[c], 0);
+		for (c = 0; c < 4; c++)
+			assert_int_equal(e.bits[c], 0);
+		ibf_probe_ech_free(&e);
+	}
+}
+
 /* ---- solving ---------------------------------------------------------------- */
 
 static double true_rtt(const struct fx *x, const double *lat, unsigned a,
@@ -538,6 +629,7 @@ int main(void)
 		cmocka_unit_test(test_one_switch),
 		cmocka_unit_test(test_two_leaves),
 		cmocka_unit_test(test_brute_force),
+		cmocka_unit_test(test_echelon),
 		cmocka_unit_test(test_solve),
 		cmocka_unit_test(test_solve_aggregates),
 		cmocka_unit_test(test_rtt_file),
