@@ -46,7 +46,9 @@ ibf_status_t ibf_probe_vec_make(const ibf_lfts_t *l, ibf_probe_cols_t *c,
 				ibf_port_id_t a, ibf_port_id_t b,
 				ibf_probe_vec_t *v, ibf_err_t *err);
 
-/* Echelon form mod IBF_PROBE_PRIME, rows stored sparse with a leading 1. */
+/* Echelon form mod IBF_PROBE_PRIME, rows stored sparse with a leading 1;
+ * a row holds no pivot column of an older row (it is reduced against them
+ * all before it is stored), so reductions walk only into newer rows. */
 typedef struct ibf_probe_ech {
 	uint32_t ncols;
 	uint32_t *piv;        /* [ncols]: row with that pivot, or NONE */
