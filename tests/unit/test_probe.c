@@ -326,12 +326,14 @@ static void test_brute_force(void **state)
 	}
 }
 
-/* ---- the echelon form mod p ----------------------------------------------- */
+/* ---- the echelon form mod p ---------------------------------------------- */
 
 #define ECH_NC 8u
 
 /* Logical columns spread over four bitmap words. */
-static const uint32_t ech_phys[ECH_NC] = { 0, 63, 64, 65, 130, 191, 192, 255 };
+static const uint32_t ech_phys[ECH_NC] = {
+	0, 63, 64, 65, 130, 191, 192, 255
+};
 
 static void check_rows(const ibf_probe_ech_t *e)
 {
