@@ -2,8 +2,13 @@
  * PGFT recognition (see pgft.h and docs/pgft.md).
  *
  * Nothing here looks at node order, GUIDs, port numbers or descriptions to
- * decide anything (they only break ties between equivalent choices and name
- * nodes in messages):
+ * decide whether the fabric is a PGFT.  Among the equivalent labelings,
+ * NodeGUIDs choose (hosts and top switches are numbered in GUID order, all
+ * other digits follow from those numbers), and parallel links are filed by
+ * port number, so two models of one subnet that differ only in node order
+ * (OpenSM's GUID order, ibnetdiscover's discovery order) get the same
+ * labels, port tables and host order.  Node ids only name nodes in
+ * messages:
  *  1. levels: BFS distance from the CAs; every link must join adjacent
  *     levels;
  *  2. parameters: per level, the most common number of distinct parents
@@ -327,6 +332,40 @@ static ibf_status_t check_sizes(rec_t *r)
 
 /* ---- 4. labels -------------------------------------------------------- */
 
+typedef struct gnode {
+	uint64_t guid;
+	ibf_node_id_t node;
+} gnode_t;
+
+static int gnode_cmp(const void *a, const void *b)
+{
+	const gnode_t *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* idx[n] = n's place among the level-l nodes in NodeGUID order (node id
+ * only breaks ties between equal GUIDs, which a subnet does not have). */
+static ibf_status_t guid_order(rec_t *r, unsigned l, uint32_t *idx)
+{
+	const ibf_fabric_t *f = r->f;
+	gnode_t *v = malloc(((size_t)r->pg->level_count[l] + 1) * sizeof(*v));
+	uint32_t n, k = 0;
+
+	if (!v)
+		return ibf_err_set(r->err, IBF_ERR_NOMEM, "pgft: out of memory");
+	for (n = 0; n < f->nnodes; n++)
+		if (r->pg->level[n] == l)
+			v[k++] = (gnode_t){ f->nodes[n].guid, n };
+	qsort(v, k, sizeof(*v), gnode_cmp);
+	for (n = 0; n < k; n++)
+		idx[v[n].node] = n;
+	free(v);
+	return IBF_OK;
+}
+
 static uint32_t uf_find(uint32_t *uf, uint32_t x)
 {
 	while (uf[x] != x)
@@ -542,14 +581,13 @@ static ibf_status_t classes(rec_t *r, uint32_t *uf, uint32_t *cnt,
 {
 	const ibf_pgft_t *pg = r->pg;
 	uint32_t c, o, po;
-	ibf_node_id_t u;
 	ibf_status_t st;
 	unsigned l;
 
-	r->ncls[pg->h] = 0;
-	for (u = 0; u < r->f->nnodes; u++)
-		if (pg->level[u] == pg->h)
-			r->cls[u] = r->ncls[pg->h]++;
+	/* top switches: one class each, numbered in GUID order */
+	if ((st = guid_order(r, pg->h, r->cls)) != IBF_OK)
+		return st;
+	r->ncls[pg->h] = pg->level_count[pg->h];
 	for (l = pg->h; l-- > 0;)
 		if ((st = class_level(r, l, uf, cnt, comp)) != IBF_OK)
 			return st;
@@ -633,16 +671,15 @@ static ibf_status_t label_nodes(rec_t *r)
 	uf = malloc(((size_t)f->nnodes + 1) * sizeof(*uf));
 	comp = malloc((size_t)f->nnodes * sizeof(*comp));
 	cnt = malloc((size_t)(f->nnodes + nh + 1) * sizeof(*cnt));
-	if (!r->grp || !r->cls || !r->cpar || !r->cdig || !r->cw || !r->gpar || !r->gdig || !r->gidx || !uf ||
-	    !comp || !cnt) {
+	if (!r->grp || !r->cls || !r->cpar || !r->cdig || !r->cw ||
+	    !r->gpar || !r->gdig || !r->gidx || !uf || !comp || !cnt) {
 		st = ibf_err_set(r->err, IBF_ERR_NOMEM, "pgft: out of memory");
 		goto out;
 	}
-	/* every host is a level-0 subtree of its own */
-	nh = 0;
-	for (u = 0; u < f->nnodes; u++)
-		if (pg->level[u] == 0)
-			r->grp[u] = nh++;
+	/* every host is a level-0 subtree of its own, numbered in GUID
+	 * order: the subtree numbers above follow from these */
+	if ((st = guid_order(r, 0, r->grp)) != IBF_OK)
+		goto out;
 	r->ngroups[0] = nh;
 	r->goff[0] = 0;
 	r->goff[1] = nh;

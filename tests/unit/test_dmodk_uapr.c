@@ -840,6 +840,217 @@ static void test_two_planes(void **state)
 	env_free(&e);
 }
 
+/* ---- node order does not matter ---------------------------------------- */
+
+/* OpenSM's plugin builds its model in NodeGUID order, ibnetdiscover lists
+ * nodes in discovery order: the tables must not depend on which. */
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void shuffle_ids(uint32_t *v, uint32_t n, uint64_t *s)
+{
+	uint32_t i, j, t;
+
+	for (i = n; i > 1; i--) {
+		j = (uint32_t)(xorshift(s) % i);
+		t = v[i - 1];
+		v[i - 1] = v[j];
+		v[j] = t;
+	}
+}
+
+/* The same subnet as g read in another node order: nodes added in a
+ * shuffled order, links in a shuffled order too; GUIDs, descriptions, port
+ * numbers, LIDs and links unchanged. */
+static ibf_fabric_t *shuffled_copy(const ibf_fabric_t *g, uint64_t seed)
+{
+	ibf_finalize_opts_t fo = { g->lmc };
+	uint32_t *order = malloc(sizeof(*order) * g->nnodes);
+	uint32_t *map = malloc(sizeof(*map) * g->nnodes);
+	uint32_t *lk = malloc(sizeof(*lk) * g->nports), nl = 0, i;
+	uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 1;
+	ibf_fabric_t *f;
+	ibf_err_t err;
+	unsigned p;
+
+	assert_non_null(order);
+	assert_non_null(map);
+	assert_non_null(lk);
+	assert_int_equal(ibf_fabric_create(&f), IBF_OK);
+	for (i = 0; i < g->nnodes; i++)
+		order[i] = i;
+	shuffle_ids(order, g->nnodes, &s);
+	for (i = 0; i < g->nnodes; i++) {
+		ibf_node_id_t n = order[i];
+		const ibf_node_t *nd = &g->nodes[n];
+		bool sw = nd->type == IBF_NODE_SWITCH;
+
+		assert_int_equal(ibf_fabric_add_node(f, nd->type, nd->guid,
+				 ibf_node_desc(g, n), nd->nports, &map[n],
+				 &err), IBF_OK);
+		for (p = sw ? 0 : 1; p <= (sw ? 0u : nd->nports); p++) {
+			const ibf_port_t *pp = ibf_node_port(g, n, p);
+
+			assert_int_equal(ibf_fabric_set_port(f, map[n], p,
+					 pp->guid, pp->lid, pp->lmc, &err),
+					 IBF_OK);
+		}
+	}
+	for (i = 0; i < g->nports; i++)
+		if (g->ports[i].peer != IBF_NO_ID && g->ports[i].peer > i)
+			lk[nl++] = i;
+	shuffle_ids(lk, nl, &s);
+	for (i = 0; i < nl; i++) {
+		const ibf_port_t *a = &g->ports[lk[i]], *b = &g->ports[a->peer];
+
+		assert_int_equal(ibf_fabric_link(f, map[a->node], a->num,
+				 map[b->node], b->num, a->width, a->speed,
+				 &err), IBF_OK);
+	}
+	if (ibf_fabric_finalize(f, &fo, &err) != IBF_OK)
+		fail_msg("finalize: %s", err.msg);
+	free(order);
+	free(map);
+	free(lk);
+	return f;
+}
+
+/* Every entry of every switch (matched by NodeGUID) and the host order (by
+ * port GUID) of ra on a equal those of rb on b. */
+static void same_tables(const char *what, const ibf_fabric_t *a,
+			const ibf_routing_t *ra, const ibf_fabric_t *b,
+			const ibf_routing_t *rb)
+{
+	uint32_t s, lid, i, diff = 0, ndiff = 0, fs = 0, fl = 0;
+
+	assert_int_equal(a->lid_top, b->lid_top);
+	assert_int_equal(a->nswitches, b->nswitches);
+	for (s = 0; s < a->nswitches; s++) {
+		ibf_node_id_t n = a->switches[s];
+		ibf_node_id_t m = ibf_fabric_node_by_guid(b, a->nodes[n].guid);
+
+		assert_int_not_equal(m, IBF_NO_ID);
+		for (lid = 1; lid <= a->lid_top; lid++) {
+			if (ibf_lfts_get(ra->lfts, s, lid) ==
+			    ibf_lfts_get(rb->lfts, b->switch_index[m], lid))
+				continue;
+			if (!diff++) {
+				fs = s;
+				fl = lid;
+			}
+		}
+	}
+	if (diff)
+		fail_msg("%s: %u entries differ in the shuffled copy, first "
+			 "switch \"%s\" LID %u: port %u, shuffled %u", what,
+			 diff, ibf_node_desc(a, a->switches[fs]), fl,
+			 ibf_lfts_get(ra->lfts, fs, fl),
+			 ibf_lfts_get(rb->lfts, b->switch_index[
+				ibf_fabric_node_by_guid(b,
+				a->nodes[a->switches[fs]].guid)], fl));
+	assert_int_equal(ra->norder, rb->norder);
+	for (i = 0; i < ra->norder; i++)
+		ndiff += a->ports[ra->order[i]].guid !=
+			 b->ports[rb->order[i]].guid;
+	if (ndiff)
+		fail_msg("%s: %u of %u places of the host order differ in the "
+			 "shuffled copy", what, ndiff, ra->norder);
+}
+
+/* g routed by both engines equals 3 shuffled copies routed alike. */
+static void check_order_free(const char *what, const ibf_fabric_t *g)
+{
+	static const char *const engines[] = { "dmodk", "uapr" };
+	unsigned k, seed;
+	char msg[160];
+
+	for (k = 0; k < 2; k++) {
+		ibf_routing_t *r0 = NULL;
+		ibf_err_t err;
+
+		if (ibf_route(g, engines[k], NULL, &r0, &err) != IBF_OK)
+			fail_msg("%s on %s: %s", engines[k], what, err.msg);
+		for (seed = 1; seed <= 3; seed++) {
+			ibf_fabric_t *f = shuffled_copy(g, seed);
+			ibf_routing_t *r1 = NULL;
+			uint32_t n, moved = 0;
+
+			for (n = 0; n < g->nnodes; n++)
+				moved += f->nodes[n].guid != g->nodes[n].guid;
+			assert_true(moved > g->nnodes / 2);
+			if (ibf_route(f, engines[k], NULL, &r1, &err) != IBF_OK)
+				fail_msg("%s on shuffled %s: %s", engines[k],
+					 what, err.msg);
+			snprintf(msg, sizeof(msg), "%s %s seed %u", engines[k],
+				 what, seed);
+			same_tables(msg, g, r0, f, r1);
+			ibf_routing_destroy(r1);
+			ibf_fabric_destroy(f);
+		}
+		ibf_routing_destroy(r0);
+	}
+}
+
+static void test_node_order_free(void **state)
+{
+	static const struct {
+		const char *spec;
+		unsigned lmc;
+	} cases[] = {
+		{ "xgft:2:4,4:1,4", 0 }, { "xgft:2:4,4:1,4", 2 },
+		{ "kary:4,3", 2 },
+		{ "pgft:2:4,2:1,2:1,2", 0 },        /* parallel links */
+		{ "pgft:2:4,2:1,2:1,2", 2 },
+		{ "pgft:3:4,4,3:1,2,4:1,2,2", 0 },
+		{ "pgft:3:4,4,3:1,2,4:1,2,2", 2 },
+		{ "pgft:2:2,4:1,4:2,1", 2 },        /* 2-port hosts */
+		{ "pgft:2:4,4:2,4:1,1", 1 },        /* two planes */
+		{ "xgft:3:4,4,4:1,2,2", 0 },        /* slimmed */
+		{ "xgft:3:4,4,4:1,2,2", 2 },
+		{ "pgft:3:2,4,2:1,2,2:1,2,4", 1 },  /* fatted */
+	};
+	static const cut_t kary[] = {
+		{ "s1-0", 5 }, { "s1-5", 8 }, { "s2-3", 6 }, { "s2-9", 2 },
+		{ "s3-4", 1 }, { NULL, 0 } };
+	static const cut_t par[] = {
+		{ "s1-0", 5 }, { "s1-3", 8 }, { NULL, 0 } };
+	char what[96];
+	unsigned lmc;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ibf_gen_opts_t go = { cases[i].lmc };
+		ibf_fabric_t *g;
+		ibf_err_t err;
+
+		if (ibf_gen(cases[i].spec, &go, &g, &err) != IBF_OK)
+			fail_msg("gen %s: %s", cases[i].spec, err.msg);
+		snprintf(what, sizeof(what), "%s lmc %u", cases[i].spec,
+			 cases[i].lmc);
+		check_order_free(what, g);
+		ibf_fabric_destroy(g);
+	}
+	for (lmc = 0; lmc <= 2; lmc += 2) {
+		ibf_fabric_t *g = gen_cut("kary:4,3", lmc, kary);
+
+		snprintf(what, sizeof(what), "degraded kary:4,3 lmc %u", lmc);
+		check_order_free(what, g);
+		ibf_fabric_destroy(g);
+		g = gen_cut("pgft:2:4,2:1,2:1,2", lmc, par);
+		snprintf(what, sizeof(what), "degraded pgft:2:4,2:1,2:1,2 "
+			 "lmc %u", lmc);
+		check_order_free(what, g);
+		ibf_fabric_destroy(g);
+	}
+}
+
 /* ---- the library's checker agrees ------------------------------------ */
 
 static void test_check_clean(void **state)
@@ -910,6 +1121,7 @@ int main(void)
 		cmocka_unit_test(test_two_planes),
 		cmocka_unit_test(test_degraded_unreachable),
 		cmocka_unit_test(test_refuse_non_pgft),
+		cmocka_unit_test(test_node_order_free),
 	};
 	return cmocka_run_group_tests_name("dmodk_uapr", tests, NULL, NULL);
 }

@@ -16,7 +16,8 @@
  * rank = a node's index within its level in label order: the label read as
  * a mixed-radix number, x_h most significant (radix m_i for i > l, w_i for
  * i <= l).  Digit values are unique only up to permutation within each
- * subtree; recognition makes one consistent choice.
+ * subtree; recognition makes one consistent choice, from NodeGUIDs and
+ * port numbers only: the node order of the fabric never matters.
  *
  * Degraded fabrics: links missing with respect to the recognized PGFT are
  * accepted (missing_links > 0, each listed in missing[]) as long as every
