@@ -57,6 +57,13 @@ int ibf_cli_load_routed(const char *cmd, const char *topo, const char *lfts,
 int ibf_cli_parse_write_format(const char *cmd, const char *opt,
 			       const char *arg, ibf_topo_format_t *out);
 
+/* Parse an unsigned 64-bit option value (decimal or 0x hex) or report. */
+int ibf_cli_parse_u64(const char *cmd, const char *opt, const char *arg,
+		      uint64_t *out);
+/* Parse a finite real in (lo, hi] (hi may be INFINITY) or report. */
+int ibf_cli_parse_real(const char *cmd, const char *opt, const char *arg,
+		       double lo, double hi, double *out);
+
 /* Parse a decimal option value within [min, max] or report. */
 int ibf_cli_parse_uint(const char *cmd, const char *opt, const char *arg,
 		       unsigned min, unsigned max, unsigned *out);

@@ -1,4 +1,6 @@
 /* Helpers shared by the subcommands: loading inputs, reporting errors. */
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,5 +96,38 @@ int ibf_cli_parse_write_format(const char *cmd, const char *opt,
 					   "(ibnetdiscover, ibsim, dot)", opt,
 					   arg);
 	*out = fmt;
+	return IBF_EXIT_OK;
+}
+
+int ibf_cli_parse_u64(const char *cmd, const char *opt, const char *arg,
+		      uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (!*arg || *end || *arg == '-' || errno == ERANGE)
+		return ibf_cli_usage_error(cmd, "%s: '%s' is not an unsigned "
+					   "64-bit number", opt, arg);
+	*out = v;
+	return IBF_EXIT_OK;
+}
+
+int ibf_cli_parse_real(const char *cmd, const char *opt, const char *arg,
+		       double lo, double hi, double *out)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (!*arg || *end || !isfinite(v) || !(v > lo && v <= hi)) {
+		if (isinf(hi))
+			return ibf_cli_usage_error(cmd, "%s: '%s' is not a "
+						   "number above %g", opt, arg,
+						   lo);
+		return ibf_cli_usage_error(cmd, "%s: '%s' is not a number in "
+					   "(%g, %g]", opt, arg, lo, hi);
+	}
+	*out = v;
 	return IBF_EXIT_OK;
 }

@@ -69,18 +69,6 @@ struct eval_args {
 	ibf_eval_opts_t o;
 };
 
-static int parse_u64(const char *arg, uint64_t *out)
-{
-	char *end;
-	unsigned long long v = strtoull(arg, &end, 0);
-
-	if (!*arg || *end || *arg == '-')
-		return ibf_cli_usage_error(CMD, "--seed: '%s' is not an "
-					   "unsigned number", arg);
-	*out = v;
-	return IBF_EXIT_OK;
-}
-
 /* Split a comma-separated list into a->specs (copies). */
 static int add_patterns(struct eval_args *a, const char *list)
 {
@@ -146,7 +134,8 @@ static int parse_opt(int c, struct eval_args *a)
 	case 'P': return add_patterns(a, optarg);
 	case 'p': return parse_paths(optarg, &a->o.paths);
 	case 'M': a->map = optarg; return IBF_EXIT_OK;
-	case 's': return parse_u64(optarg, &a->o.seed);
+	case 's':
+		return ibf_cli_parse_u64(CMD, "--seed", optarg, &a->o.seed);
 	case 'O': a->o.opt = true; return IBF_EXIT_OK;
 	case 'j': a->json = optarg; return IBF_EXIT_OK;
 	case 'f': a->flows = optarg; return IBF_EXIT_OK;

@@ -1,6 +1,5 @@
 /* ibflow liquid: liquid schedule of a traffic, beside round robin. */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,19 +48,6 @@ struct liquid_args {
 	bool exact;
 };
 
-static int parse_limit(const char *arg, double *out)
-{
-	char *end;
-	double v = strtod(arg, &end);
-
-	if (!*arg || *end || !(v > 0) || !isfinite(v) || v > 1e6)
-		return ibf_cli_usage_error(CMD, "--time-limit: '%s' is not a "
-					   "number of seconds in (0, 1e6]",
-					   arg);
-	*out = v;
-	return IBF_EXIT_OK;
-}
-
 static int parse_args(int argc, char **argv, struct liquid_args *a)
 {
 	static const struct option opts[] = {
@@ -89,7 +75,10 @@ static int parse_args(int argc, char **argv, struct liquid_args *a)
 		case 'a': a->alltoall = optarg; break;
 		case 'j': a->json = optarg; break;
 		case 'x': a->exact = true; break;
-		case 'T': rc = parse_limit(optarg, &a->limit); break;
+		case 'T':
+			rc = ibf_cli_parse_real(CMD, "--time-limit", optarg, 0.0,
+						1e6, &a->limit);
+			break;
 		case 'm':
 			rc = ibf_cli_parse_uint(CMD, "--lmc", optarg, 0,
 						IBF_LMC_MAX, &a->lmc);

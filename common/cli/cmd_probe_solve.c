@@ -57,7 +57,6 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
 	int c, rc = 0;
 
 	memset(a, 0, sizeof(*a));
@@ -74,12 +73,10 @@ static int parse_args(int argc, char **argv, struct solve_args *a)
 						IBF_LMC_MAX, &a->lmc);
 			break;
 		case 'T':
-			a->tol = strtod(optarg, &end);
-			if (!*optarg || *end || !(a->tol > 0) ||
-			    !isfinite(a->tol))
-				return ibf_cli_usage_error(CMD, "--tol: '%s' "
-							   "is not a positive "
-							   "number", optarg);
+			rc = ibf_cli_parse_real(CMD, "--tol", optarg, 0.0,
+						INFINITY, &a->tol);
+			if (rc != IBF_EXIT_OK)
+				return rc;
 			break;
 		case 'h':
 			usage(stdout);

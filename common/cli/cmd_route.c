@@ -46,30 +46,6 @@ struct route_args {
 	ibf_route_opts_t o;
 };
 
-static int parse_double(const char *arg, double *out)
-{
-	char *end;
-	double v = strtod(arg, &end);
-
-	if (!*arg || *end || !(v > 0.0 && v <= 1.0))
-		return ibf_cli_usage_error(CMD, "--density: '%s' is not a "
-					   "number in (0, 1]", arg);
-	*out = v;
-	return IBF_EXIT_OK;
-}
-
-static int parse_u64(const char *arg, uint64_t *out)
-{
-	char *end;
-	unsigned long long v = strtoull(arg, &end, 0);
-
-	if (!*arg || *end || *arg == '-')
-		return ibf_cli_usage_error(CMD, "--seed: '%s' is not an "
-					   "unsigned number", arg);
-	*out = v;
-	return IBF_EXIT_OK;
-}
-
 static int parse_method(const char *arg, ibf_layer_method_t *out)
 {
 	if (!strcmp(arg, "random"))
@@ -101,9 +77,12 @@ static int parse_opt(int c, struct route_args *a)
 	case 'L':
 		return ibf_cli_parse_uint(CMD, "--layers", optarg, 1, 128,
 					  &a->o.layers);
-	case 'd': return parse_double(optarg, &a->o.density);
+	case 'd':
+		return ibf_cli_parse_real(CMD, "--density", optarg, 0.0, 1.0,
+					  &a->o.density);
 	case 'M': return parse_method(optarg, &a->o.method);
-	case 's': return parse_u64(optarg, &a->o.seed);
+	case 's':
+		return ibf_cli_parse_u64(CMD, "--seed", optarg, &a->o.seed);
 	case 'V':
 		return ibf_cli_parse_uint(CMD, "--max-vls", optarg, 1, 15,
 					  &a->o.max_vls);
