@@ -57,6 +57,11 @@ int ibf_cli_load_routed(const char *cmd, const char *topo, const char *lfts,
 int ibf_cli_parse_write_format(const char *cmd, const char *opt,
 			       const char *arg, ibf_topo_format_t *out);
 
+/* Parse a keyword option value: names[] is NULL-terminated, *out gets the
+ * index of the match; anything else is reported with the choices. */
+int ibf_cli_parse_choice(const char *cmd, const char *opt, const char *arg,
+			 const char *const *names, int *out);
+
 /* Parse an unsigned 64-bit option value (decimal or 0x hex) or report. */
 int ibf_cli_parse_u64(const char *cmd, const char *opt, const char *arg,
 		      uint64_t *out);

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -130,4 +131,24 @@ int ibf_cli_parse_real(const char *cmd, const char *opt, const char *arg,
 	}
 	*out = v;
 	return IBF_EXIT_OK;
+}
+
+int ibf_cli_parse_choice(const char *cmd, const char *opt, const char *arg,
+			 const char *const *names, int *out)
+{
+	char list[256] = "";
+	size_t len = 0;
+	int i;
+
+	for (i = 0; names[i]; i++) {
+		if (!strcmp(arg, names[i])) {
+			*out = i;
+			return IBF_EXIT_OK;
+		}
+		len += (size_t)snprintf(list + len, len < sizeof(list) ?
+					sizeof(list) - len : 0, "%s%s",
+					i ? ", " : "", names[i]);
+	}
+	return ibf_cli_usage_error(cmd, "%s: '%s' is not one of: %s", opt, arg,
+				   list);
 }

@@ -95,34 +95,14 @@ static int add_patterns(struct eval_args *a, const char *list)
 	}
 }
 
-static int parse_paths(const char *arg, ibf_eval_paths_t *out)
-{
-	if (!strcmp(arg, "single"))
-		*out = IBF_EVAL_SINGLE;
-	else if (!strcmp(arg, "lmc"))
-		*out = IBF_EVAL_LMC;
-	else if (!strcmp(arg, "layers"))
-		*out = IBF_EVAL_LAYERS;
-	else
-		return ibf_cli_usage_error(CMD, "--paths: '%s' is not single, "
-					   "lmc or layers", arg);
-	return IBF_EXIT_OK;
-}
-
-static int parse_algo(const char *arg, ibf_eval_algo_t *out)
-{
-	if (!strcmp(arg, "fast"))
-		*out = IBF_EVAL_FAST;
-	else if (!strcmp(arg, "ref"))
-		*out = IBF_EVAL_REF;
-	else
-		return ibf_cli_usage_error(CMD, "--algo: '%s' is not fast or "
-					   "ref", arg);
-	return IBF_EXIT_OK;
-}
+/* In enum order: the index of the match is the value. */
+static const char *const path_names[] = { "single", "lmc", "layers", NULL };
+static const char *const algo_names[] = { "fast", "ref", NULL };
 
 static int parse_opt(int c, struct eval_args *a)
 {
+	int rc, v;
+
 	switch (c) {
 	case 't': a->topo = optarg; return IBF_EXIT_OK;
 	case 'l':
@@ -132,7 +112,12 @@ static int parse_opt(int c, struct eval_args *a)
 		a->lfts[a->nlfts++] = optarg;
 		return IBF_EXIT_OK;
 	case 'P': return add_patterns(a, optarg);
-	case 'p': return parse_paths(optarg, &a->o.paths);
+	case 'p':
+		rc = ibf_cli_parse_choice(CMD, "--paths", optarg, path_names,
+					  &v);
+		if (rc == IBF_EXIT_OK)
+			a->o.paths = (ibf_eval_paths_t)v;
+		return rc;
 	case 'M': a->map = optarg; return IBF_EXIT_OK;
 	case 's':
 		return ibf_cli_parse_u64(CMD, "--seed", optarg, &a->o.seed);
@@ -140,7 +125,11 @@ static int parse_opt(int c, struct eval_args *a)
 	case 'j': a->json = optarg; return IBF_EXIT_OK;
 	case 'f': a->flows = optarg; return IBF_EXIT_OK;
 	case 'g': a->plot = optarg; return IBF_EXIT_OK;
-	case 'a': return parse_algo(optarg, &a->o.algo);
+	case 'a':
+		rc = ibf_cli_parse_choice(CMD, "--algo", optarg, algo_names, &v);
+		if (rc == IBF_EXIT_OK)
+			a->o.algo = (ibf_eval_algo_t)v;
+		return rc;
 	case 'm':
 		return ibf_cli_parse_uint(CMD, "--lmc", optarg, 0,
 					  IBF_LMC_MAX, &a->lmc);

@@ -46,20 +46,13 @@ struct route_args {
 	ibf_route_opts_t o;
 };
 
-static int parse_method(const char *arg, ibf_layer_method_t *out)
-{
-	if (!strcmp(arg, "random"))
-		*out = IBF_LAYERS_RANDOM;
-	else if (!strcmp(arg, "overlap"))
-		*out = IBF_LAYERS_OVERLAP;
-	else
-		return ibf_cli_usage_error(CMD, "--method: '%s' is not random "
-					   "or overlap", arg);
-	return IBF_EXIT_OK;
-}
+/* In ibf_layer_method_t order: the index of the match is the value. */
+static const char *const method_names[] = { "random", "overlap", NULL };
 
 static int parse_opt(int c, struct route_args *a)
 {
+	int rc, v;
+
 	switch (c) {
 	case 't': a->topo = optarg; return IBF_EXIT_OK;
 	case 'e': a->engine = optarg; return IBF_EXIT_OK;
@@ -80,7 +73,12 @@ static int parse_opt(int c, struct route_args *a)
 	case 'd':
 		return ibf_cli_parse_real(CMD, "--density", optarg, 0.0, 1.0,
 					  &a->o.density);
-	case 'M': return parse_method(optarg, &a->o.method);
+	case 'M':
+		rc = ibf_cli_parse_choice(CMD, "--method", optarg, method_names,
+					  &v);
+		if (rc == IBF_EXIT_OK)
+			a->o.method = (ibf_layer_method_t)v;
+		return rc;
 	case 's':
 		return ibf_cli_parse_u64(CMD, "--seed", optarg, &a->o.seed);
 	case 'V':
