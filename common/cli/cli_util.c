@@ -1,10 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Helpers shared by the subcommands: loading inputs, reporting errors. */
-#include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
 
@@ -72,83 +69,13 @@ int ibf_cli_load_routed(const char *cmd, const char *topo, const char *lfts,
 	return IBF_EXIT_OK;
 }
 
-int ibf_cli_parse_uint(const char *cmd, const char *opt, const char *arg,
-		       unsigned min, unsigned max, unsigned *out)
+const char *ibf_cli_dest_name(const ibf_fabric_t *f, ibf_port_id_t p,
+			      char *buf, size_t len)
 {
-	char *end;
-	unsigned long v;
-
-	v = strtoul(arg, &end, 10);
-	if (!*arg || *end || *arg == '-' || v < min || v > max)
-		return ibf_cli_usage_error(cmd, "%s: '%s' is not a number in "
-					   "%u..%u", opt, arg, min, max);
-	*out = (unsigned)v;
-	return IBF_EXIT_OK;
-}
-
-int ibf_cli_parse_write_format(const char *cmd, const char *opt,
-			       const char *arg, ibf_topo_format_t *out)
-{
-	ibf_topo_format_t fmt = ibf_topo_format_from_name(arg);
-
-	if (fmt != IBF_TOPO_IBNETDISCOVER && fmt != IBF_TOPO_IBSIM &&
-	    fmt != IBF_TOPO_DOT)
-		return ibf_cli_usage_error(cmd, "%s: cannot write format '%s' "
-					   "(ibnetdiscover, ibsim, dot)", opt,
-					   arg);
-	*out = fmt;
-	return IBF_EXIT_OK;
-}
-
-int ibf_cli_parse_u64(const char *cmd, const char *opt, const char *arg,
-		      uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(arg, &end, 0);
-	if (!*arg || *end || *arg == '-' || errno == ERANGE)
-		return ibf_cli_usage_error(cmd, "%s: '%s' is not an unsigned "
-					   "64-bit number", opt, arg);
-	*out = v;
-	return IBF_EXIT_OK;
-}
-
-int ibf_cli_parse_real(const char *cmd, const char *opt, const char *arg,
-		       double lo, double hi, double *out)
-{
-	char *end;
-	double v = strtod(arg, &end);
-
-	if (!*arg || *end || !isfinite(v) || !(v > lo && v <= hi)) {
-		if (isinf(hi))
-			return ibf_cli_usage_error(cmd, "%s: '%s' is not a "
-						   "number above %g", opt, arg,
-						   lo);
-		return ibf_cli_usage_error(cmd, "%s: '%s' is not a number in "
-					   "(%g, %g]", opt, arg, lo, hi);
+	if (ibf_node_is_switch(f, f->ports[p].node)) {
+		snprintf(buf, len, "switch \"%s\"",
+			 ibf_node_desc(f, f->ports[p].node));
+		return buf;
 	}
-	*out = v;
-	return IBF_EXIT_OK;
-}
-
-int ibf_cli_parse_choice(const char *cmd, const char *opt, const char *arg,
-			 const char *const *names, int *out)
-{
-	char list[256] = "";
-	size_t len = 0;
-	int i;
-
-	for (i = 0; names[i]; i++) {
-		if (!strcmp(arg, names[i])) {
-			*out = i;
-			return IBF_EXIT_OK;
-		}
-		len += (size_t)snprintf(list + len, len < sizeof(list) ?
-					sizeof(list) - len : 0, "%s%s",
-					i ? ", " : "", names[i]);
-	}
-	return ibf_cli_usage_error(cmd, "%s: '%s' is not one of: %s", opt, arg,
-				   list);
+	return ibf_port_host_name(f, p, buf, len);
 }

@@ -1,5 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ibflow eval: max-min fair evaluation of routings on traffic patterns. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,49 +16,6 @@ static const char *const CMD = "eval";
 #define MAX_LFTS 32u
 #define MAX_PATTERNS 256u
 
-static void usage(FILE *fp)
-{
-	fprintf(fp,
-"usage: ibflow eval --topo T --lfts L [--lfts L2 ...] --patterns LIST\n"
-"                   [options]\n"
-"\n"
-"Max-min fair (MMF) rates of the flows of traffic patterns over the routes\n"
-"of one or more routings, and the LFTI throughput index: aggregate rate\n"
-"normalised to the same flows on a crossbar (1 = as good as a crossbar).\n"
-"Prints a table routing x pattern: flows, index, (with --opt) the\n"
-"optimum's index and index/optimum, minimum and median flow rate, the\n"
-"worst link load (max_load: most flows on one directed link in any\n"
-"instance; split flows count their fraction), solver seconds.\n"
-"\n"
-"  --topo FILE        topology (ibnetdiscover, ibsim net, opensm-subnet.lst)\n"
-"  --lfts FILE        forwarding tables; repeat to compare routings\n"
-"  --lmc N            LMC when the topology carries no LIDs (default 0)\n"
-"  --patterns LIST    comma-separated specs (repeatable):\n"
-"                     perm[:K] shift[:K] bisect[:K] 2dnn[:K] 2dnndiag[:K]\n"
-"                     3dnn[:K] 3dnndiag[:K] randn:D[:K] random:D[:K]\n"
-"                     alltoall file:PATH   (K instances, default 1)\n"
-"  --paths MODE       single (base LID, default), lmc (even split over the\n"
-"                     2^LMC LIDs), layers (same as lmc, for layered routing:\n"
-"                     LID offset o is layer o mod n)\n"
-"  --map MAP          rank placement: direct (default: the topology's host\n"
-"                     order), random (seeded shuffle), or a host list file\n"
-"                     giving the rank order (e.g. route --order-out)\n"
-"  --seed S           seed of patterns and random map (default 0)\n"
-"  --opt              also the MMF multi-commodity-flow optimum (exact on\n"
-"                     PGFTs; elsewhere said not computed)\n"
-"  --json FILE        results as JSON (\"-\" = stdout, table to stderr)\n"
-"  --flows FILE       per-flow rates, CSV: pattern,instance,src,dst,rate\n"
-"                     [,opt_rate] (a routing column first with several\n"
-"                     --lfts)\n"
-"  --plot FILE        SVG bar chart of the indices (needs gnuplot)\n"
-"  --threads N        worker threads (default 1)\n"
-"  --algo A           fast (default) or ref (reference water-filling)\n"
-"  -h, --help         this text\n"
-"\n"
-"Exit status: 0 ok, 2 bad usage or bad input (bad pattern, host not in the\n"
-"topology, a pair the tables do not route, gnuplot not found).\n");
-}
-
 struct eval_args {
 	const char *topo, *map, *json, *flows, *plot;
 	const char *lfts[MAX_LFTS];
@@ -66,12 +23,14 @@ struct eval_args {
 	char *specs[MAX_PATTERNS];
 	unsigned nspecs;
 	unsigned lmc, threads;
+	int paths, algo;
 	ibf_eval_opts_t o;
 };
 
-/* Split a comma-separated list into a->specs (copies). */
-static int add_patterns(struct eval_args *a, const char *list)
+/* --patterns: split a comma-separated list into a->specs (copies). */
+static int add_patterns(void *target, const char *cmd, const char *list)
 {
+	struct eval_args *a = target;
 	const char *s = list, *c;
 	size_t n;
 
@@ -79,15 +38,15 @@ static int add_patterns(struct eval_args *a, const char *list)
 		c = strchr(s, ',');
 		n = c ? (size_t)(c - s) : strlen(s);
 		if (!n)
-			return ibf_cli_usage_error(CMD, "--patterns: empty "
+			return ibf_cli_usage_error(cmd, "--patterns: empty "
 						   "pattern in '%s'", list);
 		if (a->nspecs == MAX_PATTERNS)
-			return ibf_cli_usage_error(CMD, "--patterns: more "
+			return ibf_cli_usage_error(cmd, "--patterns: more "
 						   "than %u patterns",
 						   MAX_PATTERNS);
 		a->specs[a->nspecs] = strndup(s, n);
 		if (!a->specs[a->nspecs])
-			return ibf_cli_usage_error(CMD, "out of memory");
+			return ibf_cli_usage_error(cmd, "out of memory");
 		a->nspecs++;
 		if (!c)
 			return IBF_EXIT_OK;
@@ -95,107 +54,92 @@ static int add_patterns(struct eval_args *a, const char *list)
 	}
 }
 
+/* --lfts: repeatable. */
+static int add_lfts(void *target, const char *cmd, const char *path)
+{
+	struct eval_args *a = target;
+
+	if (a->nlfts == MAX_LFTS)
+		return ibf_cli_usage_error(cmd, "more than %u --lfts",
+					   MAX_LFTS);
+	a->lfts[a->nlfts++] = path;
+	return IBF_EXIT_OK;
+}
+
 /* In enum order: the index of the match is the value. */
 static const char *const path_names[] = { "single", "lmc", "layers", NULL };
 static const char *const algo_names[] = { "fast", "ref", NULL };
 
-static int parse_opt(int c, struct eval_args *a)
+static bool parse_args(int argc, char **argv, struct eval_args *a, int *rc)
 {
-	int rc, v;
-
-	switch (c) {
-	case 't': a->topo = optarg; return IBF_EXIT_OK;
-	case 'l':
-		if (a->nlfts == MAX_LFTS)
-			return ibf_cli_usage_error(CMD, "more than %u --lfts",
-						   MAX_LFTS);
-		a->lfts[a->nlfts++] = optarg;
-		return IBF_EXIT_OK;
-	case 'P': return add_patterns(a, optarg);
-	case 'p':
-		rc = ibf_cli_parse_choice(CMD, "--paths", optarg, path_names,
-					  &v);
-		if (rc == IBF_EXIT_OK)
-			a->o.paths = (ibf_eval_paths_t)v;
-		return rc;
-	case 'M': a->map = optarg; return IBF_EXIT_OK;
-	case 's':
-		return ibf_cli_parse_u64(CMD, "--seed", optarg, &a->o.seed);
-	case 'O': a->o.opt = true; return IBF_EXIT_OK;
-	case 'j': a->json = optarg; return IBF_EXIT_OK;
-	case 'f': a->flows = optarg; return IBF_EXIT_OK;
-	case 'g': a->plot = optarg; return IBF_EXIT_OK;
-	case 'a':
-		rc = ibf_cli_parse_choice(CMD, "--algo", optarg, algo_names, &v);
-		if (rc == IBF_EXIT_OK)
-			a->o.algo = (ibf_eval_algo_t)v;
-		return rc;
-	case 'm':
-		return ibf_cli_parse_uint(CMD, "--lmc", optarg, 0,
-					  IBF_LMC_MAX, &a->lmc);
-	case 'T':
-		return ibf_cli_parse_uint(CMD, "--threads", optarg, 1, 64,
-					  &a->threads);
-	}
-	return ibf_cli_usage_error(CMD, "unknown option or missing value");
-}
-
-static int check_args(struct eval_args *a, int argc, char **argv)
-{
+	const ibf_opt_t opts[] = {
+		IBF_OPT_TOPO(&a->topo),
+		IBF_OPT_CALL("lfts", add_lfts, a, "FILE", "forwarding tables; "
+			     "repeat to compare routings", .required = true),
+		IBF_OPT_LMC(&a->lmc),
+		IBF_OPT_CALL("patterns", add_patterns, a, "LIST",
+			     "comma-separated specs (repeatable):\n"
+			     "perm[:K] shift[:K] bisect[:K] 2dnn[:K] "
+			     "2dnndiag[:K]\n3dnn[:K] 3dnndiag[:K] randn:D[:K] "
+			     "random:D[:K]\nalltoall file:PATH   (K instances, "
+			     "default 1)", .required = true),
+		IBF_OPT_CHOICE("paths", &a->paths, "MODE", path_names,
+			       "single (base LID), lmc (even split over\nthe "
+			       "2^LMC LIDs), layers (same as lmc, for\nlayered "
+			       "routing: LID offset o is layer o mod n)",
+			       .def = "single"),
+		IBF_OPT_STR("map", &a->map, "MAP", "rank placement: direct (the "
+			    "topology's host\norder), random (seeded shuffle), "
+			    "or a host list\nfile giving the rank order (e.g. "
+			    "route --order-out)", .def = "direct"),
+		IBF_OPT_U64("seed", &a->o.seed, "S", "seed of patterns and "
+			    "random map", .def = "0"),
+		IBF_OPT_FLAG("opt", &a->o.opt, "also the MMF multi-commodity-flow "
+			     "optimum (exact on\nPGFTs; elsewhere said not "
+			     "computed)"),
+		IBF_OPT_JSON(&a->json, "the results"),
+		IBF_OPT_STR("flows", &a->flows, "FILE", "per-flow rates, CSV: "
+			    "pattern,instance,src,dst,\nrate[,opt_rate] (a "
+			    "routing column first with\nseveral --lfts)"),
+		IBF_OPT_STR("plot", &a->plot, "FILE", "SVG bar chart of the "
+			    "indices (needs gnuplot)"),
+		IBF_OPT_THREADS(&a->threads),
+		IBF_OPT_CHOICE("algo", &a->algo, "A", algo_names, "fast or ref "
+			       "(reference water-filling)", .def = "fast"),
+		IBF_OPT_END
+	};
+	const ibf_cli_spec_t cli = {
+		.name = CMD, .opts = opts,
+		.usage = "--topo FILE --lfts FILE [--lfts FILE ...] --patterns "
+			 "LIST\n                   [options]",
+		.about =
+"Max-min fair (MMF) rates of the flows of traffic patterns over the routes\n"
+"of one or more routings, and the LFTI throughput index: aggregate rate\n"
+"normalised to the same flows on a crossbar (1 = as good as a crossbar).\n"
+"Prints a table routing x pattern: flows, index, (with --opt) the\n"
+"optimum's index and index/optimum, minimum and median flow rate, the\n"
+"worst link load (max_load: most flows on one directed link in any\n"
+"instance; split flows count their fraction), solver seconds.\n",
+		.exit = "0 ok, 2 bad usage or bad input (bad pattern, host not "
+			"in the\ntopology, a pair the tables do not route, "
+			"gnuplot not found).",
+	};
 	ibf_err_t err;
 
-	if (optind < argc)
-		return ibf_cli_usage_error(CMD, "unexpected argument '%s'",
-					   argv[optind]);
-	if (!a->topo || !a->nlfts || !a->nspecs)
-		return ibf_cli_usage_error(CMD, "--topo, --lfts and "
-					   "--patterns are required");
+	if (!ibf_cli_parse(&cli, argc, argv, NULL, rc))
+		return false;
 	/* Before any work: a plot that cannot be drawn is bad usage. */
 	ibf_err_clear(&err);
-	if (a->plot && ibf_eval_plot_check(&err) != IBF_OK)
-		return ibf_cli_fail(CMD, &err);
+	if (a->plot && ibf_cli_plot_check(&err) != IBF_OK) {
+		*rc = ibf_cli_fail(CMD, &err);
+		return false;
+	}
+	a->o.paths = (ibf_eval_paths_t)a->paths;
+	a->o.algo = (ibf_eval_algo_t)a->algo;
 	a->o.nthreads = a->threads;
 	a->o.keep_flows = a->flows != NULL;
 	a->o.random_map = a->map && !strcmp(a->map, "random");
-	return IBF_EXIT_OK;
-}
-
-static int parse_args(int argc, char **argv, struct eval_args *a)
-{
-	static const struct option opts[] = {
-		{ "topo", required_argument, NULL, 't' },
-		{ "lfts", required_argument, NULL, 'l' },
-		{ "patterns", required_argument, NULL, 'P' },
-		{ "paths", required_argument, NULL, 'p' },
-		{ "map", required_argument, NULL, 'M' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "opt", no_argument, NULL, 'O' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "flows", required_argument, NULL, 'f' },
-		{ "plot", required_argument, NULL, 'g' },
-		{ "algo", required_argument, NULL, 'a' },
-		{ "lmc", required_argument, NULL, 'm' },
-		{ "threads", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, rc;
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			usage(stdout);
-			return -1;
-		}
-		if (c == '?' || c == ':')
-			return ibf_cli_usage_error(CMD, "unknown option or "
-						   "missing value: %s",
-						   argv[optind - 1]);
-		rc = parse_opt(c, a);
-		if (rc != IBF_EXIT_OK)
-			return rc;
-	}
-	return check_args(a, argc, argv);
+	return true;
 }
 
 /* At most five updates a second: shift on 11,664 hosts has 11,663
@@ -249,21 +193,33 @@ static int load_lfts(const struct eval_args *a, const ibf_fabric_t *f,
 	return IBF_EXIT_OK;
 }
 
+static ibf_status_t put_json(const void *e, FILE *fp, ibf_err_t *err)
+{
+	return ibf_eval_write_json(e, fp, err);
+}
+
+static ibf_status_t put_flows(const void *e, FILE *fp, ibf_err_t *err)
+{
+	return ibf_eval_write_flows(e, fp, err);
+}
+
 static int write_outputs(const struct eval_args *a, const ibf_eval_t *e)
 {
 	ibf_err_t err;
+	int rc = IBF_EXIT_OK;
 
-	ibf_err_clear(&err);
 	if (e->opt_asked && !e->opt_done)
 		fprintf(stderr, "ibflow %s: %s\n", CMD, e->opt_note);
-	ibf_eval_print(e, a->json && !strcmp(a->json, "-") ? stderr : stdout);
-	if (a->json && ibf_eval_write_json(e, a->json, &err) != IBF_OK)
-		return ibf_cli_fail(CMD, &err);
-	if (a->flows && ibf_eval_write_flows(e, a->flows, &err) != IBF_OK)
-		return ibf_cli_fail(CMD, &err);
-	if (a->plot && ibf_eval_plot(e, a->plot, &err) != IBF_OK)
-		return ibf_cli_fail(CMD, &err);
-	return IBF_EXIT_OK;
+	ibf_cli_eval_table(e, ibf_cli_text_out(a->json));
+	if (a->json)
+		rc = ibf_cli_write_file(CMD, a->json, put_json, e);
+	if (rc == IBF_EXIT_OK && a->flows)
+		rc = ibf_cli_write_file(CMD, a->flows, put_flows, e);
+	ibf_err_clear(&err);
+	if (rc == IBF_EXIT_OK && a->plot &&
+	    ibf_cli_eval_plot(e, a->plot, &err) != IBF_OK)
+		rc = ibf_cli_fail(CMD, &err);
+	return rc;
 }
 
 static int run(struct eval_args *a)
@@ -312,10 +268,9 @@ int ibf_cmd_eval(int argc, char **argv)
 	int rc;
 
 	memset(&a, 0, sizeof(a));
-	rc = parse_args(argc, argv, &a);
-	if (!rc)
+	if (parse_args(argc, argv, &a, &rc))
 		rc = run(&a);
 	for (i = 0; i < a.nspecs; i++)
 		free(a.specs[i]);
-	return rc < 0 ? IBF_EXIT_OK : rc;
+	return rc;
 }

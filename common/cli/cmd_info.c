@@ -1,23 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ibflow info: summarize a topology. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 
-static void usage(FILE *fp)
-{
-	fprintf(fp,
-		"usage: ibflow info --topo T [--lmc N]\n\n"
-		"Summarize the topology T (ibnetdiscover, ibsim or "
-		"opensm-subnet.lst,\ndetected from the content): nodes, "
-		"switches, CAs, endpoints, links,\nLMC, LID range and a "
-		"histogram of link rates.\n\n"
-		"  --topo T  topology file (\"-\" = stdin)\n"
-		"  --lmc N   LMC for CA ports when T carries no LIDs or no "
-		"LMC, 0..7\n\n"
-		"Exit status: 0 ok, 2 bad usage or bad input.\n");
-}
+static const char *const CMD = "info";
 
 static void print_summary(const ibf_fabric_t *f, const char *path,
 			  ibf_topo_format_t fmt)
@@ -71,50 +59,44 @@ static void print_summary(const ibf_fabric_t *f, const char *path,
 
 int ibf_cmd_info(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "topo", required_argument, NULL, 't' },
-		{ "lmc", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	ibf_topo_read_opts_t ro = { .format = IBF_TOPO_AUTO, .lmc = 0 };
-	const char *path = NULL;
+	const char *path = NULL, *operand;
+	const ibf_opt_t opts[] = {
+		IBF_OPT_STR("topo", &path, "FILE", "topology file (\"-\" = "
+			    "stdin); may also be given alone"),
+		IBF_OPT_UINT("lmc", &ro.lmc, "N", 0, IBF_LMC_MAX,
+			     "LMC for CA ports when the file carries no\nLIDs "
+			     "or no LMC", .def = "0"),
+		IBF_OPT_END
+	};
+	const ibf_cli_spec_t cli = {
+		.name = CMD, .opts = opts,
+		.usage = "--topo FILE [--lmc N]",
+		.operands = "FILE", .max_operands = 1,
+		.about = "Summarize a topology (ibnetdiscover, ibsim or "
+			 "opensm-subnet.lst, detected\nfrom the content): "
+			 "nodes, switches, CAs, endpoints, links, LMC, LID\n"
+			 "range and a histogram of link rates.\n",
+		.exit = "0 ok, 2 bad usage or bad input.",
+	};
 	ibf_fabric_t *f = NULL;
 	ibf_topo_format_t fmt;
 	ibf_text_t t;
 	ibf_err_t err;
-	int c, rc;
+	int rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			path = optarg;
-			break;
-		case 'l':
-			rc = ibf_cli_parse_uint("info", "--lmc", optarg, 0,
-						IBF_LMC_MAX, &ro.lmc);
-			if (rc != IBF_EXIT_OK)
-				return rc;
-			break;
-		case 'h':
-			usage(stdout);
-			return IBF_EXIT_OK;
-		default:
-			return ibf_cli_usage_error("info", "bad option");
-		}
-	}
-	if (!path && optind == argc - 1)
-		path = argv[optind++];
-	if (!path || optind != argc)
-		return ibf_cli_usage_error("info", "expected --topo FILE");
+	if (!ibf_cli_parse(&cli, argc, argv, &operand, &rc))
+		return rc;
+	if (!path == !operand)
+		return ibf_cli_usage_error(CMD, "expected --topo FILE");
+	path = path ? path : operand;
 	ibf_err_clear(&err);
 	if (ibf_text_load(&t, path, &err) != IBF_OK)
-		return ibf_cli_fail("info", &err);
+		return ibf_cli_fail(CMD, &err);
 	fmt = ibf_topo_detect(&t);
 	if (ibf_topo_read_text(&t, &ro, &f, &err) != IBF_OK) {
 		ibf_text_free(&t);
-		return ibf_cli_fail("info", &err);
+		return ibf_cli_fail(CMD, &err);
 	}
 	print_summary(f, t.name, fmt);
 	ibf_text_free(&t);

@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ibflow liquid: liquid schedule of a traffic, beside round robin. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <ibflow/hosts.h>
 #include <ibflow/liquid.h>
@@ -11,36 +12,6 @@
 
 static const char *const CMD = "liquid";
 
-static void usage(FILE *fp)
-{
-	fprintf(fp,
-"usage: ibflow liquid --topo T --lfts L (--traffic FILE | --alltoall HOSTS)\n"
-"                     [--json FILE] [--time-limit SECONDS]\n"
-"\n"
-"Schedule a traffic of equal-size transfers into time frames of mutually\n"
-"non-congesting transfers (Gabrielyan's liquid scheduling).  A transfer is\n"
-"the set of directed links on its route, traced through the LFTs to the\n"
-"destination's base LID.  Prints link loads, the duration (load of the\n"
-"busiest links, a lower bound on frames), the bottlenecks, the liquid\n"
-"throughput (transfers / duration, in link capacities), the schedule\n"
-"found and the topology-unaware round-robin baseline.\n"
-"\n"
-"  --topo T           topology (ibnetdiscover, ibsim net, subnet.lst)\n"
-"  --lfts L           forwarding tables (opensm-lfts.dump, ibroute)\n"
-"  --traffic FILE     lines \"SRC DST [COUNT]\" (COUNT copies)\n"
-"  --alltoall HOSTS   every ordered pair of distinct hosts of HOSTS\n"
-"  --json FILE        write the schedule as JSON (\"-\" = stdout; the\n"
-"                     table then goes to stderr)\n"
-"  --time-limit S     seconds for the search, default 10; when it runs\n"
-"                     out the best schedule found is reported\n"
-"  --exact            run the exact search even when the greedy colouring\n"
-"                     or round robin is already liquid\n"
-"  --lmc N            LMC when the topology carries no LIDs (default 0)\n"
-"  -h, --help         this text\n"
-"\n"
-"Exit status: 0 ok, 2 bad usage or bad input (unrouted pair included).\n");
-}
-
 struct liquid_args {
 	const char *topo, *lfts, *traffic, *alltoall, *json;
 	double limit;
@@ -48,91 +19,72 @@ struct liquid_args {
 	bool exact;
 };
 
-static int parse_args(int argc, char **argv, struct liquid_args *a)
+static bool parse_args(int argc, char **argv, struct liquid_args *a, int *rc)
 {
-	static const struct option opts[] = {
-		{ "topo", required_argument, NULL, 't' },
-		{ "lfts", required_argument, NULL, 'l' },
-		{ "traffic", required_argument, NULL, 'f' },
-		{ "alltoall", required_argument, NULL, 'a' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "time-limit", required_argument, NULL, 'T' },
-		{ "lmc", required_argument, NULL, 'm' },
-		{ "exact", no_argument, NULL, 'x' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const ibf_opt_t opts[] = {
+		IBF_OPT_TOPO(&a->topo),
+		IBF_OPT_LFTS(&a->lfts),
+		IBF_OPT_STR("traffic", &a->traffic, "FILE", "lines \"SRC DST "
+			    "[COUNT]\" (COUNT copies)"),
+		IBF_OPT_STR("alltoall", &a->alltoall, "HOSTS", "every ordered "
+			    "pair of distinct hosts of HOSTS"),
+		IBF_OPT_JSON(&a->json, "the schedule"),
+		IBF_OPT_REAL("time-limit", &a->limit, "S", 0.0,
+			     IBF_TIME_LIMIT_MAX, "seconds for everything after "
+			     "reading the inputs\n(tracing, baseline, greedy, "
+			     "search); when it runs out\nthe best schedule found "
+			     "so far is reported (round\nrobin at worst, always "
+			     "valid)",
+			     .def = "10"),
+		IBF_OPT_FLAG("exact", &a->exact, "run the exact search even when "
+			     "the greedy\ncolouring or round robin is already "
+			     "liquid"),
+		IBF_OPT_LMC(&a->lmc),
+		IBF_OPT_END
 	};
-	int c, rc = IBF_EXIT_OK;
+	const ibf_cli_spec_t cli = {
+		.name = CMD, .opts = opts,
+		.usage = "--topo FILE --lfts FILE\n"
+			 "                     (--traffic FILE | --alltoall "
+			 "HOSTS) [options]",
+		.about =
+"Schedule a traffic of equal-size transfers into time frames of mutually\n"
+"non-congesting transfers (Gabrielyan's liquid scheduling).  A transfer is\n"
+"the set of directed links on its route, traced through the LFTs to the\n"
+"destination's base LID.  Prints link loads, the duration (load of the\n"
+"busiest links, a lower bound on frames), the bottlenecks, the liquid\n"
+"throughput (transfers / duration, in link capacities), the schedule\n"
+"found and the topology-unaware round-robin baseline.\n",
+		.exit = "0 ok, 2 bad usage or bad input (unrouted pair "
+			"included).",
+	};
 
 	memset(a, 0, sizeof(*a));
 	a->limit = 10;
-	opterr = 0;
-	while (!rc && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': a->topo = optarg; break;
-		case 'l': a->lfts = optarg; break;
-		case 'f': a->traffic = optarg; break;
-		case 'a': a->alltoall = optarg; break;
-		case 'j': a->json = optarg; break;
-		case 'x': a->exact = true; break;
-		case 'T':
-			rc = ibf_cli_parse_real(CMD, "--time-limit", optarg, 0.0,
-						1e6, &a->limit);
-			break;
-		case 'm':
-			rc = ibf_cli_parse_uint(CMD, "--lmc", optarg, 0,
-						IBF_LMC_MAX, &a->lmc);
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			return ibf_cli_usage_error(CMD, "unknown option or "
-						   "missing value: %s",
-						   argv[optind - 1]);
-		}
+	if (!ibf_cli_parse(&cli, argc, argv, NULL, rc))
+		return false;
+	if (!a->traffic == !a->alltoall) {
+		*rc = ibf_cli_usage_error(CMD, "give exactly one of --traffic "
+					  "and --alltoall");
+		return false;
 	}
-	if (rc)
-		return rc;
-	if (optind < argc)
-		return ibf_cli_usage_error(CMD, "unexpected argument '%s'",
-					   argv[optind]);
-	if (!a->topo || !a->lfts)
-		return ibf_cli_usage_error(CMD, "--topo and --lfts are "
-					   "required");
-	if (!a->traffic == !a->alltoall)
-		return ibf_cli_usage_error(CMD, "give exactly one of "
-					   "--traffic and --alltoall");
-	return IBF_EXIT_OK;
+	return true;
 }
 
-static ibf_status_t load_traffic(const struct liquid_args *a,
-				 const ibf_lfts_t *l,
-				 ibf_liquid_traffic_t **t, ibf_err_t *err)
+/* Errors from the library name no file: say which one. */
+static void prefix_path(const char *path, ibf_status_t st, ibf_err_t *err)
 {
-	const ibf_fabric_t *f = l->fabric;
-	const char *path = a->traffic ? a->traffic : a->alltoall;
-	ibf_status_t st;
-
-	if (a->traffic) {
-		ibf_traffic_t tr = { 0 };
-
-		st = ibf_traffic_read(f, path, &tr, err);
-		if (st == IBF_OK)
-			st = ibf_liquid_traffic_from_flows(l, &tr, t, err);
-		ibf_traffic_free(&tr);
-	} else {
-		ibf_hostlist_t h = { 0 };
-
-		st = ibf_hosts_read(f, path, &h, err);
-		if (st == IBF_OK)
-			st = ibf_liquid_traffic_alltoall(l, &h, t, err);
-		ibf_hostlist_free(&h);
-	}
-	if (st != IBF_OK && st != IBF_ERR_PARSE && st != IBF_ERR_IO &&
+	if (st != IBF_ERR_PARSE && st != IBF_ERR_IO &&
 	    st != IBF_ERR_NOT_FOUND && strncmp(err->msg, path, strlen(path)))
 		ibf_err_prefix(err, "%s: ", path);
-	return st;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* "NODE" port N -> "PEER" */
@@ -148,39 +100,47 @@ static void link_name(const ibf_fabric_t *f, ibf_port_id_t p, char *buf,
 	snprintf(buf, len, "\"%s\" port %u -> \"%s\"", a, o->num, b);
 }
 
+/* What the table shows, from a traffic's result or an all-to-all plan. */
+struct report {
+	uint64_t transfers;
+	uint32_t nhosts, nlinks, duration, nbottlenecks, nframes, rr_frames;
+	uint32_t search_depth, largest;
+	const uint32_t *load;
+	const ibf_port_id_t *link_port;
+	double lt, seconds;
+	bool liquid, optimal_proven, exhausted, timed_out;
+	ibf_liquid_method_t method;
+	uint64_t categories;
+};
+
 static void print_table(FILE *o, const ibf_fabric_t *f,
-			const ibf_liquid_traffic_t *t,
-			const ibf_liquid_result_t *r)
+			const struct report *r)
 {
-	double thr = r->nframes ? (double)r->ntransfers / r->nframes : 0;
-	double rr = r->rr_frames ? (double)r->ntransfers / r->rr_frames : 0;
-	double lt = r->liquid_throughput;
-	uint32_t hist[8] = { 0 }, maxf = 0;
+	double thr = r->nframes ? (double)r->transfers / r->nframes : 0;
+	double rr = r->rr_frames ? (double)r->transfers / r->rr_frames : 0;
+	uint32_t hist[4] = { 0 }, shown = 0, d = r->duration ? r->duration : 1;
 	char buf[256];
 
-	for (uint32_t l = 0; l < t->nlinks; l++)
-		hist[r->load[l] * 4 / (r->duration ? r->duration : 1) > 3 ?
-		     3 : r->load[l] * 4 / (r->duration ? r->duration : 1)]++;
-	for (uint32_t i = 0; i < r->nframes; i++)
-		if (r->frame_off[i + 1] - r->frame_off[i] > maxf)
-			maxf = r->frame_off[i + 1] - r->frame_off[i];
-	fprintf(o, "transfers          %u between %u hosts\n", r->ntransfers,
-		t->nhosts);
+	for (uint32_t l = 0; l < r->nlinks; l++)
+		hist[r->load[l] * 4 / d > 3 ? 3 : r->load[l] * 4 / d]++;
+	fprintf(o, "transfers          %llu between %u hosts\n",
+		(unsigned long long)r->transfers, r->nhosts);
 	fprintf(o, "links used         %u (load < 25%%: %u, < 50%%: %u, "
-		"< 75%%: %u, >= 75%% of duration: %u)\n", t->nlinks, hist[0],
+		"< 75%%: %u, >= 75%% of duration: %u)\n", r->nlinks, hist[0],
 		hist[1], hist[2], hist[3]);
 	fprintf(o, "duration           %u (load of the busiest links)\n",
 		r->duration);
 	fprintf(o, "bottlenecks        %u\n", r->nbottlenecks);
-	for (uint32_t i = 0; i < r->nbottlenecks && i < 8; i++) {
-		link_name(f, t->link_port[r->bottlenecks[i]], buf,
-			  sizeof(buf));
-		fprintf(o, "                   %s\n", buf);
-	}
+	for (uint32_t l = 0; l < r->nlinks && shown < 8; l++)
+		if (r->duration && r->load[l] == r->duration) {
+			link_name(f, r->link_port[l], buf, sizeof(buf));
+			fprintf(o, "                   %s\n", buf);
+			shown++;
+		}
 	if (r->nbottlenecks > 8)
 		fprintf(o, "                   ... %u more\n",
 			r->nbottlenecks - 8);
-	fprintf(o, "liquid throughput  %.4f link capacities\n", lt);
+	fprintf(o, "liquid throughput  %.4f link capacities\n", r->lt);
 	fprintf(o, "schedule           %u frames, %s%s (%s; depth %u, %llu "
 		"categories, %.3f s%s)\n", r->nframes,
 		r->liquid ? "liquid" : "not liquid",
@@ -190,30 +150,138 @@ static void print_table(FILE *o, const ibf_fabric_t *f,
 		(unsigned long long)r->categories, r->seconds,
 		r->timed_out ? ", time limit reached" : "");
 	fprintf(o, "  throughput       %.4f (%.1f%% of liquid), largest "
-		"frame %u transfers\n", thr, lt ? 100 * thr / lt : 0, maxf);
+		"frame %u transfers\n", thr, r->lt ? 100 * thr / r->lt : 0,
+		r->largest);
 	fprintf(o, "round robin        %u frames\n", r->rr_frames);
 	fprintf(o, "  throughput       %.4f (%.1f%% of liquid)\n", rr,
-		lt ? 100 * rr / lt : 0);
+		r->lt ? 100 * rr / r->lt : 0);
 	fprintf(o, "gain               %.3fx over round robin\n",
 		rr ? thr / rr : 0);
 }
 
-static int write_json(const char *path, const ibf_fabric_t *f,
-		      const ibf_liquid_traffic_t *t,
-		      const ibf_liquid_result_t *r)
+static void report_result(const ibf_liquid_traffic_t *t,
+			  const ibf_liquid_result_t *r, struct report *p)
 {
-	ibf_ofile_t o;
+	memset(p, 0, sizeof(*p));
+	p->transfers = r->ntransfers;
+	p->nhosts = t->nhosts;
+	p->nlinks = t->nlinks;
+	p->load = r->load;
+	p->link_port = t->link_port;
+	p->duration = r->duration;
+	p->nbottlenecks = r->nbottlenecks;
+	p->lt = r->liquid_throughput;
+	p->nframes = r->nframes;
+	p->rr_frames = r->rr_frames;
+	p->search_depth = r->search_depth;
+	p->categories = r->categories;
+	p->seconds = r->seconds;
+	p->liquid = r->liquid;
+	p->optimal_proven = r->optimal_proven;
+	p->exhausted = r->exhausted;
+	p->timed_out = r->timed_out;
+	p->method = r->method;
+	for (uint32_t i = 0; i < r->nframes; i++)
+		if (r->frame_off[i + 1] - r->frame_off[i] > p->largest)
+			p->largest = r->frame_off[i + 1] - r->frame_off[i];
+}
+
+static void report_plan(const ibf_liquid_plan_t *pl, struct report *p)
+{
+	const ibf_liquid_plan_info_t *in = ibf_liquid_plan_info(pl);
+
+	memset(p, 0, sizeof(*p));
+	p->nlinks = ibf_liquid_plan_links(pl, &p->link_port, &p->load);
+	p->transfers = in->ntransfers;
+	p->nhosts = in->nranks;
+	p->duration = in->duration;
+	p->nbottlenecks = in->nbottlenecks;
+	p->lt = in->liquid_throughput;
+	p->nframes = in->nframes;
+	p->rr_frames = in->rr_frames;
+	p->search_depth = in->search_depth;
+	p->categories = in->categories;
+	p->seconds = in->seconds;
+	p->liquid = in->liquid;
+	p->optimal_proven = in->optimal_proven;
+	p->exhausted = in->exhausted;
+	p->timed_out = in->timed_out;
+	p->method = in->method;
+	p->largest = in->largest_frame;
+}
+
+/* --json: the library's document (a traffic's schedule or an all-to-all
+ * plan), behind ibf_cli_write_file(). */
+struct json_ctx {
+	const ibf_fabric_t *f;
+	const ibf_liquid_traffic_t *t;
+	const ibf_liquid_result_t *r;
+	const ibf_liquid_plan_t *pl;
+};
+
+static ibf_status_t put_json(const void *ctx, FILE *fp, ibf_err_t *err)
+{
+	const struct json_ctx *c = ctx;
+
+	return c->pl ? ibf_liquid_plan_write_json(c->f, c->pl, fp, err)
+		     : ibf_liquid_write_json(c->f, c->t, c->r, fp, err);
+}
+
+/* --traffic: trace the flows (linear in the file), then schedule within
+ * what is left of the limit. */
+static int run_traffic(const struct liquid_args *a, const ibf_lfts_t *l,
+		       struct report *rep, ibf_liquid_traffic_t **t,
+		       ibf_liquid_result_t *r)
+{
+	ibf_liquid_opts_t o = { 0 };
+	ibf_traffic_t tr = { 0 };
 	ibf_err_t err;
+	ibf_status_t st;
+	double t0;
 
 	ibf_err_clear(&err);
-	if (ibf_ofile_open(&o, path, &err) != IBF_OK)
-		return ibf_cli_fail(CMD, &err);
-	if (ibf_liquid_write_json(f, t, r, o.fp, &err) != IBF_OK) {
-		ibf_ofile_abort(&o);
+	st = ibf_traffic_read(l->fabric, a->traffic, &tr, &err);
+	t0 = now_s();
+	if (st == IBF_OK)
+		st = ibf_liquid_traffic_from_flows(l, &tr, t, &err);
+	ibf_traffic_free(&tr);
+	if (st != IBF_OK) {
+		prefix_path(a->traffic, st, &err);
 		return ibf_cli_fail(CMD, &err);
 	}
-	if (ibf_ofile_commit(&o, &err) != IBF_OK)
+	o.time_limit = a->limit - (now_s() - t0);
+	if (o.time_limit < 1e-3)
+		o.time_limit = 1e-3;
+	o.search_first = a->exact;
+	if (ibf_liquid_schedule(*t, &o, r, &err) != IBF_OK)
 		return ibf_cli_fail(CMD, &err);
+	r->seconds = now_s() - t0;
+	report_result(*t, r, rep);
+	return IBF_EXIT_OK;
+}
+
+/* --alltoall: the plan (tracing included in its limit). */
+static int run_alltoall(const struct liquid_args *a, const ibf_lfts_t *l,
+			struct report *rep, ibf_liquid_plan_t **pl)
+{
+	ibf_liquid_opts_t o = { 0 };
+	ibf_hostlist_t h = { 0 };
+	ibf_err_t err;
+	ibf_status_t st;
+
+	ibf_err_clear(&err);
+	st = ibf_hosts_read(l->fabric, a->alltoall, &h, &err);
+	if (st == IBF_OK) {
+		o.time_limit = a->limit;
+		o.search_first = a->exact;
+		st = ibf_liquid_plan_alltoall(l, h.ports, h.n, &o, pl, &err);
+	}
+	ibf_hostlist_free(&h);
+	if (st != IBF_OK) {
+		prefix_path(a->alltoall, st, &err);
+		return ibf_cli_fail(CMD, &err);
+	}
+	report_plan(*pl, rep);
 	return IBF_EXIT_OK;
 }
 
@@ -223,31 +291,26 @@ int ibf_cmd_liquid(int argc, char **argv)
 	ibf_fabric_t *f = NULL;
 	ibf_lfts_t *l = NULL;
 	ibf_liquid_traffic_t *t = NULL;
+	ibf_liquid_plan_t *pl = NULL;
 	ibf_liquid_result_t r;
-	ibf_liquid_opts_t o = { 0 };
-	ibf_err_t err;
-	int rc = parse_args(argc, argv, &a);
+	struct report rep;
+	int rc;
 
-	if (rc)
-		return rc < 0 ? IBF_EXIT_OK : rc;
-	ibf_err_clear(&err);
+	if (!parse_args(argc, argv, &a, &rc))
+		return rc;
 	memset(&r, 0, sizeof(r));
 	rc = ibf_cli_load_routed(CMD, a.topo, a.lfts, a.lmc, &f, &l);
-	if (rc == IBF_EXIT_OK && load_traffic(&a, l, &t, &err) != IBF_OK)
-		rc = ibf_cli_fail(CMD, &err);
+	if (rc == IBF_EXIT_OK)
+		rc = a.traffic ? run_traffic(&a, l, &rep, &t, &r)
+			       : run_alltoall(&a, l, &rep, &pl);
 	if (rc == IBF_EXIT_OK) {
-		o.time_limit = a.limit;
-		o.search_first = a.exact;
-		if (ibf_liquid_schedule(t, &o, &r, &err) != IBF_OK) {
-			rc = ibf_cli_fail(CMD, &err);
-		} else {
-			bool js = a.json && !strcmp(a.json, "-");
+		struct json_ctx jc = { f, t, &r, pl };
 
-			print_table(js ? stderr : stdout, f, t, &r);
-			if (a.json)
-				rc = write_json(a.json, f, t, &r);
-		}
+		print_table(ibf_cli_text_out(a.json), f, &rep);
+		if (a.json)
+			rc = ibf_cli_write_file(CMD, a.json, put_json, &jc);
 	}
+	ibf_liquid_plan_destroy(pl);
 	ibf_liquid_result_free(&r);
 	ibf_liquid_traffic_destroy(t);
 	ibf_lfts_destroy(l);

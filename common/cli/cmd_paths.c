@@ -1,6 +1,6 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ibflow paths: print the hops of the route from one host to another. */
 #include <ctype.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,87 +12,42 @@
 
 static const char *const CMD = "paths";
 
-static void usage(FILE *fp)
-{
-	fprintf(fp,
-"usage: ibflow paths --topo FILE --lfts FILE [options] SRC DST\n"
-"\n"
-"Print the route from host SRC to DST through the switches' LFTs, hop by\n"
-"hop: node, GUID, in port -> out port, link width and speed, and how the\n"
-"route ends.  SRC and DST are NodeDescriptions (quote names with spaces),\n"
-"0x port or node GUIDs, or LIDs.  A LID as DST selects that LID (one LID\n"
-"offset of a host, or a switch); a host name selects its base LID.\n"
-"\n"
-"  --topo FILE    topology (ibnetdiscover, ibsim net, opensm-subnet.lst)\n"
-"  --lfts FILE    forwarding tables (opensm-lfts.dump, ibroute output)\n"
-"  --lmc N        LMC when the topology carries no LIDs (default 0)\n"
-"  --all-lids     one route per LID of DST (all 2^LMC offsets)\n"
-"  -h, --help     this text\n"
-"\n"
-"Exit status: 0 route(s) delivered, 1 a route is broken, 2 bad input.\n");
-}
-
 struct paths_args {
 	const char *topo, *lfts, *src, *dst;
 	unsigned lmc;
 	bool all_lids;
 };
 
-static int parse_args(int argc, char **argv, struct paths_args *a)
+static bool parse_args(int argc, char **argv, struct paths_args *a, int *rc)
 {
-	static const struct option opts[] = {
-		{ "topo", required_argument, NULL, 't' },
-		{ "lfts", required_argument, NULL, 'l' },
-		{ "lmc", required_argument, NULL, 'm' },
-		{ "all-lids", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const ibf_opt_t opts[] = {
+		IBF_OPT_TOPO(&a->topo),
+		IBF_OPT_LFTS(&a->lfts),
+		IBF_OPT_LMC(&a->lmc),
+		IBF_OPT_FLAG("all-lids", &a->all_lids, "one route per LID of DST "
+			     "(all 2^LMC offsets)"),
+		IBF_OPT_END
 	};
-	int c, rc;
+	const ibf_cli_spec_t cli = {
+		.name = CMD, .opts = opts,
+		.operands = "SRC DST", .min_operands = 2, .max_operands = 2,
+		.about =
+"Print the route from host SRC to DST through the switches' LFTs, hop by\n"
+"hop: node, GUID, in port -> out port, link width and speed, and how the\n"
+"route ends.  SRC and DST are NodeDescriptions (quote names with spaces),\n"
+"0x port or node GUIDs, or LIDs.  A LID as DST selects that LID (one LID\n"
+"offset of a host, or a switch); a host name selects its base LID.\n",
+		.exit = "0 route(s) delivered, 1 a route is broken, 2 bad "
+			"input.",
+	};
+	const char *ends[2];
 
 	memset(a, 0, sizeof(*a));
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': a->topo = optarg; break;
-		case 'l': a->lfts = optarg; break;
-		case 'a': a->all_lids = true; break;
-		case 'm':
-			rc = ibf_cli_parse_uint(CMD, "--lmc", optarg, 0,
-						IBF_LMC_MAX, &a->lmc);
-			if (rc)
-				return rc;
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			return ibf_cli_usage_error(CMD, "unknown option or "
-						   "missing value: %s",
-						   argv[optind - 1]);
-		}
-	}
-	if (argc - optind != 2)
-		return ibf_cli_usage_error(CMD, "expected SRC and DST, got %d "
-					   "argument(s)", argc - optind);
-	a->src = argv[optind];
-	a->dst = argv[optind + 1];
-	if (!a->topo || !a->lfts)
-		return ibf_cli_usage_error(CMD, "--topo and --lfts are "
-					   "required");
-	return IBF_EXIT_OK;
-}
-
-/* A destination: host name, or "switch NAME" for a switch LID. */
-static const char *dest_name(const ibf_fabric_t *f, ibf_port_id_t p,
-			     char *buf, size_t len)
-{
-	if (ibf_node_is_switch(f, f->ports[p].node)) {
-		snprintf(buf, len, "switch \"%s\"",
-			 ibf_node_desc(f, f->ports[p].node));
-		return buf;
-	}
-	return ibf_port_host_name(f, p, buf, len);
+	if (!ibf_cli_parse(&cli, argc, argv, ends, rc))
+		return false;
+	a->src = ends[0];
+	a->dst = ends[1];
+	return true;
 }
 
 static void print_hop(const ibf_fabric_t *f, const ibf_port_id_t *hops,
@@ -167,7 +122,7 @@ static bool show_route(const ibf_lfts_t *l, ibf_port_id_t src,
 
 	ibf_trace_info(l, src, dlid, hops, max, &info);
 	printf("%s -> %s, DLID %u", ibf_port_host_name(f, src, sb, sizeof(sb)),
-	       dest_name(f, owner, db, sizeof(db)), dlid);
+	       ibf_cli_dest_name(f, owner, db, sizeof(db)), dlid);
 	if (!ibf_node_is_switch(f, f->ports[owner].node) && f->lmc)
 		printf(" (offset %u)", dlid - f->ports[owner].lid);
 	printf(": %s\n", ibf_trace_result_str(info.result));
@@ -225,9 +180,8 @@ int ibf_cmd_paths(int argc, char **argv)
 	ibf_err_t err;
 	int rc;
 
-	rc = parse_args(argc, argv, &a);
-	if (rc)
-		return rc < 0 ? IBF_EXIT_OK : rc;
+	if (!parse_args(argc, argv, &a, &rc))
+		return rc;
 	rc = ibf_cli_load_routed(CMD, a.topo, a.lfts, a.lmc, &f, &l);
 	if (rc != IBF_EXIT_OK)
 		return rc;

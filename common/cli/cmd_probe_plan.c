@@ -1,5 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ibflow probe-plan: a minimal set of latency probes, in few rounds. */
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,82 +11,46 @@
 
 static const char *const CMD = "probe-plan";
 
-static void usage(FILE *fp)
+struct plan_args {
+	const char *topo, *lfts, *hosts, *json;
+	unsigned lmc, tries;
+	int model;
+};
+
+/* Indexed by ibf_probe_model_t. */
+static const char *const model_names[] = { "directed", "symmetric", NULL };
+
+static bool parse_args(int argc, char **argv, struct plan_args *a, int *rc)
 {
-	fprintf(fp,
-"usage: ibflow probe-plan --topo T --lfts L --hosts HOSTFILE [options]\n"
-"\n"
+	const ibf_opt_t opts[] = {
+		IBF_OPT_TOPO(&a->topo),
+		IBF_OPT_LFTS(&a->lfts),
+		IBF_OPT_STR("hosts", &a->hosts, "FILE", "hosts to probe among, "
+			    "one per line", .required = true),
+		IBF_OPT_JSON(&a->json, "the plan"),
+		IBF_OPT_LMC(&a->lmc),
+		IBF_OPT_UINT("tries", &a->tries, "N", 1, 1u << 20, "partners a "
+			     "host tries per pass", .def = "64"),
+		IBF_OPT_CHOICE("model", &a->model, "M", model_names, "directed "
+			       "links, or links with one\nlatency both ways "
+			       "(symmetric)", .def = "directed"),
+		IBF_OPT_END
+	};
+	const ibf_cli_spec_t cli = {
+		.name = CMD, .opts = opts,
+		.about =
 "Choose host pairs whose round-trip times determine every measurable link\n"
 "latency (a maximal linearly independent set, rank decided exactly) and\n"
 "pack them into rounds in which no two probes share a host or a directed\n"
 "link.  Prints rank, pairs, rounds and the lower bound\n"
-"ceil(pairs / floor(hosts / 2)).\n"
-"\n"
-"  --topo T        topology (ibnetdiscover, ibsim net, opensm-subnet.lst)\n"
-"  --lfts L        forwarding tables (opensm-lfts.dump, ibroute output)\n"
-"  --hosts FILE    hosts to probe among, one per line\n"
-"  --json FILE     write the plan as JSON (\"-\" = stdout); probe-solve\n"
-"                  reads it\n"
-"  --lmc N         LMC when the topology carries no LIDs (default 0)\n"
-"  --tries N       partners a host tries per pass (default 64)\n"
-"  -h, --help      this text\n"
-"\n"
-"Exit status: 0 ok, 2 bad usage or input (e.g. a broken route).\n");
-}
-
-struct plan_args {
-	const char *topo, *lfts, *hosts, *json;
-	unsigned lmc, tries;
-};
-
-static int parse_args(int argc, char **argv, struct plan_args *a)
-{
-	static const struct option opts[] = {
-		{ "topo", required_argument, NULL, 't' },
-		{ "lfts", required_argument, NULL, 'l' },
-		{ "hosts", required_argument, NULL, 'H' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "lmc", required_argument, NULL, 'm' },
-		{ "tries", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+"ceil(pairs / floor(hosts / 2)).  probe-solve reads the plan --json writes\n"
+"(it records the model).  --model symmetric takes a link's latency to be\n"
+"the same both ways (fewer probes; wrong where the two directions differ).\n",
+		.exit = "0 ok, 2 bad usage or input (e.g. a broken route).",
 	};
-	int c, rc = 0;
 
 	memset(a, 0, sizeof(*a));
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': a->topo = optarg; break;
-		case 'l': a->lfts = optarg; break;
-		case 'H': a->hosts = optarg; break;
-		case 'j': a->json = optarg; break;
-		case 'm':
-			rc = ibf_cli_parse_uint(CMD, "--lmc", optarg, 0,
-						IBF_LMC_MAX, &a->lmc);
-			break;
-		case 'T':
-			rc = ibf_cli_parse_uint(CMD, "--tries", optarg, 1,
-						1u << 20, &a->tries);
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			return ibf_cli_usage_error(CMD, "unknown option or "
-						   "missing value: %s",
-						   argv[optind - 1]);
-		}
-		if (rc)
-			return rc;
-	}
-	if (optind != argc)
-		return ibf_cli_usage_error(CMD, "unexpected argument '%s'",
-					   argv[optind]);
-	if (!a->topo || !a->lfts || !a->hosts)
-		return ibf_cli_usage_error(CMD, "--topo, --lfts and --hosts "
-					   "are required");
-	return IBF_EXIT_OK;
+	return ibf_cli_parse(&cli, argc, argv, NULL, rc);
 }
 
 /* The plan names its inputs so probe-solve can trace every pair again. */
@@ -97,26 +61,30 @@ static char *abs_path(const char *p)
 	return r ? r : strdup(p);
 }
 
+/* --json: the library's document, behind ibf_cli_write_file(). */
+struct json_ctx {
+	const ibf_fabric_t *f;
+	const ibf_hostlist_t *h;
+	const ibf_probe_plan_t *p;
+	const char *topo, *lfts;
+};
+
+static ibf_status_t put_json(const void *ctx, FILE *fp, ibf_err_t *err)
+{
+	const struct json_ctx *c = ctx;
+
+	return ibf_probe_plan_write_json(c->f, c->h, c->p, c->topo, c->lfts,
+					 fp, err);
+}
+
 static int write_json(const struct plan_args *a, const ibf_fabric_t *f,
 		      const ibf_hostlist_t *h, const ibf_probe_plan_t *p)
 {
-	char *topo = abs_path(a->topo), *lfts = abs_path(a->lfts);
-	ibf_ofile_t o;
-	ibf_err_t err;
-	int rc = IBF_EXIT_OK;
+	struct json_ctx c = { f, h, p, abs_path(a->topo), abs_path(a->lfts) };
+	int rc = ibf_cli_write_file(CMD, a->json, put_json, &c);
 
-	ibf_err_clear(&err);
-	if (ibf_ofile_open(&o, a->json, &err) != IBF_OK ||
-	    ibf_probe_plan_write_json(f, h, p, topo, lfts, o.fp, &err) !=
-	    IBF_OK) {
-		if (o.fp)
-			ibf_ofile_abort(&o);
-		rc = ibf_cli_fail(CMD, &err);
-	} else if (ibf_ofile_commit(&o, &err) != IBF_OK) {
-		rc = ibf_cli_fail(CMD, &err);
-	}
-	free(topo);
-	free(lfts);
+	free((char *)c.topo);
+	free((char *)c.lfts);
 	return rc;
 }
 
@@ -130,11 +98,12 @@ int ibf_cmd_probe_plan(int argc, char **argv)
 	ibf_probe_opts_t o = { 0 };
 	ibf_err_t err;
 	FILE *txt;
-	int rc = parse_args(argc, argv, &a);
+	int rc;
 
-	if (rc)
-		return rc < 0 ? IBF_EXIT_OK : rc;
+	if (!parse_args(argc, argv, &a, &rc))
+		return rc;
 	o.tries = a.tries;
+	o.model = (ibf_probe_model_t)a.model;
 	ibf_err_clear(&err);
 	memset(&p, 0, sizeof(p));
 	if (!(f = ibf_cli_load_topo(CMD, a.topo, a.lmc)) ||
@@ -147,11 +116,12 @@ int ibf_cmd_probe_plan(int argc, char **argv)
 		rc = ibf_cli_fail(CMD, &err);
 		goto out;
 	}
-	txt = a.json && !strcmp(a.json, "-") ? stderr : stdout;
-	fprintf(txt, "hosts %u  directed links %u\nrank %u  pairs %u  "
+	txt = ibf_cli_text_out(a.json);
+	fprintf(txt, "hosts %u  %s links %u\nrank %u  pairs %u  "
 		"rounds %u  lower bound %u\nplanned in %.3f s (%llu pairs "
-		"tested)\n", h.n, p.nlinks, p.rank, p.npairs, p.nrounds,
-		p.lower_bound, p.time_s, (unsigned long long)p.tested);
+		"tested)\n", h.n, ibf_probe_model_name(p.model), p.nlinks,
+		p.rank, p.npairs, p.nrounds, p.lower_bound, p.time_s,
+		(unsigned long long)p.tested);
 	if (a.json)
 		rc = write_json(&a, f, &h, &p);
 out:

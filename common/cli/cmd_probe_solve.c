@@ -1,6 +1,6 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ibflow probe-solve: link latencies and every pair's RTT from a plan's
  * measured round-trip times. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,90 +12,54 @@
 
 static const char *const CMD = "probe-solve";
 
-static void usage(FILE *fp)
-{
-	fprintf(fp,
-"usage: ibflow probe-solve --plan PLAN.json --rtt RTTFILE [options]\n"
-"\n"
-"Compute link and aggregated-link latencies from measured round-trip\n"
-"times (lines \"A B RTT\") and predict the RTT of every host pair.  The\n"
-"plan (from probe-plan --json) names the hosts, the topology and the\n"
-"LFTs.  Measurements may be any pairs, repeated or more than the rank:\n"
-"the fit is then least squares, and measurements whose residual exceeds\n"
-"the tolerance are flagged as inconsistent.\n"
-"\n"
-"  --plan FILE   plan JSON written by ibflow probe-plan\n"
-"  --rtt FILE    measured RTTs, one \"A B RTT\" per line\n"
-"  --json FILE   write the solution as JSON (\"-\" = stdout)\n"
-"  --topo T      topology instead of the one the plan names\n"
-"  --lfts L      LFTs instead of the ones the plan names\n"
-"  --lmc N       LMC when the topology carries no LIDs (default 0)\n"
-"  --tol X       residual above which a measurement is inconsistent\n"
-"                (default 1e-6 x the largest RTT)\n"
-"  -h, --help    this text\n"
-"\n"
-"Exit status: 0 consistent, 1 inconsistent measurements flagged, 2 bad\n"
-"usage or input.\n");
-}
-
 struct solve_args {
 	const char *plan, *rtt, *json, *topo, *lfts;
 	unsigned lmc;
 	double tol;
+	int model;	/* -1: the plan's */
 };
 
-static int parse_args(int argc, char **argv, struct solve_args *a)
+/* Indexed by ibf_probe_model_t. */
+static const char *const model_names[] = { "directed", "symmetric", NULL };
+
+static bool parse_args(int argc, char **argv, struct solve_args *a, int *rc)
 {
-	static const struct option opts[] = {
-		{ "plan", required_argument, NULL, 'p' },
-		{ "rtt", required_argument, NULL, 'r' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "topo", required_argument, NULL, 't' },
-		{ "lfts", required_argument, NULL, 'l' },
-		{ "lmc", required_argument, NULL, 'm' },
-		{ "tol", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const ibf_opt_t opts[] = {
+		IBF_OPT_STR("plan", &a->plan, "FILE", "plan JSON written by "
+			    "ibflow probe-plan", .required = true),
+		IBF_OPT_STR("rtt", &a->rtt, "FILE", "measured RTTs, one \"A B "
+			    "RTT\" per line", .required = true),
+		IBF_OPT_JSON(&a->json, "the solution"),
+		IBF_OPT_STR("topo", &a->topo, "FILE", "topology instead of the "
+			    "one the plan names"),
+		IBF_OPT_STR("lfts", &a->lfts, "FILE", "LFTs instead of the ones "
+			    "the plan names"),
+		IBF_OPT_LMC(&a->lmc),
+		IBF_OPT_REAL("tol", &a->tol, "X", 0.0, INFINITY, "residual above "
+			     "which a measurement is\ninconsistent",
+			     .def = "1e-6 x the largest RTT"),
+		IBF_OPT_CHOICE("model", &a->model, "M", model_names, "directed "
+			       "or symmetric link latencies", .def = "the "
+			       "plan's"),
+		IBF_OPT_END
 	};
-	int c, rc = 0;
+	const ibf_cli_spec_t cli = {
+		.name = CMD, .opts = opts,
+		.about =
+"Compute link and aggregated-link latencies from measured round-trip\n"
+"times (lines \"A B RTT\") and predict the RTT of every host pair.  The\n"
+"plan (from probe-plan --json) names the hosts, the topology, the LFTs\n"
+"and the model (directed when it names none).  Measurements may be any\n"
+"pairs, repeated or more than the rank: the fit is then least squares,\n"
+"and measurements whose residual exceeds the tolerance are flagged as\n"
+"inconsistent.\n",
+		.exit = "0 consistent, 1 inconsistent measurements flagged, 2 "
+			"bad\nusage or input.",
+	};
 
 	memset(a, 0, sizeof(*a));
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p': a->plan = optarg; break;
-		case 'r': a->rtt = optarg; break;
-		case 'j': a->json = optarg; break;
-		case 't': a->topo = optarg; break;
-		case 'l': a->lfts = optarg; break;
-		case 'm':
-			rc = ibf_cli_parse_uint(CMD, "--lmc", optarg, 0,
-						IBF_LMC_MAX, &a->lmc);
-			break;
-		case 'T':
-			rc = ibf_cli_parse_real(CMD, "--tol", optarg, 0.0,
-						INFINITY, &a->tol);
-			if (rc != IBF_EXIT_OK)
-				return rc;
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			return ibf_cli_usage_error(CMD, "unknown option or "
-						   "missing value: %s",
-						   argv[optind - 1]);
-		}
-		if (rc)
-			return rc;
-	}
-	if (optind != argc)
-		return ibf_cli_usage_error(CMD, "unexpected argument '%s'",
-					   argv[optind]);
-	if (!a->plan || !a->rtt)
-		return ibf_cli_usage_error(CMD, "--plan and --rtt are "
-					   "required");
-	return IBF_EXIT_OK;
+	a->model = -1;
+	return ibf_cli_parse(&cli, argc, argv, NULL, rc);
 }
 
 static int plan_hosts(const ibf_fabric_t *f, const ibf_probe_plan_file_t *p,
@@ -127,29 +91,26 @@ static void summary(FILE *fp, const ibf_probe_solution_t *s, uint32_t nm)
 
 	for (i = 0; i < np; i++)
 		nd += isfinite(s->pair_rtt[i]);
-	fprintf(fp, "measurements %u  rank %u  aggregated links %u\n"
-		"pairs predicted %zu of %zu\nresidual max %g  inconsistent "
-		"measurements %u\n", nm, s->rank, s->nagg, nd, np,
+	fprintf(fp, "model %s\nmeasurements %u  rank %u  aggregated links "
+		"%u\npairs predicted %zu of %zu\nresidual max %g  "
+		"inconsistent measurements %u\n",
+		ibf_probe_model_name(s->model), nm, s->rank, s->nagg, nd, np,
 		s->residual_max, s->nflagged);
 }
 
-static int write_json(const char *path, const ibf_fabric_t *f,
-		      const ibf_hostlist_t *h, const ibf_probe_meas_t *m,
-		      const ibf_probe_solution_t *s)
-{
-	ibf_ofile_t o;
-	ibf_err_t err;
+/* --json: the library's document, behind ibf_cli_write_file(). */
+struct json_ctx {
+	const ibf_fabric_t *f;
+	const ibf_hostlist_t *h;
+	const ibf_probe_meas_t *m;
+	const ibf_probe_solution_t *s;
+};
 
-	ibf_err_clear(&err);
-	if (ibf_ofile_open(&o, path, &err) != IBF_OK)
-		return ibf_cli_fail(CMD, &err);
-	if (ibf_probe_solution_write_json(f, h, m, s, o.fp, &err) != IBF_OK) {
-		ibf_ofile_abort(&o);
-		return ibf_cli_fail(CMD, &err);
-	}
-	if (ibf_ofile_commit(&o, &err) != IBF_OK)
-		return ibf_cli_fail(CMD, &err);
-	return IBF_EXIT_OK;
+static ibf_status_t put_json(const void *ctx, FILE *fp, ibf_err_t *err)
+{
+	const struct json_ctx *c = ctx;
+
+	return ibf_probe_solution_write_json(c->f, c->h, c->m, c->s, fp, err);
 }
 
 int ibf_cmd_probe_solve(int argc, char **argv)
@@ -163,10 +124,11 @@ int ibf_cmd_probe_solve(int argc, char **argv)
 	ibf_probe_solution_t s;
 	uint32_t nm = 0;
 	ibf_err_t err;
-	int rc = parse_args(argc, argv, &a);
+	struct json_ctx jc;
+	int rc;
 
-	if (rc)
-		return rc < 0 ? IBF_EXIT_OK : rc;
+	if (!parse_args(argc, argv, &a, &rc))
+		return rc;
 	memset(&s, 0, sizeof(s));
 	ibf_err_clear(&err);
 	if (ibf_probe_plan_file_read(a.plan, &p, &err) != IBF_OK)
@@ -187,12 +149,16 @@ int ibf_cmd_probe_solve(int argc, char **argv)
 		goto out;
 	}
 	if (ibf_probe_rtt_read(f, &h, a.rtt, &m, &nm, &err) != IBF_OK ||
-	    ibf_probe_solve(l, &h, m, nm, a.tol, &s, &err) != IBF_OK) {
+	    ibf_probe_solve_model(l, &h, a.model < 0 ? p.model :
+				  (ibf_probe_model_t)a.model, m, nm, a.tol,
+				  &s, &err) != IBF_OK) {
 		rc = ibf_cli_fail(CMD, &err);
 		goto out;
 	}
-	summary(a.json && !strcmp(a.json, "-") ? stderr : stdout, &s, nm);
-	if (a.json && (rc = write_json(a.json, f, &h, m, &s)) != IBF_EXIT_OK)
+	summary(ibf_cli_text_out(a.json), &s, nm);
+	jc = (struct json_ctx){ f, &h, m, &s };
+	if (a.json &&
+	    (rc = ibf_cli_write_file(CMD, a.json, put_json, &jc)) != IBF_EXIT_OK)
 		goto out;
 	rc = s.nflagged ? IBF_EXIT_DEFECT : IBF_EXIT_OK;
 out:

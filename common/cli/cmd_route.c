@@ -1,5 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ibflow route: run a routing engine offline and write its tables. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,141 +11,85 @@
 
 static const char *const CMD = "route";
 
-static void usage(FILE *fp)
-{
-	fprintf(fp,
-"usage: ibflow route --topo FILE --engine NAME -o LFTS [options]\n"
-"\n"
-"Compute forwarding tables for every switch: every LID of every host (all\n"
-"2^LMC of them) and every switch LID, in the opensm-lfts.dump format.\n"
-"\n"
-"  --topo FILE        topology (ibnetdiscover, ibsim net, opensm-subnet.lst)\n"
-"  --engine NAME      minhop, dmodk, uapr or layered\n"
-"  -o, --out FILE     forwarding tables to write (\"-\" = stdout)\n"
-"  --lmc N            LMC when the topology carries no LIDs (default 0);\n"
-"                     a topology with LIDs keeps them and its LMC\n"
-"  --order-out FILE   host order the engine wants ranks launched in\n"
-"  --sl-out FILE      SL of every route (\"* DLID SL\" / \"SLID DLID SL\")\n"
-"  --report FILE      JSON report: fabric, engine, time, engine findings\n"
-"  --threads N        worker threads (default 1)\n"
-"layered:\n"
-"  --layers N         layers (default 2^LMC; needs 2^LMC >= N)\n"
-"  --density R        edge density of layers 1..N-1, in (0, 1]\n"
-"  --method M         random (uniform sampling) or overlap\n"
-"  --seed S           random seed (default 0)\n"
-"  --max-vls V        VLs available for deadlock freedom (default 8)\n"
-"  -h, --help         this text\n"
-"\n"
-"Exit status: 0 routed, 2 bad usage, bad input or the engine refused.\n");
-}
-
 struct route_args {
 	const char *topo, *engine, *out, *order, *sl, *report;
-	unsigned lmc, threads;
+	unsigned lmc;
 	bool lmc_given;
+	int method;
 	ibf_route_opts_t o;
 };
 
 /* In ibf_layer_method_t order: the index of the match is the value. */
 static const char *const method_names[] = { "random", "overlap", NULL };
 
-static int parse_opt(int c, struct route_args *a)
+static bool parse_args(int argc, char **argv, struct route_args *a, int *rc)
 {
-	int rc, v;
-
-	switch (c) {
-	case 't': a->topo = optarg; return IBF_EXIT_OK;
-	case 'e': a->engine = optarg; return IBF_EXIT_OK;
-	case 'o': a->out = optarg; return IBF_EXIT_OK;
-	case 'O': a->order = optarg; return IBF_EXIT_OK;
-	case 'S': a->sl = optarg; return IBF_EXIT_OK;
-	case 'R': a->report = optarg; return IBF_EXIT_OK;
-	case 'm':
-		a->lmc_given = true;
-		return ibf_cli_parse_uint(CMD, "--lmc", optarg, 0,
-					  IBF_LMC_MAX, &a->lmc);
-	case 'T':
-		return ibf_cli_parse_uint(CMD, "--threads", optarg, 1, 64,
-					  &a->o.nthreads);
-	case 'L':
-		return ibf_cli_parse_uint(CMD, "--layers", optarg, 1, 128,
-					  &a->o.layers);
-	case 'd':
-		return ibf_cli_parse_real(CMD, "--density", optarg, 0.0, 1.0,
-					  &a->o.density);
-	case 'M':
-		rc = ibf_cli_parse_choice(CMD, "--method", optarg, method_names,
-					  &v);
-		if (rc == IBF_EXIT_OK)
-			a->o.method = (ibf_layer_method_t)v;
-		return rc;
-	case 's':
-		return ibf_cli_parse_u64(CMD, "--seed", optarg, &a->o.seed);
-	case 'V':
-		return ibf_cli_parse_uint(CMD, "--max-vls", optarg, 1, 15,
-					  &a->o.max_vls);
-	}
-	return ibf_cli_usage_error(CMD, "unknown option or missing value");
-}
-
-static int parse_args(int argc, char **argv, struct route_args *a)
-{
-	static const struct option opts[] = {
-		{ "topo", required_argument, NULL, 't' },
-		{ "engine", required_argument, NULL, 'e' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "order-out", required_argument, NULL, 'O' },
-		{ "sl-out", required_argument, NULL, 'S' },
-		{ "report", required_argument, NULL, 'R' },
-		{ "lmc", required_argument, NULL, 'm' },
-		{ "threads", required_argument, NULL, 'T' },
-		{ "layers", required_argument, NULL, 'L' },
-		{ "density", required_argument, NULL, 'd' },
-		{ "method", required_argument, NULL, 'M' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "max-vls", required_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const ibf_opt_t opts[] = {
+		IBF_OPT_TOPO(&a->topo),
+		IBF_OPT_STR("engine", &a->engine, "NAME", "minhop, dmodk, uapr, "
+			    "layered or swisst1", .required = true),
+		IBF_OPT_STR("output", &a->out, "FILE", "forwarding tables to "
+			    "write (\"-\" = stdout)", .letter = 'o',
+			    .required = true),
+		IBF_OPT_UINT("lmc", &a->lmc, "N", 0, IBF_LMC_MAX, "LMC when the "
+			     "topology carries no LIDs; a topology\nwith LIDs "
+			     "keeps them and its LMC", .def = "0",
+			     .seen = &a->lmc_given),
+		IBF_OPT_STR("order-out", &a->order, "FILE", "host order the "
+			    "engine wants ranks launched in"),
+		IBF_OPT_STR("sl-out", &a->sl, "FILE", "SL of every route "
+			    "(\"* DLID SL\" / \"SLID DLID SL\")"),
+		IBF_OPT_STR("report", &a->report, "FILE", "JSON report: fabric, "
+			    "engine, time, engine findings"),
+		IBF_OPT_THREADS(&a->o.nthreads),
+		IBF_OPT_UINT("layers", &a->o.layers, "N", 1, IBF_LAYERS_MAX,
+			     "layers; needs 2^LMC >= N", .def = "2^LMC",
+			     .section = "layered:"),
+		IBF_OPT_REAL("density", &a->o.density, "R", 0.0, 1.0,
+			     "edge density of layers 1..N-1"),
+		IBF_OPT_CHOICE("method", &a->method, "M", method_names,
+			       "random (uniform sampling) or overlap",
+			       .def = "random"),
+		IBF_OPT_U64("seed", &a->o.seed, "S", "random seed",
+			    .def = "0"),
+		IBF_OPT_UINT("max-vls", &a->o.max_vls, "V", 1, IBF_VLS_MAX,
+			     "VLs available for deadlock freedom", .def = "8"),
+		IBF_OPT_END
 	};
-	int c, rc;
+	const ibf_cli_spec_t spec = {
+		.name = CMD,
+		.about = "Compute forwarding tables for every switch: every LID "
+			 "of every host (all\n2^LMC of them) and every switch "
+			 "LID, in the opensm-lfts.dump format.\n",
+		.exit = "0 routed, 2 bad usage, bad input or the engine "
+			"refused.",
+		.opts = opts,
+	};
 
 	memset(a, 0, sizeof(*a));
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		if (c == 'h') {
-			usage(stdout);
-			return -1;
-		}
-		if (c == '?' || c == ':')
-			return ibf_cli_usage_error(CMD, "unknown option or "
-						   "missing value: %s",
-						   argv[optind - 1]);
-		rc = parse_opt(c, a);
-		if (rc != IBF_EXIT_OK)
-			return rc;
+	if (!ibf_cli_parse(&spec, argc, argv, NULL, rc))
+		return false;
+	a->o.method = (ibf_layer_method_t)a->method;
+	if (!ibf_route_engine_find(a->engine)) {
+		*rc = ibf_cli_usage_error(CMD, "--engine: unknown engine '%s' "
+					  "(minhop, dmodk, uapr, layered)",
+					  a->engine);
+		return false;
 	}
-	if (optind < argc)
-		return ibf_cli_usage_error(CMD, "unexpected argument '%s'",
-					   argv[optind]);
-	if (!a->topo || !a->engine || !a->out)
-		return ibf_cli_usage_error(CMD, "--topo, --engine and -o are "
-					   "required");
-	if (!ibf_route_engine_find(a->engine))
-		return ibf_cli_usage_error(CMD, "--engine: unknown engine '%s' "
-					   "(minhop, dmodk, uapr, layered)",
-					   a->engine);
-	return IBF_EXIT_OK;
+	return true;
 }
 
-static int write_report(const struct route_args *a, ibf_routing_t *r,
-			double secs)
-{
-	ibf_err_t err;
+/* --report: the library's document, behind ibf_cli_write_file(). */
+struct report_ctx {
+	const ibf_routing_t *r;
+	double secs;
+};
 
-	ibf_err_clear(&err);
-	if (ibf_routing_write_report(r, secs, a->report, &err) != IBF_OK)
-		return ibf_cli_fail(CMD, &err);
-	return IBF_EXIT_OK;
+static ibf_status_t put_report(const void *ctx, FILE *fp, ibf_err_t *err)
+{
+	const struct report_ctx *c = ctx;
+
+	return ibf_routing_write_report(c->r, c->secs, fp, err);
 }
 
 static int write_outputs(const struct route_args *a, ibf_routing_t *r,
@@ -160,8 +104,11 @@ static int write_outputs(const struct route_args *a, ibf_routing_t *r,
 		return ibf_cli_fail(CMD, &err);
 	if (a->sl && ibf_routing_write_sl(r, a->sl, &err) != IBF_OK)
 		return ibf_cli_fail(CMD, &err);
-	if (a->report)
-		return write_report(a, r, secs);
+	if (a->report) {
+		struct report_ctx c = { r, secs };
+
+		return ibf_cli_write_file(CMD, a->report, put_report, &c);
+	}
 	return IBF_EXIT_OK;
 }
 
@@ -182,9 +129,8 @@ int ibf_cmd_route(int argc, char **argv)
 	double t0, secs;
 	int rc;
 
-	rc = parse_args(argc, argv, &a);
-	if (rc)
-		return rc < 0 ? IBF_EXIT_OK : rc;
+	if (!parse_args(argc, argv, &a, &rc))
+		return rc;
 	f = ibf_cli_load_topo(CMD, a.topo, a.lmc);
 	if (!f)
 		return IBF_EXIT_INPUT;

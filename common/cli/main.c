@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ibflow: dispatch `ibflow <command> [args]` through one table. */
 #include <stdio.h>
 #include <string.h>
@@ -11,11 +12,13 @@ static const ibf_cmd_t commands[] = {
 	{ "info", ibf_cmd_info, "summarize a topology (and LFTs)" },
 	{ "check", ibf_cmd_check, "trace all routes through LFTs, report defects" },
 	{ "paths", ibf_cmd_paths, "print the hops from one host to another" },
+	{ "netplan", ibf_cmd_netplan, "nodes, links, LIDs and LFT routes as a line-based plan" },
 	{ "route", ibf_cmd_route, "compute routing tables (dmodk, uapr, layered, minhop)" },
 	{ "eval", ibf_cmd_eval, "max-min fair rates of routings on traffic patterns" },
 	{ "liquid", ibf_cmd_liquid, "liquid schedule of a traffic (all-to-all, files)" },
 	{ "probe-plan", ibf_cmd_probe_plan, "minimal rounds of latency probes" },
 	{ "probe-solve", ibf_cmd_probe_solve, "link latencies from measured RTTs" },
+	{ "infer", ibf_cmd_infer, "infer a tree topology from RTTs" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

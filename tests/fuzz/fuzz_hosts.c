@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * libFuzzer target: host lists and traffic files read against a fixed
  * fabric whose NodeDescriptions make splitting hard (blanks, a '#', names
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include <ibflow/hosts.h>
+#include <ibflow/traffic.h>
 
 static const char *const descs[] = {
 	"h0042 HCA-1", "h0043 HCA-1", "a", "b c", "a b", "c", "dup", "dup",

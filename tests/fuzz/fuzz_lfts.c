@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * libFuzzer target: routing files (opensm-lfts.dump, opensm.fdbs, ibroute
  * and dump_lfts output) read against a fixed fabric, the ibsim example

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * libFuzzer target for the topology readers: any input must either give a
  * finalized fabric or an error, never a crash, leak or undefined behaviour.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Build and run every libFuzzer target tests/fuzz/fuzz_<name>.c for a short
 # time on a copy of its seed corpus tests/fuzz/corpus/<name>/.
 #
-# Targets are linked with libibflow's sources (common/lib/*.c) compiled by
+# Targets are linked with libibflow's sources (common/lib/*/*.c) compiled by
 # clang with -fsanitize=fuzzer,address,undefined, UBSan made fatal, so any
 # crash, leak, out-of-bounds access, undefined behaviour or timeout fails the
 # target; the reproducer path and the head of the sanitizer report are
@@ -24,7 +25,7 @@ SECS=${FUZZ_SECONDS:-20}
 OUT=${FUZZ_OUT:-$T_BUILD_DIR/fuzz}
 CLANG=${CLANG:-clang}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
-CFLAGS_F="-g -O1 -std=gnu11 -fno-omit-frame-pointer -I$REPO/common/include -I$T_BUILD_DIR $(pkg-config --cflags json-c 2>/dev/null)"
+CFLAGS_F="-g -O1 -std=gnu11 -fno-omit-frame-pointer -I$REPO/common/include -I$REPO/common/lib -I$T_BUILD_DIR $(pkg-config --cflags json-c 2>/dev/null)"
 LIBS="$(pkg-config --libs json-c 2>/dev/null || echo -ljson-c) -lm -lpthread"
 
 targets=()
@@ -68,7 +69,7 @@ mkdir -p "$OUT/obj"
 build_lib() {
 	local src obj objs=() failed=0
 
-	for src in "$REPO"/common/lib/*.c; do
+	for src in "$REPO"/common/lib/*/*.c; do
 		obj=$OUT/obj/$(basename "$src" .c).o
 		if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] ||
 		   [ -n "$(find "$REPO/common/include" "$REPO/common/lib" \

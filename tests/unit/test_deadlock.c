@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Deadlock check and SL files.
  *
@@ -17,6 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <ibflow/deadlock.h>
 #include <ibflow/gen.h>
 #include <ibflow/route.h>
 #include <ibflow/sl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * dmodk and uapr on generated PGFTs, judged by a tracer of this file's own
  * (it walks the LFT bytes; no library trace code) and by values computed
@@ -22,7 +23,10 @@
 
 #include <ibflow/gen.h>
 #include <ibflow/route.h>
+#include <ibflow/check.h>
 #include <ibflow/trace.h>
+
+#include "test_util.h"
 
 #define MAXH 64
 
@@ -591,10 +595,20 @@ static bool is_cut(const ibf_fabric_t *f, ibf_node_id_t n, unsigned port,
 	return false;
 }
 
+static bool is_dropped(const ibf_fabric_t *f, ibf_node_id_t n,
+		       const char *const *drops)
+{
+	for (; drops && *drops; drops++)
+		if (!strcmp(ibf_node_desc(f, n), *drops))
+			return true;
+	return false;
+}
+
 /* A copy of spec's fabric (same nodes, GUIDs, LIDs) without the links at
- * the listed (switch, port) places. */
-static ibf_fabric_t *gen_cut(const char *spec, unsigned lmc,
-			     const cut_t *cuts)
+ * the listed (switch, port) places and without the nodes named in drops
+ * (NULL-terminated, may be NULL). */
+static ibf_fabric_t *gen_cut_drop(const char *spec, unsigned lmc,
+				  const cut_t *cuts, const char *const *drops)
 {
 	ibf_gen_opts_t go = { lmc };
 	ibf_finalize_opts_t fo = { lmc };
@@ -603,15 +617,22 @@ static ibf_fabric_t *gen_cut(const char *spec, unsigned lmc,
 	ibf_node_id_t n, id;
 	unsigned p, ncut = 0;
 
+	ibf_node_id_t *map;
+
 	assert_int_equal(ibf_gen(spec, &go, &g, &err), IBF_OK);
 	assert_int_equal(ibf_fabric_create(&f), IBF_OK);
+	map = malloc(sizeof(*map) * g->nnodes);
+	assert_non_null(map);
 	for (n = 0; n < g->nnodes; n++) {
 		const ibf_node_t *nd = &g->nodes[n];
 
+		map[n] = IBF_NO_ID;
+		if (is_dropped(g, n, drops))
+			continue;
 		assert_int_equal(ibf_fabric_add_node(f, nd->type, nd->guid,
 				 ibf_node_desc(g, n), nd->nports, &id, &err),
 				 IBF_OK);
-		assert_int_equal(id, n);
+		map[n] = id;
 		for (p = 0; p <= nd->nports; p++) {
 			const ibf_port_t *pp = ibf_node_port(g, n, p);
 
@@ -619,7 +640,7 @@ static ibf_fabric_t *gen_cut(const char *spec, unsigned lmc,
 				continue;
 			if (nd->type != IBF_NODE_SWITCH && p == 0)
 				continue;
-			assert_int_equal(ibf_fabric_set_port(f, n, p,
+			assert_int_equal(ibf_fabric_set_port(f, id, p,
 					 pp->guid, pp->lid, pp->lmc, &err),
 					 IBF_OK);
 		}
@@ -631,20 +652,29 @@ static ibf_fabric_t *gen_cut(const char *spec, unsigned lmc,
 			if (pp->peer == IBF_NO_ID)
 				continue;
 			q = &g->ports[pp->peer];
+			if (map[n] == IBF_NO_ID || map[q->node] == IBF_NO_ID)
+				continue;
 			if (is_cut(g, n, p, cuts) ||
 			    is_cut(g, q->node, q->num, cuts)) {
 				ncut++;
 				continue;
 			}
-			assert_int_equal(ibf_fabric_link(f, n, p, q->node,
-					 q->num, pp->width, pp->speed, &err),
-					 IBF_OK);
+			assert_int_equal(ibf_fabric_link(f, map[n], p,
+					 map[q->node], q->num, pp->width,
+					 pp->speed, &err), IBF_OK);
 		}
 	if (ibf_fabric_finalize(f, &fo, &err) != IBF_OK)
 		fail_msg("finalize: %s", err.msg);
 	ibf_fabric_destroy(g);
-	assert_true(ncut > 0);
+	free(map);
+	assert_true(ncut > 0 || drops);
 	return f;
+}
+
+static ibf_fabric_t *gen_cut(const char *spec, unsigned lmc,
+			     const cut_t *cuts)
+{
+	return gen_cut_drop(spec, lmc, cuts, NULL);
 }
 
 /* Shortest up*-down* hop count from endpoint src to node dst, by BFS over
@@ -840,30 +870,279 @@ static void test_two_planes(void **state)
 	env_free(&e);
 }
 
+/* ---- what moves when something fails ---------------------------------- */
+
+/* Walk from switch node `from` (not an endpoint) to dlid over the tables;
+ * the egress ports into hops[].  Returns hops or WALK_* < 0. */
+static int walk_from(const ibf_fabric_t *f, const ibf_lfts_t *l,
+		     ibf_node_id_t from, unsigned dlid, ibf_port_id_t *hops)
+{
+	ibf_node_id_t node = from;
+	int n = 0;
+
+	while (n < MAXH) {
+		unsigned entry = l->port[(size_t)f->switch_index[node] *
+					 l->stride + dlid];
+		ibf_port_id_t out, in;
+
+		if (entry == 0 || entry > f->nodes[node].nports)
+			return WALK_LOST;
+		out = ibf_node_port_id(f, node, entry);
+		hops[n++] = out;
+		in = f->ports[out].peer;
+		if (in == IBF_NO_ID)
+			return WALK_LOST;
+		node = f->ports[in].node;
+		if (!ibf_node_is_switch(f, node))
+			return n;
+	}
+	return WALK_LOST;
+}
+
+/* Does the route use a link or node the degraded copy d lacks (by GUID
+ * and port number)? */
+static bool route_hits_loss(const ibf_fabric_t *g, const ibf_fabric_t *d,
+			    const ibf_port_id_t *hops, int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++) {
+		const ibf_port_t *a = &g->ports[hops[k]];
+		const ibf_port_t *b = &g->ports[a->peer];
+		ibf_node_id_t x = ibf_fabric_node_by_guid(d,
+						g->nodes[a->node].guid);
+		ibf_node_id_t y = ibf_fabric_node_by_guid(d,
+						g->nodes[b->node].guid);
+		ibf_port_id_t px;
+
+		if (x == IBF_NO_ID || y == IBF_NO_ID)
+			return true;
+		px = ibf_node_port(d, x, a->num)->peer;
+		if (px == IBF_NO_ID || d->ports[px].node != y ||
+		    d->ports[px].num != b->num)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The complete tree routed, then the degraded copy: every entry (switch,
+ * endpoint LID) whose complete route from that switch avoids what was
+ * lost must be unchanged, and every entry of a lost host's LID is gone
+ * with it.  Returns how many entries changed.
+ */
+static uint32_t check_minimal(const char *spec, unsigned lmc,
+			      const char *engine, const cut_t *cuts,
+			      const char *const *drops)
+{
+	ibf_gen_opts_t go = { lmc };
+	ibf_fabric_t *g, *d;
+	ibf_routing_t *rg, *rd;
+	ibf_port_id_t hops[MAXH];
+	ibf_err_t err;
+	uint32_t s, lid, changed = 0;
+
+	assert_int_equal(ibf_gen(spec, &go, &g, &err), IBF_OK);
+	d = gen_cut_drop(spec, lmc, cuts, drops);
+	if (ibf_route(g, engine, NULL, &rg, &err) != IBF_OK ||
+	    ibf_route(d, engine, NULL, &rd, &err) != IBF_OK)
+		fail_msg("%s on %s: %s", engine, spec, err.msg);
+	for (s = 0; s < g->nswitches; s++) {
+		ibf_node_id_t n = g->switches[s];
+		ibf_node_id_t m = ibf_fabric_node_by_guid(d, g->nodes[n].guid);
+
+		if (m == IBF_NO_ID)
+			continue;
+		for (lid = 1; lid <= g->lid_top; lid++) {
+			ibf_port_id_t owner = ibf_fabric_lid_owner(d, lid);
+			unsigned eg = ibf_lfts_get(rg->lfts, s, lid);
+			unsigned ed = ibf_lfts_get(rd->lfts,
+						   d->switch_index[m], lid);
+			int k;
+
+			if (owner == IBF_NO_ID ||
+			    ibf_node_is_switch(d, d->ports[owner].node))
+				continue;
+			changed += eg != ed;
+			k = walk_from(g, rg->lfts, n, lid, hops);
+			assert_true(k > 0);
+			if (!route_hits_loss(g, d, hops, k) && eg != ed)
+				fail_msg("%s %s: switch \"%s\" LID %u moved "
+					 "from port %u to %u although its "
+					 "route lost nothing", engine, spec,
+					 ibf_node_desc(g, n), lid, eg, ed);
+		}
+	}
+	ibf_routing_destroy(rg);
+	ibf_routing_destroy(rd);
+	ibf_fabric_destroy(g);
+	ibf_fabric_destroy(d);
+	return changed;
+}
+
+static void test_minimal_change(void **state)
+{
+	static const cut_t none[] = { { NULL, 0 } };
+	static const char *const hosts[] = { "h0013 HCA-1", "h0040 HCA-1",
+					     NULL };
+	static const char *const top[] = { "s3-5", NULL };
+	static const char *const mid[] = { "s2-6", NULL };
+	static const char *const leafall[] = { "h0020 HCA-1", "h0021 HCA-1",
+					       "h0022 HCA-1", "h0023 HCA-1",
+					       NULL };
+	static const cut_t kary[] = {
+		{ "s1-0", 5 }, { "s1-5", 8 }, { "s2-3", 6 }, { "s2-9", 2 },
+		{ "s3-4", 1 }, { NULL, 0 } };
+	static const cut_t xg8[] = {
+		{ "s1-0", 12 }, { "s1-3", 9 }, { "s1-3", 10 }, { "s2-5", 7 },
+		{ NULL, 0 } };
+	static const char *const engines[] = { "dmodk", "uapr" };
+	unsigned k, lmc;
+
+	(void)state;
+	for (k = 0; k < 2; k++)
+		for (lmc = 0; lmc <= 1; lmc++) {
+			/* hosts only: nothing else moves at all */
+			assert_int_equal(check_minimal("kary:4,3", lmc,
+				engines[k], none, hosts), 0);
+			assert_int_equal(check_minimal("xgft:2:8,8:1,8", lmc,
+				engines[k], none, hosts), 0);
+			assert_int_equal(check_minimal("kary:4,3", lmc,
+				engines[k], none, leafall), 0);
+			assert_true(check_minimal("kary:4,3", lmc, engines[k],
+						  none, top) > 0);
+			assert_true(check_minimal("kary:4,3", lmc, engines[k],
+						  none, mid) > 0);
+			assert_true(check_minimal("kary:4,3", lmc, engines[k],
+						  kary, NULL) > 0);
+			assert_true(check_minimal("xgft:2:8,8:1,8", lmc,
+						  engines[k], xg8, NULL) > 0);
+		}
+}
+
+/* Leaf s1-0 of XGFT(2;8,8;1,8) loses its uplink to s2-3 (port 12): the 7
+ * destinations (one host under each other leaf) that used it go one to
+ * each of the 7 other uplinks, not all to the next one. */
+static void test_spread(void **state)
+{
+	static const cut_t cut[] = { { "s1-0", 12 }, { NULL, 0 } };
+	ibf_fabric_t *f = gen_cut("xgft:2:8,8:1,8", 0, cut);
+	ibf_gen_opts_t go = { 0 };
+	ibf_fabric_t *g;
+	ibf_routing_t *rf, *rg;
+	ibf_err_t err;
+	unsigned per[256] = { 0 }, lid, p, moved = 0, used = 0;
+	uint32_t sf, sg;
+
+	(void)state;
+	assert_int_equal(ibf_gen("xgft:2:8,8:1,8", &go, &g, &err), IBF_OK);
+	assert_int_equal(ibf_route(f, "dmodk", NULL, &rf, &err), IBF_OK);
+	assert_int_equal(ibf_route(g, "dmodk", NULL, &rg, &err), IBF_OK);
+	sf = f->switch_index[ibf_fabric_node_by_desc(f, "s1-0", NULL)];
+	sg = g->switch_index[ibf_fabric_node_by_desc(g, "s1-0", NULL)];
+	for (lid = 1; lid <= f->lid_top; lid++) {
+		unsigned a = ibf_lfts_get(rg->lfts, sg, lid);
+		unsigned b = ibf_lfts_get(rf->lfts, sf, lid);
+		ibf_port_id_t o = ibf_fabric_lid_owner(f, lid);
+
+		if (o == IBF_NO_ID || ibf_node_is_switch(f, f->ports[o].node))
+			continue; /* endpoint LIDs only */
+		if (a == 12) {
+			assert_int_not_equal(b, 12);
+			per[b]++;
+			moved++;
+		} else {
+			assert_int_equal(a, b);
+		}
+	}
+	for (p = 9; p <= 16; p++)
+		if (per[p]) {
+			used++;
+			assert_int_equal(per[p], 1);
+		}
+	assert_int_equal(moved, 7);
+	assert_int_equal(used, 7);
+	ibf_routing_destroy(rf);
+	ibf_routing_destroy(rg);
+	ibf_fabric_destroy(f);
+	ibf_fabric_destroy(g);
+}
+
+/* Pairs left without an up*-down* path are not routed (the packet stops
+ * at the first switch); all others are, shortest and up*-down*. */
+static void test_unreachable_pairs(void **state)
+{
+	static const cut_t cuts[] = {
+		{ "s1-0", 3 }, { "s1-0", 4 }, { "s1-1", 5 }, { NULL, 0 } };
+	const char *const engines[] = { "dmodk", "uapr" };
+	ibf_port_id_t hops[MAXH];
+	unsigned k, lmc;
+
+	(void)state;
+	for (k = 0; k < 2; k++)
+		for (lmc = 0; lmc <= 1; lmc++) {
+			env_t e;
+			const ibf_fabric_t *f;
+			ibf_err_t err;
+			uint32_t a, lid, lost = 0;
+
+			memset(&e, 0, sizeof(e));
+			e.f = gen_cut("xgft:3:2,3,2:1,3,2", lmc, cuts);
+			f = e.f;
+			if (ibf_route(f, engines[k], NULL, &e.r, &err) !=
+			    IBF_OK)
+				fail_msg("%s: %s", engines[k], err.msg);
+			assert_true(e.r->unrouted > 0);
+			{
+				env_t g;
+
+				env_make(&g, "xgft:3:2,3,2:1,3,2", lmc,
+					 "dmodk");
+				e.lvl = g.lvl;
+				g.lvl = NULL;
+				env_free(&g);
+			}
+			for (a = 0; a < f->nendpoints; a++)
+				for (lid = 1; lid <= f->lid_top; lid++) {
+					ibf_port_id_t src = f->endpoints[a];
+					ibf_port_id_t dst =
+						ibf_fabric_lid_owner(f, lid);
+					unsigned want;
+					int n;
+
+					if (dst == IBF_NO_ID || dst == src ||
+					    ibf_node_is_switch(f,
+						f->ports[dst].node))
+						continue;
+					want = updown_dist(&e, src,
+							   f->ports[dst].node);
+					n = walk(&e, src, lid, hops);
+					if (want == UINT32_MAX) {
+						assert_int_equal(n, WALK_LOST);
+						assert_int_equal(
+							ibf_lfts_get(e.r->lfts,
+							f->switch_index[
+							f->ports[f->ports[src]
+							.peer].node], lid),
+							IBF_LFT_NO_PORT);
+						lost++;
+						continue;
+					}
+					assert_true(n > 0);
+					assert_true(up_down(&e, hops, n));
+					assert_int_equal((unsigned)n, want);
+				}
+			/* leaves s1-0 and s1-1, 2 hosts each, both ways,
+			 * every LID of the destination */
+			assert_int_equal(lost, 8u << lmc);
+			env_free(&e);
+		}
+}
+
 /* ---- node order does not matter ---------------------------------------- */
 
 /* OpenSM's plugin builds its model in NodeGUID order, ibnetdiscover lists
  * nodes in discovery order: the tables must not depend on which. */
-
-static uint64_t xorshift(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-static void shuffle_ids(uint32_t *v, uint32_t n, uint64_t *s)
-{
-	uint32_t i, j, t;
-
-	for (i = n; i > 1; i--) {
-		j = (uint32_t)(xorshift(s) % i);
-		t = v[i - 1];
-		v[i - 1] = v[j];
-		v[j] = t;
-	}
-}
 
 /* The same subnet as g read in another node order: nodes added in a
  * shuffled order, links in a shuffled order too; GUIDs, descriptions, port
@@ -885,7 +1164,7 @@ static ibf_fabric_t *shuffled_copy(const ibf_fabric_t *g, uint64_t seed)
 	assert_int_equal(ibf_fabric_create(&f), IBF_OK);
 	for (i = 0; i < g->nnodes; i++)
 		order[i] = i;
-	shuffle_ids(order, g->nnodes, &s);
+	tu_shuffle(order, g->nnodes, &s);
 	for (i = 0; i < g->nnodes; i++) {
 		ibf_node_id_t n = order[i];
 		const ibf_node_t *nd = &g->nodes[n];
@@ -905,7 +1184,7 @@ static ibf_fabric_t *shuffled_copy(const ibf_fabric_t *g, uint64_t seed)
 	for (i = 0; i < g->nports; i++)
 		if (g->ports[i].peer != IBF_NO_ID && g->ports[i].peer > i)
 			lk[nl++] = i;
-	shuffle_ids(lk, nl, &s);
+	tu_shuffle(lk, nl, &s);
 	for (i = 0; i < nl; i++) {
 		const ibf_port_t *a = &g->ports[lk[i]], *b = &g->ports[a->peer];
 
@@ -1120,6 +1399,9 @@ int main(void)
 		cmocka_unit_test(test_degraded),
 		cmocka_unit_test(test_two_planes),
 		cmocka_unit_test(test_degraded_unreachable),
+		cmocka_unit_test(test_minimal_change),
+		cmocka_unit_test(test_spread),
+		cmocka_unit_test(test_unreachable_pairs),
 		cmocka_unit_test(test_refuse_non_pgft),
 		cmocka_unit_test(test_node_order_free),
 	};

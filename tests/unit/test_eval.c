@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * The evaluation driver on hand-checkable cases, and its reports read back.
  *
@@ -281,6 +282,20 @@ static void test_ref_and_modes(void **state)
 
 /* ---- reports read back ---------------------------------------------------- */
 
+/* The JSON (json true) or CSV document of e, written to path. */
+static void write_doc(const ibf_eval_t *e, const char *path, bool json)
+{
+	FILE *fp = fopen(path, "w");
+	ibf_err_t err;
+
+	assert_non_null(fp);
+	ibf_err_clear(&err);
+	if ((json ? ibf_eval_write_json(e, fp, &err) :
+	     ibf_eval_write_flows(e, fp, &err)) != IBF_OK)
+		fail_msg("%s: %s", path, err.msg);
+	assert_int_equal(fclose(fp), 0);
+}
+
 static json_object *get(json_object *o, const char *key)
 {
 	json_object *v = NULL;
@@ -318,10 +333,9 @@ static void test_json(void **state)
 	ibf_eval_t *e = run_hand(x, true, false, 1);
 	json_object *root, *arr;
 	char path[160];
-	ibf_err_t err;
 
 	snprintf(path, sizeof(path), "%s/out.json", x->dir);
-	assert_int_equal(ibf_eval_write_json(e, path, &err), IBF_OK);
+	write_doc(e, path, true);
 	root = json_object_from_file(path);
 	assert_non_null(root);
 	arr = get(root, "patterns");
@@ -385,11 +399,10 @@ static void test_csv(void **state)
 	ibf_eval_t *e = run_hand(x, true, true, 2);
 	unsigned seen[2] = { 0, 0 };
 	char path[160], line[512];
-	ibf_err_t err;
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "%s/flows.csv", x->dir);
-	assert_int_equal(ibf_eval_write_flows(e, path, &err), IBF_OK);
+	write_doc(e, path, false);
 	fp = fopen(path, "r");
 	assert_non_null(fp);
 	assert_non_null(fgets(line, sizeof(line), fp));
@@ -434,7 +447,7 @@ static void test_perm_csv(void **state)
 	assert_int_equal(ibf_eval_run(x->f, r, 1, specs, 1, &o, &e2, &err),
 			 IBF_OK);
 	snprintf(path, sizeof(path), "%s/perm.csv", x->dir);
-	assert_int_equal(ibf_eval_write_flows(e, path, &err), IBF_OK);
+	write_doc(e, path, false);
 	fp = fopen(path, "r");
 	assert_non_null(fp);
 	assert_non_null(fgets(line, sizeof(line), fp));
@@ -545,7 +558,7 @@ static void test_not_pgft(void **state)
 	assert_false(ibf_eval_result(e, 0, 0)->has_opt);
 	assert_true(ibf_eval_result(e, 0, 0)->index > 0);
 	snprintf(path, sizeof(path), "%s/torus.json", x->dir);
-	assert_int_equal(ibf_eval_write_json(e, path, &err), IBF_OK);
+	write_doc(e, path, true);
 	root = json_object_from_file(path);
 	assert_non_null(root);
 	ent = json_object_array_get_idx(get(root, "patterns"), 0);

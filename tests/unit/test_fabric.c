@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The fabric model: construction, validation, LID assignment, lookups. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Topology generators.  Every check here is computed from the fabric the
  * generator returns and compared with the papers' closed forms, with
@@ -15,20 +16,9 @@
 
 #include <ibflow/gen.h>
 
+#include "test_util.h"
+
 /* ---- helpers ----------------------------------------------------------- */
-
-static ibf_fabric_t *gen(const char *spec, unsigned lmc)
-{
-	ibf_gen_opts_t o = { .lmc = lmc };
-	ibf_fabric_t *f = NULL;
-	ibf_err_t err;
-
-	ibf_err_clear(&err);
-	if (ibf_gen(spec, &o, &f, &err) != IBF_OK)
-		fail_msg("%s: %s", spec, err.msg);
-	assert_non_null(f);
-	return f;
-}
 
 static void gen_bad(const char *spec, unsigned lmc, ibf_status_t want,
 		    const char *needle)
@@ -297,7 +287,7 @@ static void test_xgft_hand(void **state)
 		{ "s1-0", 3, "s2-0", 1 }, { "s1-0", 4, "s2-1", 1 },
 		{ "s1-1", 3, "s2-0", 2 }, { "s1-1", 4, "s2-1", 2 },
 	};
-	ibf_fabric_t *f = gen("xgft:2:2,2:1,2", 0);
+	ibf_fabric_t *f = tu_gen("xgft:2:2,2:1,2", 0);
 
 	(void)state;
 	check_common(f);
@@ -326,7 +316,7 @@ static void test_pgft_hand(void **state)
 		{ "s1-2", 3, "s2-0", 3 }, { "s1-2", 4, "s2-0", 4 },
 		{ "s1-3", 3, "s2-1", 3 }, { "s1-3", 4, "s2-1", 4 },
 	};
-	ibf_fabric_t *f = gen("pgft:2:2,2:2,1:1,2", 0);
+	ibf_fabric_t *f = tu_gen("pgft:2:2,2:2,1:1,2", 0);
 
 	(void)state;
 	check_common(f);
@@ -483,7 +473,7 @@ static void check_pgft_paths(const ibf_fabric_t *f, const struct pgft *t)
 
 static void check_pgft(const char *spec, const struct pgft *t, bool paths)
 {
-	ibf_fabric_t *f = gen(spec, 0);
+	ibf_fabric_t *f = tu_gen(spec, 0);
 	uint64_t nsw = 0, nlinks = 0;
 	ibf_node_id_t *hosts;
 	unsigned *dist, l, n, i, nh = (unsigned)level_count(t, 0);
@@ -550,16 +540,16 @@ static void test_fattree_closed_forms(void **state)
 	ibf_fabric_t *f;
 
 	(void)state;
-	f = gen("xgft:3:4,4,3:1,2,2", 0);
+	f = tu_gen("xgft:3:4,4,3:1,2,2", 0);
 	assert_int_equal(count_type(f, IBF_NODE_CA), 48);
 	assert_int_equal(f->nswitches, 12 + 6 + 4);
 	ibf_fabric_destroy(f);
-	f = gen("kary:16,3", 0);
+	f = tu_gen("kary:16,3", 0);
 	assert_int_equal(count_type(f, IBF_NODE_CA), 4096);
 	assert_int_equal(f->nswitches, 3 * 256);
 	check_common(f);
 	ibf_fabric_destroy(f);
-	f = gen("pgft:3:18,18,36:1,18,18:1,1,1", 0);
+	f = tu_gen("pgft:3:18,18,36:1,18,18:1,1,1", 0);
 	assert_int_equal(count_type(f, IBF_NODE_CA), 11664);
 	assert_int_equal(count_links(f), 3 * 11664);
 	assert_int_equal(f->nswitches, 648 + 648 + 324);
@@ -569,7 +559,7 @@ static void test_fattree_closed_forms(void **state)
 
 static void test_lmc_lids(void **state)
 {
-	ibf_fabric_t *f = gen("kary:2,2", 2);
+	ibf_fabric_t *f = tu_gen("kary:2,2", 2);
 	unsigned i;
 
 	(void)state;
@@ -587,7 +577,7 @@ static void test_lmc_lids(void **state)
 static void check_slimfly(const char *spec, unsigned q, unsigned kp,
 			  unsigned p)
 {
-	ibf_fabric_t *f = gen(spec, 0);
+	ibf_fabric_t *f = tu_gen(spec, 0);
 	unsigned i, ports;
 	rgraph_t g;
 
@@ -619,7 +609,7 @@ static void test_slimfly(void **state)
 static void test_dragonfly(void **state)
 {
 	/* a = 4, p = 2, h = 2: g = 9 groups, 36 routers, 72 hosts */
-	ibf_fabric_t *f = gen("dragonfly:4,2,2", 0);
+	ibf_fabric_t *f = tu_gen("dragonfly:4,2,2", 0);
 	unsigned a = 4, h = 2, ng = 9, gl[9][9] = { { 0 } };
 	unsigned i, j, gi, ri, gj, rj, ports;
 	rgraph_t g;
@@ -676,7 +666,7 @@ static void hx_coords(const char *desc, unsigned L, unsigned *c)
 static void check_hyperx(const char *spec, unsigned L, unsigned S,
 			 unsigned K, unsigned p)
 {
-	ibf_fabric_t *f = gen(spec, 0);
+	ibf_fabric_t *f = tu_gen(spec, 0);
 	unsigned nr = 1, i, j, d, ports;
 	unsigned ci[8], cj[8];
 	rgraph_t g;
@@ -723,7 +713,7 @@ static void check_torus(const char *spec, unsigned x, unsigned y, unsigned z,
 			unsigned p)
 {
 	unsigned dims[3] = { x, y, z }, deg = 0, d, i, j, ports, nd, c[3];
-	ibf_fabric_t *f = gen(spec, 0);
+	ibf_fabric_t *f = tu_gen(spec, 0);
 	rgraph_t g;
 
 	for (d = 0; d < 3; d++)
@@ -774,9 +764,9 @@ static void test_torus(void **state)
 
 static void test_jellyfish(void **state)
 {
-	ibf_fabric_t *a = gen("jellyfish:30,5,2:7", 0);
-	ibf_fabric_t *b = gen("jellyfish:30,5,2:7", 0);
-	ibf_fabric_t *c = gen("jellyfish:30,5,2:8", 0);
+	ibf_fabric_t *a = tu_gen("jellyfish:30,5,2:7", 0);
+	ibf_fabric_t *b = tu_gen("jellyfish:30,5,2:7", 0);
+	ibf_fabric_t *c = tu_gen("jellyfish:30,5,2:8", 0);
 	unsigned i, ports;
 	ibf_err_t err;
 	rgraph_t g;
@@ -800,25 +790,79 @@ static void test_jellyfish(void **state)
 	ibf_fabric_destroy(c);
 
 	/* dense, sparse and larger cases all come out K-regular, connected */
-	a = gen("jellyfish:12,11,1", 0); /* complete graph */
+	a = tu_gen("jellyfish:12,11,1", 0); /* complete graph */
 	check_common(a);
 	assert_int_equal(count_links(a), 12 * 11 / 2 + 12);
 	ibf_fabric_destroy(a);
-	a = gen("jellyfish:500,3,1:1", 0);
+	a = tu_gen("jellyfish:500,3,1:1", 0);
 	check_common(a);
 	assert_int_equal(count_links(a), 500 * 3 / 2 + 500);
 	ibf_fabric_destroy(a);
 	/* K = 2: a single cycle through all routers (components joined) */
-	a = gen("jellyfish:300,2,1:3", 0);
+	a = tu_gen("jellyfish:300,2,1:3", 0);
 	check_common(a);
 	assert_int_equal(count_links(a), 300 + 300);
 	ibf_fabric_destroy(a);
-	a = gen("jellyfish:10,3,1:18446744073709551615", 0);
+	a = tu_gen("jellyfish:10,3,1:18446744073709551615", 0);
 	check_common(a);
 	ibf_fabric_destroy(a);
-	a = gen("jellyfish:1000,24,8", 0);
+	a = tu_gen("jellyfish:1000,24,8", 0);
 	check_common(a);
 	ibf_fabric_destroy(a);
+}
+
+/* ---- random trees ------------------------------------------------------------ */
+
+static void check_tree(const char *spec, unsigned s, unsigned h, unsigned p)
+{
+	ibf_fabric_t *f = tu_gen(spec, 0);
+	unsigned i, ports;
+	rgraph_t g;
+
+	check_common(f); /* connected, every port used */
+	assert_int_equal(f->nswitches, s);
+	assert_int_equal(count_type(f, IBF_NODE_CA), h);
+	/* a tree: one link fewer than nodes */
+	assert_int_equal(count_links(f), s + h - 1);
+	rgraph_build(f, &g);
+	for (i = 0; i < g.n; i++) {
+		ibf_node_id_t sw = f->switches[i];
+		unsigned deg = rg_degree(&g, i, &ports);
+
+		assert_true(f->nodes[sw].nports <= p);
+		assert_int_equal(deg, ports); /* no parallel links */
+		/* an end of the switch tree holds a host */
+		if (deg <= 1)
+			assert_true(hosts_on(f, sw) >= 1);
+	}
+	free(g.mult);
+	ibf_fabric_destroy(f);
+}
+
+static void test_tree(void **state)
+{
+	ibf_fabric_t *a, *b;
+	ibf_err_t err;
+
+	(void)state;
+	check_tree("tree:1,5,8", 1, 5, 8);
+	check_tree("tree:2,2,2", 2, 2, 2);
+	check_tree("tree:12,40,6:1", 12, 40, 6);
+	check_tree("tree:100,256,16:4", 100, 256, 16);
+	check_tree("tree:300,300,3:9", 300, 300, 3);
+	a = tu_gen("tree:30,64,8:2", 0);
+	b = tu_gen("tree:30,64,8:2", 0);
+	assert_int_equal(ibf_fabric_compare(a, b, &err), IBF_OK);
+	ibf_fabric_destroy(b);
+	b = tu_gen("tree:30,64,8:3", 0);
+	assert_int_equal(ibf_fabric_compare(a, b, &err), IBF_ERR_INVALID);
+	ibf_fabric_destroy(a);
+	ibf_fabric_destroy(b);
+	gen_bad("tree:4,1,8", 0, IBF_ERR_RANGE, "too few for the leaf");
+	gen_bad("tree:4,20,3", 0, IBF_ERR_RANGE, "cannot hold H = 20");
+	gen_bad("tree:5,5,1", 0, IBF_ERR_RANGE, "P = 1");
+	gen_bad("tree:0,5,4", 0, IBF_ERR_RANGE, "S = 0");
+	gen_bad("tree:5,5", 0, IBF_ERR_PARSE, "expected 3");
 }
 
 /* ---- bad specs ------------------------------------------------------------ */
@@ -872,7 +916,7 @@ static void test_bad_specs(void **state)
 	gen_bad("torus:2,2,2:1:1", 0, IBF_ERR_PARSE, "3 ':'-separated");
 	gen_bad("kary:2,2", 8, IBF_ERR_RANGE, "LMC 8");
 	{
-		ibf_fabric_t *f = gen("xgft:3:18,18,36:1,18,18", 2);
+		ibf_fabric_t *f = tu_gen("xgft:3:18,18,36:1,18,18", 2);
 
 		check_common(f);
 		ibf_fabric_destroy(f);
@@ -892,6 +936,7 @@ int main(void)
 		cmocka_unit_test(test_hyperx),
 		cmocka_unit_test(test_torus),
 		cmocka_unit_test(test_jellyfish),
+		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_bad_specs),
 	};
 

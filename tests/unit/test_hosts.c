@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Host lists and traffic files: names with blanks, GUID and LID forms,
  * quoting, the SRC/DST split of traffic lines, errors with FILE:LINE.
@@ -29,6 +30,7 @@
 #include <cmocka.h>
 
 #include <ibflow/hosts.h>
+#include <ibflow/traffic.h>
 
 #define NCA 11
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Text input, scanners, atomic output, error messages. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,8 @@
 #include <cmocka.h>
 
 #include <ibflow/io.h>
+
+#include "base/scan.h"
 
 static void test_lines(void **state)
 {

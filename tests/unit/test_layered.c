@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * The layered engine (FatPaths), its layers and the path diversity metrics.
  *
@@ -7,7 +8,9 @@
  * layer-i route is a shortest path of layer i, hence only uses its links),
  * a channel dependency graph per VL built from every (source, DLID) route
  * and tested for cycles with Kahn's algorithm, and hand-computed
- * diversity on a 4-switch graph.
+ * diversity on a 4-switch graph.  Node order: the fabric written as an
+ * ibnetdiscover file, its node blocks shuffled by the test and read back,
+ * routes to the same (switch NodeGUID, LID) -> port entries and SLs.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,23 +25,19 @@
 #include <ibflow/diversity.h>
 #include <ibflow/gen.h>
 #include <ibflow/route.h>
+#include <ibflow/check.h>
+#include <ibflow/topo_io.h>
 #include <ibflow/trace.h>
 
-#include "../../common/lib/layers.h"
-#include "../../common/lib/route_internal.h"
+#include <stdio.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+#include "routing/layers.h"
+#include "routing/route_internal.h"
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static ibf_fabric_t *gen(const char *spec, unsigned lmc)
-{
-	ibf_gen_opts_t go = { lmc };
-	ibf_fabric_t *f = NULL;
-	ibf_err_t err;
-
-	if (ibf_gen(spec, &go, &f, &err))
-		fail_msg("gen %s: %s", spec, err.msg);
-	return f;
-}
 
 static ibf_status_t route(const ibf_fabric_t *f, const ibf_route_opts_t *o,
 			  ibf_routing_t *r, ibf_err_t *err)
@@ -55,7 +54,7 @@ static void routing_free(ibf_routing_t *r)
 	free(r->sl_by_dlid);
 	free(r->sl_by_pair);
 	free(r->order);
-	json_object_put(r->report);
+	ibf_route_report_set(r, NULL);
 }
 
 static ibf_route_opts_t opts(unsigned n, ibf_layer_method_t m, uint64_t seed)
@@ -74,7 +73,8 @@ static int64_t report_int(const ibf_routing_t *r, const char *key)
 	json_object *v;
 
 	assert_non_null(r->report);
-	assert_true(json_object_object_get_ex(r->report, key, &v));
+	assert_true(json_object_object_get_ex(ibf_route_report_json(r), key,
+					      &v));
 	return json_object_get_int64(v);
 }
 
@@ -294,7 +294,7 @@ static void check_deadlock(const ibf_routing_t *r)
 
 static void check_all(const char *spec, ibf_layer_method_t m)
 {
-	ibf_fabric_t *f = gen(spec, 2);
+	ibf_fabric_t *f = tu_gen(spec, 2);
 	ibf_route_opts_t o = opts(4, m, 42);
 	ibf_check_opts_t co = IBF_CHECK_OPTS_DEFAULT;
 	ibf_check_report_t rep;
@@ -345,7 +345,7 @@ static void test_overlap(void **state)
 
 static void test_seed(void **state)
 {
-	ibf_fabric_t *f = gen("slimfly:5", 2);
+	ibf_fabric_t *f = tu_gen("slimfly:5", 2);
 	ibf_routing_t a, b, c;
 	ibf_route_opts_t o = opts(4, IBF_LAYERS_RANDOM, 7);
 	ibf_err_t err;
@@ -371,11 +371,164 @@ static void test_seed(void **state)
 	ibf_fabric_destroy(f);
 }
 
+/* ---- node order does not matter ------------------------------------------ */
+
+/* OpenSM's plugin builds its model in its own node order, ibnetdiscover
+ * lists nodes in discovery order: the tables must depend only on GUIDs,
+ * cabling and the seed. */
+
+/* f as an ibnetdiscover file at path, its node blocks (blank-line
+ * separated, after the header) in an order shuffled with seed. */
+static void write_shuffled(const ibf_fabric_t *f, const char *path,
+			   uint64_t seed)
+{
+	char *text = NULL, **blk = NULL;
+	size_t len = 0;
+	uint32_t nb = 0, cap = 0, *ord, i;
+	FILE *mf = open_memstream(&text, &len), *fp;
+	char *p, *q;
+	ibf_err_t err;
+	uint64_t st = seed * 0x9E3779B97F4A7C15ULL + 1;
+
+	assert_non_null(mf);
+	assert_int_equal(ibf_topo_write(f, IBF_TOPO_IBNETDISCOVER, mf, &err),
+			 IBF_OK);
+	assert_int_equal(fclose(mf), 0);
+	/* split at "\n\n": block 0 is the header */
+	for (p = text; *p; p = q) {
+		q = strstr(p, "\n\n");
+		q = q ? q + 2 : p + strlen(p);
+		if (nb == cap) {
+			cap = cap ? 2 * cap : 64;
+			blk = realloc(blk, cap * sizeof(*blk));
+			assert_non_null(blk);
+		}
+		blk[nb] = strndup(p, (size_t)(q - p));
+		assert_non_null(blk[nb]);
+		nb++;
+	}
+	assert_true(nb > 2);
+	ord = malloc(nb * sizeof(*ord));
+	assert_non_null(ord);
+	for (i = 0; i + 1 < nb; i++)
+		ord[i] = i + 1;
+	tu_shuffle(ord, nb - 1, &st);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(blk[0], fp);
+	for (i = 0; i + 1 < nb; i++) {
+		size_t l = strlen(blk[ord[i]]);
+
+		/* every block ends in a blank line, the last one too */
+		fputs(blk[ord[i]], fp);
+		if (l < 2 || strcmp(blk[ord[i]] + l - 2, "\n\n"))
+			fputs(l && blk[ord[i]][l - 1] == '\n' ? "\n" : "\n\n",
+			      fp);
+	}
+	assert_int_equal(fclose(fp), 0);
+	for (i = 0; i < nb; i++)
+		free(blk[i]);
+	free(blk);
+	free(ord);
+	free(text);
+}
+
+/* Entries of a on fa equal those of b on fb, switches matched by
+ * NodeGUID; SLs by DLID equal.  Returns the entries compared. */
+static uint64_t same_entries(const char *what, const ibf_fabric_t *fa,
+			     const ibf_routing_t *a, const ibf_fabric_t *fb,
+			     const ibf_routing_t *b)
+{
+	uint32_t s, lid, diff = 0, fs = 0, fl = 0;
+	uint64_t n = 0;
+
+	assert_int_equal(fa->lid_top, fb->lid_top);
+	assert_int_equal(fa->nswitches, fb->nswitches);
+	for (s = 0; s < fa->nswitches; s++) {
+		ibf_node_id_t m = ibf_fabric_node_by_guid(fb,
+					fa->nodes[fa->switches[s]].guid);
+
+		assert_int_not_equal(m, IBF_NO_ID);
+		for (lid = 1; lid <= fa->lid_top; lid++, n++)
+			if (ibf_lfts_get(a->lfts, s, lid) !=
+			    ibf_lfts_get(b->lfts, fb->switch_index[m], lid) &&
+			    !diff++) {
+				fs = s;
+				fl = lid;
+			}
+	}
+	if (diff)
+		fail_msg("%s: %u entries differ in the shuffled file, first "
+			 "switch \"%s\" LID %u", what, diff,
+			 ibf_node_desc(fa, fa->switches[fs]), fl);
+	for (lid = 1; lid <= fa->lid_top; lid++)
+		if (a->sl_by_dlid[lid] != b->sl_by_dlid[lid])
+			fail_msg("%s: SL of DLID %u differs", what, lid);
+	return n;
+}
+
+static void test_node_order(void **state)
+{
+	static const char *const cases[] = {
+		"slimfly:5", "dragonfly:4,2,2", "jellyfish:16,4,2:7",
+		"xgft:2:4,4:1,4",
+	};
+	char path[] = "/tmp/test_layered_orderXXXXXX";
+	unsigned i, m, seed;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ibf_fabric_t *f = tu_gen(cases[i], 2);
+
+		for (seed = 1; seed <= 2; seed++) {
+			ibf_topo_read_opts_t ro = { IBF_TOPO_AUTO, 2 };
+			ibf_fabric_t *g = NULL;
+			ibf_err_t err;
+			uint32_t n, moved = 0;
+
+			write_shuffled(f, path, seed);
+			if (ibf_topo_read(path, &ro, &g, &err) != IBF_OK)
+				fail_msg("%s: reading the shuffled file: %s",
+					 cases[i], err.msg);
+			for (n = 0; n < f->nnodes; n++)
+				moved += f->nodes[n].guid != g->nodes[n].guid;
+			assert_true(moved > f->nnodes / 2);
+			for (m = 0; m < 2; m++) {
+				ibf_route_opts_t o = opts(4, m, 3 + seed);
+				ibf_routing_t a, b;
+				char what[96];
+				uint64_t ne;
+
+				assert_int_equal(route(f, &o, &a, &err),
+						 IBF_OK);
+				if (route(g, &o, &b, &err) != IBF_OK)
+					fail_msg("%s shuffled: %s", cases[i],
+						 err.msg);
+				snprintf(what, sizeof(what), "%s %s seed %u",
+					 cases[i], m ? "overlap" : "random",
+					 seed);
+				ne = same_entries(what, f, &a, g, &b);
+				print_message("%s: %llu entries equal\n", what,
+					      (unsigned long long)ne);
+				routing_free(&a);
+				routing_free(&b);
+			}
+			ibf_fabric_destroy(g);
+		}
+		ibf_fabric_destroy(f);
+	}
+	unlink(path);
+}
+
 /* ---- refusals ----------------------------------------------------------- */
 
 static void test_refuse(void **state)
 {
-	ibf_fabric_t *f = gen("slimfly:5", 1);
+	ibf_fabric_t *f = tu_gen("slimfly:5", 1);
 	ibf_route_opts_t o = opts(4, IBF_LAYERS_RANDOM, 1);
 	ibf_routing_t r;
 	ibf_err_t err;
@@ -524,7 +677,7 @@ static void test_diversity_hand(void **state)
 /* On a generated Slim Fly the report's figures are consistent. */
 static void test_report(void **state)
 {
-	ibf_fabric_t *f = gen("slimfly:5", 2);
+	ibf_fabric_t *f = tu_gen("slimfly:5", 2);
 	ibf_route_opts_t o = opts(4, IBF_LAYERS_RANDOM, 3);
 	ibf_routing_t r;
 	ibf_err_t err;
@@ -532,7 +685,8 @@ static void test_report(void **state)
 
 	(void)state;
 	assert_int_equal(route(f, &o, &r, &err), IBF_OK);
-	assert_true(json_object_object_get_ex(r.report, "diversity", &d));
+	assert_true(json_object_object_get_ex(ibf_route_report_json(&r),
+					      "diversity", &d));
 	assert_true(json_object_object_get_ex(d, "router_pairs", &v));
 	assert_int_equal(json_object_get_int64(v), 50 * 49);
 	assert_true(json_object_object_get_ex(d, "broken_pairs", &v));
@@ -547,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_diversity_hand),
 		cmocka_unit_test(test_refuse),
 		cmocka_unit_test(test_seed),
+		cmocka_unit_test(test_node_order),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_overlap),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Routing files: OpenSM's opensm-lfts.dump and opensm.fdbs, ibroute and
  * dump_lfts output, the writer and the error cases.

@@ -1,6 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Liquid scheduling: hand-computed traffics (the paper's two-switch example,
- * a traffic without any team, two-switch fabrics), random traffics on
+ * a traffic without any team, two-switch fabrics), the search's verdict
+ * against brute-force colouring on 1,500 small traffics, random traffics on
  * generated fabrics judged by the test's own LFT walker, and the time
  * limit.
  */
@@ -11,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <cmocka.h>
 
 #include <ibflow/gen.h>
@@ -379,6 +380,100 @@ static uint64_t rng(uint64_t *s)
 	return *s;
 }
 
+/* ---- exactness against brute force ---------------------------------------- */
+
+/* Can transfers x..n-1 be given frames 0..d-1 so that no two sharing a link
+ * (bit masks m[]) share a frame?  Plain backtracking over all colourings:
+ * no teams, no anchors, nothing of the search under test. */
+static bool colourable(const uint32_t *m, uint32_t n, uint32_t d,
+		       uint32_t *col, uint32_t x)
+{
+	if (x == n)
+		return true;
+	for (uint32_t c = 0; c < d; c++) {
+		bool ok = true;
+
+		for (uint32_t y = 0; y < x && ok; y++)
+			ok = col[y] != c || !(m[x] & m[y]);
+		if (!ok)
+			continue;
+		col[x] = c;
+		if (colourable(m, n, d, col, x + 1))
+			return true;
+		/* The first transfer in an unused frame: the other unused
+		 * frames are the same choice. */
+		for (uint32_t y = 0; y < x; y++)
+			ok = ok && col[y] != c;
+		if (ok)
+			break;
+	}
+	return false;
+}
+
+/* Random small traffics of link sets (some without a liquid schedule):
+ * the search finds one exactly when brute force colours the conflict graph
+ * with duration frames, and proves none (exhausted) exactly when it cannot.
+ * Guards the search's pruning (blank, idle, skeleton, anchor, copies). */
+static void test_search_exact(void **state)
+{
+	uint64_t seed = 0x5eed;
+	uint32_t nliquid = 0, nnone = 0;
+
+	(void)state;
+	for (unsigned it = 0; it < 1500; it++) {
+		uint32_t n = 6 + (uint32_t)(rng(&seed) % 11);
+		uint32_t L = 3 + (uint32_t)(rng(&seed) % 5);
+		uint32_t m[16], off[17], links[16 * 8], col[16], load[8] = { 0 };
+		uint32_t nl = 0, dur = 0;
+		ibf_liquid_traffic_t *t;
+		ibf_liquid_result_t r;
+		ibf_liquid_opts_t o = { .time_limit = 10,
+					.search_first = true };
+		ibf_err_t err;
+		bool can;
+
+		for (uint32_t x = 0; x < n; x++) {
+			/* Mostly 2-3 links: dense enough for frames that
+			 * cannot all be full. */
+			do
+				m[x] = (uint32_t)(rng(&seed) % (1u << L));
+			while (__builtin_popcount(m[x]) < 2 ||
+			       __builtin_popcount(m[x]) > 3);
+			off[x] = nl;
+			for (uint32_t l = 0; l < L; l++)
+				if (m[x] >> l & 1) {
+					links[nl++] = l;
+					if (++load[l] > dur)
+						dur = load[l];
+				}
+		}
+		off[n] = nl;
+		can = colourable(m, n, dur, col, 0);
+		assert_int_equal(ibf_liquid_traffic_from_sets(n, off, links, 0,
+							      NULL, NULL, &t,
+							      &err), IBF_OK);
+		assert_int_equal(ibf_liquid_schedule(t, &o, &r, &err), IBF_OK);
+		assert_int_equal(r.duration, dur);
+		assert_false(r.timed_out);
+		if (r.liquid != can || r.exhausted == can)
+			fail_msg("traffic %u: brute force %s, search liquid "
+				 "%d exhausted %d", it, can ? "colours" :
+				 "cannot colour", r.liquid, r.exhausted);
+		for (uint32_t x = 0; x < n; x++)
+			for (uint32_t y = x + 1; y < n; y++)
+				if (m[x] & m[y])
+					assert_int_not_equal(r.frame_of[x],
+							     r.frame_of[y]);
+		nliquid += can;
+		nnone += !can;
+		ibf_liquid_result_free(&r);
+		ibf_liquid_traffic_destroy(t);
+	}
+	print_message("# %u traffics with a liquid schedule, %u proven "
+		      "without\n", nliquid, nnone);
+	assert_true(nnone >= 50 && nliquid >= 50);
+}
+
 static void random_case(const char *spec, const char *engine, uint64_t seed,
 			uint32_t nflows, bool search_first)
 {
@@ -420,7 +515,6 @@ static void random_case(const char *spec, const char *engine, uint64_t seed,
 						       &err), IBF_OK);
 	assert_int_equal(ibf_liquid_schedule(t, &o, &r, &err), IBF_OK);
 	judge(ro->lfts, p, n, t, &r);
-	assert_true(r.seconds < 2.5);
 	print_message("# %s %s seed %llu: %u transfers, duration %u, %u "
 		      "frames (%s), round robin %u\n", spec, engine,
 		      (unsigned long long)seed0, n, r.duration, r.nframes,
@@ -495,7 +589,8 @@ static void test_alltoall_exact(void **state)
 
 /* A tiny time limit on an instance the search cannot finish (all-to-all
  * on kary:4,3 under dmodk: the host links are the bottlenecks): the call
- * returns in time with a valid schedule. */
+ * still returns a valid schedule.  (How close to the limit it returns is
+ * a contract checked by tests/integration/liquid_limit.sh, not here.) */
 static void test_time_limit(void **state)
 {
 	ibf_fabric_t *f = NULL;
@@ -506,9 +601,7 @@ static void test_time_limit(void **state)
 	ibf_liquid_opts_t o = { .time_limit = 0.2, .search_first = true };
 	ibf_err_t err;
 	struct pair *p;
-	struct timespec a, b;
 	uint32_t n;
-	double el;
 
 	(void)state;
 	assert_int_equal(ibf_gen("kary:4,3", NULL, &f, &err), IBF_OK);
@@ -517,18 +610,336 @@ static void test_time_limit(void **state)
 	p = alltoall_pairs(&h, &n);
 	assert_int_equal(ibf_liquid_traffic_alltoall(ro->lfts, &h, &t, &err),
 			 IBF_OK);
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	assert_int_equal(ibf_liquid_schedule(t, &o, &r, &err), IBF_OK);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	el = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9;
-	print_message("# time limit 0.2 s: %.3f s, %u frames, liquid %d, "
-		      "timed out %d\n", el, r.nframes, r.liquid, r.timed_out);
-	assert_true(el <= 0.2 + 0.02);
-	judge(ro->lfts, p, n, t, &r);
-	ibf_liquid_result_free(&r);
+	for (int lim = 0; lim < 3; lim++) {
+		o.time_limit = lim == 0 ? 1e-6 : lim == 1 ? 0.01 : 0.2;
+		assert_int_equal(ibf_liquid_schedule(t, &o, &r, &err), IBF_OK);
+		print_message("# time limit %g s: %.3f s, %u frames, liquid %d, "
+			      "timed out %d\n", o.time_limit, r.seconds,
+			      r.nframes, r.liquid, r.timed_out);
+		judge(ro->lfts, p, n, t, &r);
+		ibf_liquid_result_free(&r);
+	}
 	ibf_liquid_traffic_destroy(t);
 	free(p);
 	ibf_hostlist_free(&h);
+	ibf_routing_destroy(ro);
+	ibf_fabric_destroy(f);
+}
+
+/* ---- all-to-all plans ---------------------------------------------------- */
+
+/* Judge a plan of ranks[0..n-1] with the walker: every transfer i -> j in
+ * one frame < nframes, no egress port twice in a frame, the duration
+ * recomputed, liquid iff frames == duration, and the per-rank form equal
+ * to the frames.  Returns the duration. */
+static uint32_t judge_plan(const ibf_lfts_t *l, const ibf_port_id_t *ranks,
+			   uint32_t n, const ibf_liquid_plan_t *pl)
+{
+	const ibf_fabric_t *f = l->fabric;
+	const ibf_liquid_plan_info_t *in = ibf_liquid_plan_info(pl);
+	uint32_t nf = in->nframes, dur = 0;
+	uint32_t *load = calloc(f->nports, sizeof(uint32_t));
+	uint64_t *used = calloc((size_t)f->nports, sizeof(uint64_t));
+	uint32_t *send = malloc((nf + 1) * sizeof(uint32_t));
+	uint32_t *recv = malloc((nf + 1) * sizeof(uint32_t));
+	uint64_t *per = calloc(nf + 1, sizeof(uint64_t));
+	ibf_port_id_t hops[64];
+
+	assert_non_null(load);
+	assert_non_null(send);
+	assert_non_null(per);
+	assert_int_equal(in->nranks, n);
+	assert_int_equal(in->ntransfers, (uint64_t)n * (n - 1));
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t fr;
+			unsigned hc;
+
+			if (i == j)
+				continue;
+			fr = ibf_liquid_plan_frame(pl, i, j);
+			assert_true(fr < nf);
+			per[fr]++;
+			hc = walk(l, ranks[i], ranks[j], hops, 64);
+			for (unsigned q = 0; q < hc; q++)
+				if (++load[hops[q]] > dur)
+					dur = load[hops[q]];
+		}
+	/* Cut short before every route was traced, the plan knows a lower
+	 * bound only. */
+	if (in->timed_out)
+		assert_true(in->duration <= dur);
+	else
+		assert_int_equal(in->duration, dur);
+	assert_true(nf >= dur);
+	assert_int_equal(in->liquid, nf == dur);
+	for (uint32_t fr = 0; fr < nf; fr++)
+		assert_true(per[fr] > 0);
+	/* Ports per frame: transfers grouped by frame. */
+	{
+		uint64_t *off, k = 0;
+		uint32_t *pairs;
+		ibf_err_t err;
+
+		assert_int_equal(ibf_liquid_plan_frames(pl, &off, &pairs, &err),
+				 IBF_OK);
+		for (uint32_t fr = 0; fr < nf; fr++) {
+			assert_int_equal(off[fr + 1] - off[fr], per[fr]);
+			for (; k < off[fr + 1]; k++) {
+				uint32_t i = pairs[2 * k], j = pairs[2 * k + 1];
+				unsigned hc = walk(l, ranks[i], ranks[j], hops,
+						   64);
+
+				assert_int_equal(ibf_liquid_plan_frame(pl, i, j),
+						 fr);
+				for (unsigned q = 0; q < hc; q++) {
+					if (used[hops[q]] == fr + 1ull)
+						fail_msg("frame %u uses %s "
+							 "port %u twice", fr,
+							 ibf_node_desc(f,
+							 f->ports[hops[q]].node),
+							 f->ports[hops[q]].num);
+					used[hops[q]] = fr + 1ull;
+				}
+			}
+		}
+		free(off);
+		free(pairs);
+	}
+	/* The compact form. */
+	for (uint32_t r = 0; r < n; r++) {
+		ibf_liquid_plan_rank(pl, r, send, recv);
+		for (uint32_t fr = 0; fr < nf; fr++) {
+			if (send[fr] != IBF_LIQUID_IDLE)
+				assert_int_equal(ibf_liquid_plan_frame(
+					pl, r, send[fr]), fr);
+			if (recv[fr] != IBF_LIQUID_IDLE)
+				assert_int_equal(ibf_liquid_plan_frame(
+					pl, recv[fr], r), fr);
+		}
+		for (uint32_t q = 0; q < n; q++)
+			if (q != r) {
+				assert_int_equal(send[ibf_liquid_plan_frame(
+					pl, r, q)], q);
+				assert_int_equal(recv[ibf_liquid_plan_frame(
+					pl, q, r)], q);
+			}
+	}
+	free(load);
+	free(used);
+	free(send);
+	free(recv);
+	free(per);
+	return dur;
+}
+
+/* Ranks: the first n endpoints of a seeded shuffle (n = 0: all, in order). */
+static ibf_port_id_t *pick_ranks(const ibf_fabric_t *f, uint32_t *n,
+				 uint64_t seed)
+{
+	ibf_port_id_t *r = malloc(f->nendpoints * sizeof(*r));
+
+	assert_non_null(r);
+	memcpy(r, f->endpoints, f->nendpoints * sizeof(*r));
+	if (!*n) {
+		*n = f->nendpoints;
+		return r;
+	}
+	for (uint32_t j = 0; j < *n; j++) {
+		uint32_t q = j + (uint32_t)(rng(&seed) % (f->nendpoints - j));
+		ibf_port_id_t v = r[j];
+
+		r[j] = r[q];
+		r[q] = v;
+	}
+	return r;
+}
+
+/* Small plans take the exact pipeline: the very schedule that
+ * ibf_liquid_schedule() gives for ibf_liquid_traffic_alltoall(). */
+static void test_plan_small_equals_schedule(void **state)
+{
+	static const char *const specs[][2] = {
+		{ "kary:4,2", "minhop" }, { "xgft:2:4,4:1,4", "dmodk" },
+		{ "torus:3,3,2", "minhop" }, { "slimfly:5", "minhop" },
+	};
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(specs) / sizeof(specs[0]); c++) {
+		ibf_fabric_t *f = NULL;
+		ibf_routing_t *ro;
+		ibf_hostlist_t h;
+		ibf_liquid_traffic_t *t;
+		ibf_liquid_result_t r;
+		ibf_liquid_plan_t *pl;
+		ibf_liquid_opts_t o = { .time_limit = 60 };
+		ibf_err_t err;
+		uint32_t n = c == 3 ? 60 : 0, x = 0;
+
+		assert_int_equal(ibf_gen(specs[c][0], NULL, &f, &err), IBF_OK);
+		ro = route(f, specs[c][1]);
+		h.ports = pick_ranks(f, &n, 77 + c);
+		h.n = n;
+		assert_int_equal(ibf_liquid_traffic_alltoall(ro->lfts, &h, &t,
+							     &err), IBF_OK);
+		assert_int_equal(ibf_liquid_schedule(t, &o, &r, &err), IBF_OK);
+		assert_int_equal(ibf_liquid_plan_alltoall(ro->lfts, h.ports, n,
+							  &o, &pl, &err),
+				 IBF_OK);
+		assert_int_equal(ibf_liquid_plan_info(pl)->nframes, r.nframes);
+		assert_int_equal(ibf_liquid_plan_info(pl)->rr_frames,
+				 r.rr_frames);
+		assert_int_equal(ibf_liquid_plan_info(pl)->liquid, r.liquid);
+		for (uint32_t i = 0; i < n; i++)
+			for (uint32_t j = 0; j < n; j++)
+				if (i != j)
+					assert_int_equal(ibf_liquid_plan_frame(
+						pl, i, j), r.frame_of[x++]);
+		judge_plan(ro->lfts, h.ports, n, pl);
+		print_message("# plan %s %u ranks: %u frames, duration %u (%s)"
+			      "\n", specs[c][0], n, r.nframes, r.duration,
+			      ibf_liquid_method_str(r.method));
+		ibf_liquid_plan_destroy(pl);
+		ibf_liquid_result_free(&r);
+		ibf_liquid_traffic_destroy(t);
+		free(h.ports);
+		ibf_routing_destroy(ro);
+		ibf_fabric_destroy(f);
+	}
+}
+
+/* Plans too large for the search (first fit), ranks in fabric order and
+ * shuffled: judged by the walker; the same inputs give the same plan. */
+static void test_plan_large(void **state)
+{
+	static const struct {
+		const char *spec, *engine;
+		uint32_t n;
+	} cases[] = {
+		{ "xgft:2:16,16:1,8", "dmodk", 0 },      /* 256, 2:1 leaves */
+		{ "xgft:2:16,16:1,8", "dmodk", 200 },
+		{ "slimfly:5", "minhop", 0 },
+		{ "dragonfly:4,2,2", "minhop", 0 },      /* 72 hosts: small */
+		{ "kary:4,3", "dmodk", 0 },
+	};
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		ibf_fabric_t *f = NULL;
+		ibf_routing_t *ro;
+		ibf_liquid_plan_t *pl, *p2;
+		ibf_liquid_opts_t o = { .time_limit = 60 };
+		ibf_err_t err;
+		uint32_t n = cases[c].n, dur;
+		ibf_port_id_t *ranks;
+		const ibf_liquid_plan_info_t *in;
+
+		assert_int_equal(ibf_gen(cases[c].spec, NULL, &f, &err),
+				 IBF_OK);
+		ro = route(f, cases[c].engine);
+		ranks = pick_ranks(f, &n, 1234 + c);
+		assert_int_equal(ibf_liquid_plan_alltoall(ro->lfts, ranks, n,
+							  &o, &pl, &err),
+				 IBF_OK);
+		dur = judge_plan(ro->lfts, ranks, n, pl);
+		in = ibf_liquid_plan_info(pl);
+		assert_false(in->timed_out);
+		print_message("# plan %s %u ranks: %u frames, duration %u, "
+			      "round robin %u (%s)\n", cases[c].spec, n,
+			      in->nframes, dur, in->rr_frames,
+			      ibf_liquid_method_str(in->method));
+		assert_true(in->nframes <= in->rr_frames);
+		/* Determinism: the same plan again. */
+		assert_int_equal(ibf_liquid_plan_alltoall(ro->lfts, ranks, n,
+							  &o, &p2, &err),
+				 IBF_OK);
+		assert_int_equal(ibf_liquid_plan_info(p2)->fingerprint,
+				 in->fingerprint);
+		for (uint32_t i = 0; i < n; i++)
+			for (uint32_t j = 0; j < n; j++)
+				if (i != j)
+					assert_int_equal(
+						ibf_liquid_plan_frame(pl, i, j),
+						ibf_liquid_plan_frame(p2, i, j));
+		ibf_liquid_plan_destroy(p2);
+		ibf_liquid_plan_destroy(pl);
+		free(ranks);
+		ibf_routing_destroy(ro);
+		ibf_fabric_destroy(f);
+	}
+}
+
+/* Limits: a time limit too short for anything but the baseline still
+ * gives a valid plan; a work limit stops at the same point every time
+ * (the same plan twice). */
+static void test_plan_limits(void **state)
+{
+	ibf_fabric_t *f = NULL;
+	ibf_routing_t *ro;
+	ibf_liquid_plan_t *pl, *p2;
+	ibf_liquid_opts_t o = { .time_limit = 1e-6 };
+	ibf_err_t err;
+	uint32_t n = 0;
+	ibf_port_id_t *ranks;
+
+	(void)state;
+	assert_int_equal(ibf_gen("slimfly:5", NULL, &f, &err), IBF_OK);
+	ro = route(f, "minhop");
+	ranks = pick_ranks(f, &n, 5);
+	assert_int_equal(ibf_liquid_plan_alltoall(ro->lfts, ranks, n, &o, &pl,
+						  &err), IBF_OK);
+	judge_plan(ro->lfts, ranks, n, pl);
+	assert_true(ibf_liquid_plan_info(pl)->timed_out);
+	assert_false(ibf_liquid_plan_info(pl)->liquid &&
+		     ibf_liquid_plan_info(pl)->nframes !=
+		     ibf_liquid_plan_info(pl)->duration);
+	ibf_liquid_plan_destroy(pl);
+	for (uint64_t w = 1000; w <= 4000000; w *= 40) {
+		o = (ibf_liquid_opts_t){ .time_limit = 600, .work_limit = w };
+		assert_int_equal(ibf_liquid_plan_alltoall(ro->lfts, ranks, n,
+							  &o, &pl, &err),
+				 IBF_OK);
+		assert_int_equal(ibf_liquid_plan_alltoall(ro->lfts, ranks, n,
+							  &o, &p2, &err),
+				 IBF_OK);
+		judge_plan(ro->lfts, ranks, n, pl);
+		assert_int_equal(ibf_liquid_plan_info(pl)->fingerprint,
+				 ibf_liquid_plan_info(p2)->fingerprint);
+		print_message("# work limit %llu: %u frames (%s)\n",
+			      (unsigned long long)w,
+			      ibf_liquid_plan_info(pl)->nframes,
+			      ibf_liquid_method_str(
+				      ibf_liquid_plan_info(pl)->method));
+		ibf_liquid_plan_destroy(pl);
+		ibf_liquid_plan_destroy(p2);
+	}
+	free(ranks);
+	ibf_routing_destroy(ro);
+	ibf_fabric_destroy(f);
+}
+
+static void test_plan_bad_ranks(void **state)
+{
+	ibf_fabric_t *f = NULL;
+	ibf_routing_t *ro;
+	ibf_liquid_plan_t *pl = (void *)1;
+	ibf_err_t err;
+	ibf_port_id_t r[3];
+
+	(void)state;
+	assert_int_equal(ibf_gen("kary:2,2", NULL, &f, &err), IBF_OK);
+	ro = route(f, "minhop");
+	r[0] = f->endpoints[0];
+	r[1] = f->endpoints[1];
+	r[2] = f->endpoints[0];
+	assert_int_equal(ibf_liquid_plan_alltoall(ro->lfts, r, 3, NULL, &pl,
+						  &err), IBF_ERR_INVALID);
+	assert_null(pl);
+	assert_non_null(strstr(err.msg, "ranks 0 and 2"));
+	r[2] = ibf_node_port_id(f, f->switches[0], 1);
+	assert_int_equal(ibf_liquid_plan_alltoall(ro->lfts, r, 3, NULL, &pl,
+						  &err), IBF_ERR_INVALID);
+	assert_non_null(strstr(err.msg, "rank 2"));
 	ibf_routing_destroy(ro);
 	ibf_fabric_destroy(f);
 }
@@ -556,12 +967,17 @@ int main(void)
 		cmocka_unit_test(test_paper_example),
 		cmocka_unit_test(test_no_team),
 		cmocka_unit_test(test_copies),
+		cmocka_unit_test(test_search_exact),
 		cmocka_unit_test(test_two_switches),
 		cmocka_unit_test(test_round_robin_hand),
 		cmocka_unit_test(test_random_fat_trees),
 		cmocka_unit_test(test_random_direct),
 		cmocka_unit_test(test_alltoall_exact),
 		cmocka_unit_test(test_time_limit),
+		cmocka_unit_test(test_plan_small_equals_schedule),
+		cmocka_unit_test(test_plan_large),
+		cmocka_unit_test(test_plan_limits),
+		cmocka_unit_test(test_plan_bad_ranks),
 		cmocka_unit_test(test_bad_sets),
 	};
 	return cmocka_run_group_tests_name("liquid", tests, NULL, NULL);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Max-min fair rates: hand-computed cases on a small two-level tree traced
  * through hand-written LFTs, the crossbar normaliser, the fast solver
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "base/rng.h"
 #include <ibflow/mmf.h>
 #include <ibflow/patterns.h>
 
@@ -366,43 +368,43 @@ static void check_mmf_property(const ibf_mmf_problem_t *p, const double *r)
 /* Random problems; mode 0: arbitrary capacities and fractions, mode 1:
  * capacities 1 or 2 and fractions 1, 1/2, 1/4 so many links saturate at
  * exactly the same level (ties). */
-static void random_problem(ibf_pattern_rng_t *g, unsigned mode,
+static void random_problem(ibf_xrng_t *g, unsigned mode,
 			   ibf_mmf_problem_t *p)
 {
-	uint32_t nl = 1 + ibf_pattern_rng_below(g, 40), links[8], k, l;
-	uint32_t nf = 1 + ibf_pattern_rng_below(g, 80);
+	uint32_t nl = 1 + (uint32_t)ibf_xrng_below(g, 40), links[8], k, l;
+	uint32_t nf = 1 + (uint32_t)ibf_xrng_below(g, 80);
 	double fr[8];
 	ibf_err_t err;
 
 	assert_int_equal(ibf_mmf_problem_init(p, nl, &err), IBF_OK);
 	for (l = 0; l < nl; l++)
-		p->capacity[l] = mode ? 1 + ibf_pattern_rng_below(g, 2) :
-				 0.1 + (ibf_pattern_rng_next(g) >> 11) *
+		p->capacity[l] = mode ? 1 + (uint32_t)ibf_xrng_below(g, 2) :
+				 0.1 + (ibf_xrng_next(g) >> 11) *
 				 0x1.0p-53 * 10;
 	for (k = 0; k < nf; k++) {
-		unsigned n = 1 + ibf_pattern_rng_below(g, nl < 8 ? nl : 8), i;
+		unsigned n = 1 + (uint32_t)ibf_xrng_below(g, nl < 8 ? nl : 8), i;
 
 		for (i = 0; i < n; i++) {
-			links[i] = ibf_pattern_rng_below(g, nl);
-			fr[i] = mode ? 1.0 / (1u << ibf_pattern_rng_below(g, 3))
-				: 0.05 + (ibf_pattern_rng_next(g) >> 11) *
+			links[i] = (uint32_t)ibf_xrng_below(g, nl);
+			fr[i] = mode ? 1.0 / (1u << (uint32_t)ibf_xrng_below(g, 3))
+				: 0.05 + (ibf_xrng_next(g) >> 11) *
 				  0x1.0p-53 * 0.95;
 			/* Repeats merge: keep their sum within 1. */
 			fr[i] /= n;
 		}
 		assert_int_equal(ibf_mmf_problem_add_flow(p,
-				 1 + ibf_pattern_rng_below(g, 3), links, fr, n,
+				 1 + (uint32_t)ibf_xrng_below(g, 3), links, fr, n,
 				 &err), IBF_OK);
 	}
 }
 
 static void test_random_agree(void **state)
 {
-	ibf_pattern_rng_t g;
+	ibf_xrng_t g;
 	unsigned i, rounds_total = 0;
 
 	(void)state;
-	ibf_pattern_rng_seed(&g, 4004);
+	ibf_xrng_seed(&g, 4004);
 	for (i = 0; i < 400; i++) {
 		ibf_mmf_problem_t p;
 		ibf_mmf_stats_t st;

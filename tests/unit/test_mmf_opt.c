@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Tests of the MMF-MCF optimum on PGFTs (mmf_opt.h):
  *  - a hand case on a slimmed 2-level tree;
@@ -25,6 +26,7 @@
 #include <glpk.h>
 #endif
 
+#include "base/rng.h"
 #include <ibflow/gen.h>
 #include <ibflow/mmf.h>
 #include <ibflow/mmf_opt.h>
@@ -157,7 +159,7 @@ static ibf_node_id_t leaf_of(const ibf_fabric_t *f, ibf_port_id_t ep)
 
 /* n random flows between distinct endpoints of one plane, COUNT 1..3. */
 static ibf_flow_t *random_flows(const ibf_fabric_t *f, uint32_t n,
-				ibf_pattern_rng_t *g)
+				ibf_xrng_t *g)
 {
 	ibf_flow_t *fl = malloc(n * sizeof(*fl));
 	uint32_t *comp = components(f), k;
@@ -167,15 +169,15 @@ static ibf_flow_t *random_flows(const ibf_fabric_t *f, uint32_t n,
 		ibf_port_id_t s, d;
 
 		do {
-			s = f->endpoints[ibf_pattern_rng_below(g,
+			s = f->endpoints[(uint32_t)ibf_xrng_below(g,
 							       f->nendpoints)];
-			d = f->endpoints[ibf_pattern_rng_below(g,
+			d = f->endpoints[(uint32_t)ibf_xrng_below(g,
 							       f->nendpoints)];
 		} while (s == d ||
 			 comp[leaf_of(f, s)] != comp[leaf_of(f, d)]);
 		fl[k].src = s;
 		fl[k].dst = d;
-		fl[k].count = 1 + ibf_pattern_rng_below(g, 3);
+		fl[k].count = 1 + (uint32_t)ibf_xrng_below(g, 3);
 	}
 	free(comp);
 	return fl;
@@ -320,17 +322,17 @@ static const char *const shapes[] = {
 
 static void test_explicit_uapr(void **state)
 {
-	ibf_pattern_rng_t g;
+	ibf_xrng_t g;
 	unsigned s, rep;
 
 	(void)state;
-	ibf_pattern_rng_seed(&g, 4);
+	ibf_xrng_seed(&g, 4);
 	for (s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
 		struct tree t;
 
 		tree_build(&t, shapes[s]);
 		for (rep = 0; rep < 12; rep++) {
-			uint32_t n = 1 + ibf_pattern_rng_below(&g,
+			uint32_t n = 1 + (uint32_t)ibf_xrng_below(&g,
 						3 * t.f->nendpoints);
 			ibf_flow_t *fl = random_flows(t.f, n, &g);
 			double *r = malloc(n * sizeof(*r));
@@ -545,18 +547,18 @@ static void test_lp(void **state)
 		"pgft:3:2,2,2:1,2,1:1,1,1",
 		"pgft:2:3,3:1,2:1,2",
 	};
-	ibf_pattern_rng_t g;
+	ibf_xrng_t g;
 	unsigned s, rep;
 
 	(void)state;
 	glp_term_out(GLP_OFF);
-	ibf_pattern_rng_seed(&g, 44);
+	ibf_xrng_seed(&g, 44);
 	for (s = 0; s < sizeof(lp_shapes) / sizeof(lp_shapes[0]); s++) {
 		struct tree t;
 
 		tree_build(&t, lp_shapes[s]);
 		for (rep = 0; rep < 12; rep++) {
-			uint32_t n = 2 + ibf_pattern_rng_below(&g,
+			uint32_t n = 2 + (uint32_t)ibf_xrng_below(&g,
 						2 * t.f->nendpoints);
 			ibf_flow_t *fl = random_flows(t.f, n, &g);
 			double *r = malloc(n * sizeof(*r));

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Probe planning and solving, held against independent computations:
  *  - hand-checked fabrics (one switch with 4 hosts; two leaves under one
@@ -9,6 +10,10 @@
  *    directed link;
  *  - solve: random link latencies, RTTs synthesized by the walker, every
  *    pair's prediction within 1e-9; one corrupted measurement flagged;
+ *  - all of that for both models: directed links, and links with one
+ *    latency both ways (the walker counts a cable's two egress ports as
+ *    one column); hand cases with known latencies; asymmetric latencies
+ *    that only the directed model fits;
  *  - RTT files: bad lines give FILE:LINE errors;
  *  - the echelon form itself: each verdict on random small vectors (and
  *    sums of two, so dependent ones come up) against rational rank, and
@@ -30,7 +35,7 @@
 #include <ibflow/probe.h>
 #include <ibflow/route.h>
 
-#include "../../common/lib/probe_internal.h"
+#include "sched/probe_internal.h"
 
 /* ---- the test's own LFT walker ------------------------------------------ */
 
@@ -61,9 +66,19 @@ static unsigned walk(const ibf_lfts_t *l, ibf_port_id_t a, ibf_port_id_t b,
 	}
 }
 
-/* Pair vector over directed links (egress port ids): counts. */
-static void pair_vec(const ibf_lfts_t *l, ibf_port_id_t a, ibf_port_id_t b,
-		     int *v)
+/* Column of egress port p: itself (directed), or the smaller of the two
+ * ports of its cable (symmetric: one unknown both ways). */
+static unsigned col_of(const ibf_fabric_t *f, ibf_probe_model_t model,
+		       ibf_port_id_t p)
+{
+	ibf_port_id_t q = f->ports[p].peer;
+
+	return model == IBF_PROBE_SYMMETRIC && q < p ? q : p;
+}
+
+/* Pair vector over the model's columns (port ids): counts. */
+static void pair_vec_m(const ibf_lfts_t *l, ibf_probe_model_t model,
+		       ibf_port_id_t a, ibf_port_id_t b, int *v)
 {
 	ibf_port_id_t buf[64];
 	unsigned n, i;
@@ -71,10 +86,17 @@ static void pair_vec(const ibf_lfts_t *l, ibf_port_id_t a, ibf_port_id_t b,
 	memset(v, 0, l->fabric->nports * sizeof(*v));
 	n = walk(l, a, b, buf);
 	for (i = 0; i < n; i++)
-		v[buf[i]]++;
+		v[col_of(l->fabric, model, buf[i])]++;
 	n = walk(l, b, a, buf);
 	for (i = 0; i < n; i++)
-		v[buf[i]]++;
+		v[col_of(l->fabric, model, buf[i])]++;
+}
+
+/* Over directed links. */
+static void pair_vec(const ibf_lfts_t *l, ibf_port_id_t a, ibf_port_id_t b,
+		     int *v)
+{
+	pair_vec_m(l, IBF_PROBE_DIRECTED, a, b, v);
 }
 
 /* ---- exact rank by rational elimination ---------------------------------- */
@@ -178,7 +200,7 @@ static void fx_free(struct fx *x)
 }
 
 /* All-pairs rank (brute force over every pair). */
-static unsigned brute_rank(const struct fx *x)
+static unsigned brute_rank_m(const struct fx *x, ibf_probe_model_t model)
 {
 	unsigned n = x->h.n, np = n * (n - 1) / 2, nc = x->f->nports, a, b, k;
 	int *rows = malloc((size_t)np * nc * sizeof(*rows));
@@ -188,29 +210,40 @@ static unsigned brute_rank(const struct fx *x)
 	k = 0;
 	for (a = 0; a < n; a++)
 		for (b = a + 1; b < n; b++)
-			pair_vec(x->r->lfts, x->h.ports[a], x->h.ports[b],
-				 rows + (size_t)nc * k++);
+			pair_vec_m(x->r->lfts, model, x->h.ports[a],
+				   x->h.ports[b], rows + (size_t)nc * k++);
 	rk = rank_q(rows, np, nc);
 	free(rows);
 	return rk;
 }
 
-/* The plan's pairs: rank by rational elimination, and every round free of
- * shared hosts and shared directed links. */
+static unsigned brute_rank(const struct fx *x)
+{
+	return brute_rank_m(x, IBF_PROBE_DIRECTED);
+}
+
+/* The plan's pairs: rank by rational elimination (over the plan's model's
+ * columns), and every round free of shared hosts and shared directed
+ * links (whatever the model: links are full duplex). */
 static void check_plan(const struct fx *x, const ibf_probe_plan_t *p)
 {
 	unsigned nc = x->f->nports, i, r, k;
 	int *rows = malloc(((size_t)p->npairs + 1) * nc * sizeof(*rows));
+	int *mrows = malloc(((size_t)p->npairs + 1) * nc * sizeof(*mrows));
 	int *used = malloc(nc * sizeof(*used));
 	int *hused = malloc(x->h.n * sizeof(*hused));
 	size_t pairs_rounds = 0;
 
 	assert_non_null(rows);
 	assert_int_equal(p->rank, p->npairs);
-	for (i = 0; i < p->npairs; i++)
+	for (i = 0; i < p->npairs; i++) {
 		pair_vec(x->r->lfts, x->h.ports[p->pairs[i].a],
 			 x->h.ports[p->pairs[i].b], rows + (size_t)nc * i);
-	assert_int_equal(rank_q(rows, p->npairs, nc), p->npairs);
+		pair_vec_m(x->r->lfts, p->model, x->h.ports[p->pairs[i].a],
+			   x->h.ports[p->pairs[i].b], mrows + (size_t)nc * i);
+	}
+	assert_int_equal(rank_q(mrows, p->npairs, nc), p->npairs);
+	free(mrows);
 	for (r = 0; r < p->nrounds; r++) {
 		memset(used, 0, nc * sizeof(*used));
 		memset(hused, 0, x->h.n * sizeof(*hused));
@@ -237,14 +270,23 @@ static void check_plan(const struct fx *x, const ibf_probe_plan_t *p)
 	free(hused);
 }
 
-static void plan(const struct fx *x, ibf_probe_plan_t *p)
+static void plan_m(const struct fx *x, ibf_probe_model_t model,
+		   ibf_probe_plan_t *p)
 {
+	ibf_probe_opts_t o = { 0, model };
 	ibf_err_t err;
 
 	ibf_err_clear(&err);
-	assert_int_equal(ibf_probe_plan(x->r->lfts, &x->h, NULL, p, &err),
-			 IBF_OK);
+	assert_int_equal(ibf_probe_plan(x->r->lfts, &x->h,
+					model == IBF_PROBE_DIRECTED ? NULL : &o,
+					p, &err), IBF_OK);
+	assert_int_equal(p->model, model);
 	check_plan(x, p);
+}
+
+static void plan(const struct fx *x, ibf_probe_plan_t *p)
+{
+	plan_m(x, IBF_PROBE_DIRECTED, p);
 }
 
 /* ---- hand-checked fabrics ------------------------------------------------- */
@@ -313,6 +355,8 @@ static void test_brute_force(void **state)
 		ibf_probe_plan_t p;
 		unsigned rk;
 
+		unsigned drank;
+
 		fx_make(&x, cases[i][0], cases[i][1]);
 		plan(&x, &p);
 		rk = brute_rank(&x);
@@ -321,6 +365,15 @@ static void test_brute_force(void **state)
 			      cases[i][1], x.h.n, p.rank, rk, p.nrounds,
 			      p.lower_bound);
 		assert_int_equal(p.rank, rk);
+		drank = p.rank;
+		ibf_probe_plan_free(&p);
+		plan_m(&x, IBF_PROBE_SYMMETRIC, &p);
+		rk = brute_rank_m(&x, IBF_PROBE_SYMMETRIC);
+		print_message("  symmetric: rank %u (brute force %u) rounds "
+			      "%u lower bound %u\n", p.rank, rk, p.nrounds,
+			      p.lower_bound);
+		assert_int_equal(p.rank, rk);
+		assert_true(p.rank <= drank);
 		ibf_probe_plan_free(&p);
 		fx_free(&x);
 	}
@@ -432,7 +485,23 @@ static double true_rtt(const struct fx *x, const double *lat, unsigned a,
 	return s;
 }
 
-static void solve_case(const char *spec, const char *engine, unsigned seed)
+/* Random latencies in [0.1, 2.1]; symmetric: a cable's two egress ports
+ * get the same one. */
+static double *random_lat(const ibf_fabric_t *f, ibf_probe_model_t model)
+{
+	double *lat = malloc(f->nports * sizeof(*lat));
+	unsigned i;
+
+	assert_non_null(lat);
+	for (i = 0; i < f->nports; i++)
+		lat[i] = 0.1 + (double)rand() / RAND_MAX * 2.0;
+	for (i = 0; i < f->nports; i++)
+		lat[i] = lat[col_of(f, model, i)];
+	return lat;
+}
+
+static void solve_case_m(const char *spec, const char *engine,
+			 unsigned seed, ibf_probe_model_t model)
 {
 	struct fx x;
 	ibf_probe_plan_t p;
@@ -444,11 +513,9 @@ static void solve_case(const char *spec, const char *engine, unsigned seed)
 	ibf_err_t err;
 
 	fx_make(&x, spec, engine);
-	plan(&x, &p);
+	plan_m(&x, model, &p);
 	srand(seed);
-	lat = malloc(x.f->nports * sizeof(*lat));
-	for (i = 0; i < x.f->nports; i++)
-		lat[i] = 0.1 + (double)rand() / RAND_MAX * 2.0;
+	lat = random_lat(x.f, model);
 	/* Exactly the plan's pairs. */
 	m = calloc((size_t)x.h.n * x.h.n, sizeof(*m));
 	for (i = 0; i < p.npairs; i++) {
@@ -457,8 +524,9 @@ static void solve_case(const char *spec, const char *engine, unsigned seed)
 		m[i].rtt = true_rtt(&x, lat, m[i].a, m[i].b);
 	}
 	ibf_err_clear(&err);
-	assert_int_equal(ibf_probe_solve(x.r->lfts, &x.h, m, p.npairs, 0, &s,
-					 &err), IBF_OK);
+	assert_int_equal(ibf_probe_solve_model(x.r->lfts, &x.h, model, m,
+					       p.npairs, 0, &s, &err), IBF_OK);
+	assert_int_equal(s.model, model);
 	assert_int_equal(s.rank, p.rank);
 	assert_true(s.residual_max < 1e-9);
 	assert_int_equal(s.nflagged, 0);
@@ -493,8 +561,8 @@ static void solve_case(const char *spec, const char *engine, unsigned seed)
 		}
 	bad = nm / 3;
 	m[bad].rtt += 5.0;
-	assert_int_equal(ibf_probe_solve(x.r->lfts, &x.h, m, nm, 0.5, &s,
-					 &err), IBF_OK);
+	assert_int_equal(ibf_probe_solve_model(x.r->lfts, &x.h, model, m, nm,
+					       0.5, &s, &err), IBF_OK);
 	assert_true(s.nflagged >= 1);
 	for (i = 0, k = 0; i < s.nflagged; i++)
 		k |= s.flagged[i] == bad;
@@ -512,6 +580,12 @@ static void solve_case(const char *spec, const char *engine, unsigned seed)
 	fx_free(&x);
 }
 
+static void solve_case(const char *spec, const char *engine, unsigned seed)
+{
+	solve_case_m(spec, engine, seed, IBF_PROBE_DIRECTED);
+	solve_case_m(spec, engine, seed, IBF_PROBE_SYMMETRIC);
+}
+
 static void test_solve(void **state)
 {
 	(void)state;
@@ -520,6 +594,140 @@ static void test_solve(void **state)
 	solve_case("kary:2,3", "minhop", 3);
 	solve_case("jellyfish:8,3,2", "minhop", 4);
 	solve_case("kary:4,3", "dmodk", 5);
+	solve_case("torus:2,2,2", "minhop", 6);
+}
+
+/* Every pair measured once. */
+static ibf_probe_meas_t *all_meas(const struct fx *x, const double *lat,
+				  unsigned *nm)
+{
+	ibf_probe_meas_t *m = calloc((size_t)x->h.n * x->h.n, sizeof(*m));
+	unsigned a, b;
+
+	assert_non_null(m);
+	*nm = 0;
+	for (a = 0; a < x->h.n; a++)
+		for (b = a + 1; b < x->h.n; b++) {
+			m[*nm].a = a;
+			m[*nm].b = b;
+			m[*nm].rtt = true_rtt(x, lat, a, b);
+			(*nm)++;
+		}
+	return m;
+}
+
+/* One switch, 4 hosts, host i's link i + 1 us each way: RTT(a, b) =
+ * 2 (l_a + l_b).  Symmetric: 4 aggregates, each one link (coefficient 1)
+ * of latency l_i.  Directed: each aggregate the two directions of a host
+ * link, latency 2 l_i.  Then injection 1 + i and ejection 10 + i: every
+ * RTT depends only on each link's two directions together, so the
+ * symmetric model still fits every pair exactly, with l_i their mean. */
+static void test_models_hand(void **state)
+{
+	struct fx x;
+	ibf_probe_solution_t s;
+	ibf_probe_meas_t *m;
+	double lat[64];
+	unsigned i, k, nm, pass;
+	ibf_err_t err;
+
+	(void)state;
+	fx_make(&x, "xgft:1:4:1", "minhop");
+	assert_true(x.f->nports <= 64);
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < x.h.n; i++) {
+			ibf_port_id_t ca = x.h.ports[i];
+
+			lat[ca] = 1 + i;
+			lat[x.f->ports[ca].peer] = pass ? 10 + i : 1 + i;
+		}
+		m = all_meas(&x, lat, &nm);
+		assert_int_equal(nm, 6);
+		assert_true(m[0].rtt ==
+			    (pass ? (1 + 11) + (2 + 10) : 2 * (1 + 2)));
+		ibf_err_clear(&err);
+		assert_int_equal(ibf_probe_solve_model(x.r->lfts, &x.h,
+				 IBF_PROBE_SYMMETRIC, m, nm, 0, &s, &err),
+				 IBF_OK);
+		assert_int_equal(s.rank, 4);
+		assert_int_equal(s.nagg, 4);
+		assert_int_equal(s.nflagged, 0);
+		for (i = 0; i < s.nagg; i++) {
+			ibf_port_id_t pp;
+			unsigned host;
+
+			assert_int_equal(s.agg_start[i + 1] - s.agg_start[i],
+					 1);
+			assert_true(fabs(s.agg_coef[s.agg_start[i]] - 1) <
+				    1e-12);
+			pp = s.agg_links[s.agg_start[i]];
+			for (host = 0; host < x.h.n; host++)
+				if (x.h.ports[host] == pp ||
+				    x.f->ports[x.h.ports[host]].peer == pp)
+					break;
+			assert_true(host < x.h.n);
+			assert_true(fabs(s.agg_latency[i] -
+					 (pass ? 5.5 + host : 1.0 + host)) <
+				    1e-9);
+		}
+		for (i = 0; i < nm; i++)
+			assert_true(fabs(s.pair_rtt[i] - m[i].rtt) < 1e-9);
+		ibf_probe_solution_free(&s);
+		assert_int_equal(ibf_probe_solve_model(x.r->lfts, &x.h,
+				 IBF_PROBE_DIRECTED, m, nm, 0, &s, &err),
+				 IBF_OK);
+		assert_int_equal(s.rank, 4);
+		assert_int_equal(s.nagg, 4);
+		for (i = 0; i < s.nagg; i++) {
+			double t = 0;
+
+			assert_int_equal(s.agg_start[i + 1] - s.agg_start[i],
+					 2);
+			for (k = s.agg_start[i]; k < s.agg_start[i + 1]; k++)
+				t += lat[s.agg_links[k]];
+			assert_true(fabs(s.agg_latency[i] - t) < 1e-9);
+		}
+		ibf_probe_solution_free(&s);
+		free(m);
+	}
+	fx_free(&x);
+}
+
+/* Different latencies each way on a fabric whose two legs of a pair take
+ * different links (D-mod-K picks the up path by destination): the
+ * directed model fits every pair exactly, the symmetric one cannot and
+ * flags measurements. */
+static void test_asymmetric_needs_directed(void **state)
+{
+	struct fx x;
+	ibf_probe_solution_t s;
+	ibf_probe_meas_t *m;
+	double *lat;
+	unsigned nm;
+	ibf_err_t err;
+
+	(void)state;
+	fx_make(&x, "kary:4,3", "dmodk");
+	srand(11);
+	lat = random_lat(x.f, IBF_PROBE_DIRECTED);
+	m = all_meas(&x, lat, &nm);
+	ibf_err_clear(&err);
+	assert_int_equal(ibf_probe_solve_model(x.r->lfts, &x.h,
+			 IBF_PROBE_DIRECTED, m, nm, 0, &s, &err), IBF_OK);
+	assert_int_equal(s.nflagged, 0);
+	assert_true(s.residual_max < 1e-9);
+	ibf_probe_solution_free(&s);
+	assert_int_equal(ibf_probe_solve_model(x.r->lfts, &x.h,
+			 IBF_PROBE_SYMMETRIC, m, nm, 0, &s, &err), IBF_OK);
+	print_message("asymmetric latencies, symmetric model: %u of %u "
+		      "measurements flagged, residual max %g\n", s.nflagged,
+		      nm, s.residual_max);
+	assert_true(s.nflagged > 0);
+	assert_true(s.residual_max > 0.01);
+	ibf_probe_solution_free(&s);
+	free(m);
+	free(lat);
+	fx_free(&x);
 }
 
 /* The hand case: U = the 4 leaf-spine links, one aggregated link. */
@@ -634,6 +842,8 @@ int main(void)
 		cmocka_unit_test(test_echelon),
 		cmocka_unit_test(test_solve),
 		cmocka_unit_test(test_solve_aggregates),
+		cmocka_unit_test(test_models_hand),
+		cmocka_unit_test(test_asymmetric_needs_directed),
 		cmocka_unit_test(test_rtt_file),
 	};
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * The routing framework and the minhop engine.
  *
@@ -16,30 +17,10 @@
 
 #include <ibflow/gen.h>
 #include <ibflow/route.h>
+#include <ibflow/check.h>
 #include <ibflow/trace.h>
 
-static ibf_fabric_t *gen(const char *spec, unsigned lmc)
-{
-	ibf_gen_opts_t o = { .lmc = lmc };
-	ibf_fabric_t *f = NULL;
-	ibf_err_t err;
-
-	ibf_err_clear(&err);
-	if (ibf_gen(spec, &o, &f, &err) != IBF_OK)
-		fail_msg("gen %s: %s", spec, err.msg);
-	return f;
-}
-
-static ibf_routing_t *route(const ibf_fabric_t *f, const char *engine)
-{
-	ibf_routing_t *r = NULL;
-	ibf_err_t err;
-
-	ibf_err_clear(&err);
-	if (ibf_route(f, engine, NULL, &r, &err) != IBF_OK)
-		fail_msg("route %s: %s", engine, err.msg);
-	return r;
-}
+#include "test_util.h"
 
 /* Links between nodes from a BFS over every node (hosts too). */
 static void bfs_nodes(const ibf_fabric_t *f, ibf_node_id_t from,
@@ -72,8 +53,8 @@ static void bfs_nodes(const ibf_fabric_t *f, ibf_node_id_t from,
 /* No defect (hosts and switches), and every route as short as the BFS. */
 static void check_minhop(const char *spec, unsigned lmc)
 {
-	ibf_fabric_t *f = gen(spec, lmc);
-	ibf_routing_t *r = route(f, "minhop");
+	ibf_fabric_t *f = tu_gen(spec, lmc);
+	ibf_routing_t *r = tu_route(f, "minhop");
 	ibf_check_opts_t co = IBF_CHECK_OPTS_DEFAULT;
 	ibf_check_report_t rep;
 	uint32_t *dist = malloc(sizeof(*dist) * f->nnodes);
@@ -185,8 +166,8 @@ static void mark_below(const ibf_fabric_t *f, const uint32_t *lvl,
 
 static void check_balance(const char *spec, unsigned lmc)
 {
-	ibf_fabric_t *f = gen(spec, lmc);
-	ibf_routing_t *r = route(f, "minhop");
+	ibf_fabric_t *f = tu_gen(spec, lmc);
+	ibf_routing_t *r = tu_route(f, "minhop");
 	uint32_t *lvl = malloc(sizeof(*lvl) * f->nnodes);
 	uint8_t *below = malloc(f->nnodes);
 	uint32_t s, count[256];
@@ -264,23 +245,24 @@ static void balance_xgft3(void **s)
 static void engine_table(void **s)
 {
 	const ibf_route_engine_t *e = ibf_route_engines();
-	const char *want[] = { "minhop", "dmodk", "uapr", "layered" };
+	const char *want[] = { "minhop", "dmodk", "uapr", "layered",
+			       "swisst1" };
 	unsigned i;
 
 	(void)s;
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		assert_non_null(e[i].name);
 		assert_string_equal(e[i].name, want[i]);
 		assert_ptr_equal(ibf_route_engine_find(want[i])->run,
 				 e[i].run);
 	}
-	assert_null(e[4].name);
+	assert_null(e[5].name);
 	assert_null(ibf_route_engine_find("ftree"));
 }
 
 static void unknown_engine_and_prefix(void **s)
 {
-	ibf_fabric_t *f = gen("torus:3,3,3", 0);
+	ibf_fabric_t *f = tu_gen("torus:3,3,3", 0);
 	ibf_routing_t *r = (ibf_routing_t *)1;
 	ibf_err_t err;
 
@@ -301,8 +283,8 @@ static void unknown_engine_and_prefix(void **s)
 /* Defaults: topological order = the fabric's endpoints, SL 0. */
 static void defaults(void **s)
 {
-	ibf_fabric_t *f = gen("kary:2,2", 0);
-	ibf_routing_t *r = route(f, "minhop");
+	ibf_fabric_t *f = tu_gen("kary:2,2", 0);
+	ibf_routing_t *r = tu_route(f, "minhop");
 	uint32_t i;
 
 	(void)s;
@@ -389,8 +371,8 @@ static void check_hole(const ibf_fabric_t *f, const ibf_routing_t *good,
 
 static void validation(void **s)
 {
-	ibf_fabric_t *f = gen("xgft:2:3,4:1,2", 0);
-	ibf_routing_t *good = route(f, "minhop");
+	ibf_fabric_t *f = tu_gen("xgft:2:3,4:1,2", 0);
+	ibf_routing_t *good = tu_route(f, "minhop");
 	char want[128];
 	ibf_node_id_t n1 = f->switches[1];
 
@@ -427,7 +409,7 @@ static void validation_dead_port(void **s)
 	assert_int_equal(ibf_fabric_link(f, sw, 1, h0, 1, 0, 0, &err), IBF_OK);
 	assert_int_equal(ibf_fabric_link(f, sw, 2, h1, 1, 0, 0, &err), IBF_OK);
 	assert_int_equal(ibf_fabric_finalize(f, NULL, &err), IBF_OK);
-	good = route(f, "minhop");
+	good = tu_route(f, "minhop");
 	{
 		struct fake_ctx c = { good, HOLE_DEAD, 0,
 				      f->ports[f->endpoints[1]].lid };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Route tracing and the all-pairs check.
  *
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <ibflow/check.h>
 #include <ibflow/trace.h>
 
 /* ---- the hand-built tree ------------------------------------------------

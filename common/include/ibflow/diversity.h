@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * Path diversity of a layered routing, after FatPaths (papers/003,
- * section IV-B) measured on the routes actually installed.
+ * Path diversity of a layered routing, after FatPaths (Besta et al.,
+ * SC'20, section IV-B), measured on the routes actually installed.
  *
  * A layered routing offers, between two switches s and t, one route per
  * layer: the route that a packet from s to a DLID of layer i of an endpoint
@@ -31,6 +32,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 #define IBF_DIVERSITY_HIST 16 /* cdp / distinct histograms: 0..15, 15+ */
 
@@ -62,6 +64,7 @@ static inline double ibf_diversity_share_ge3(const ibf_diversity_t *d)
 	return d->pairs ? (double)d->pairs_cdp_ge3 / (double)d->pairs : 0.0;
 }
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Evaluation of routings by max-min fair rates on LFTI traffic patterns:
  * the driver behind `ibflow eval`, a library so the OpenSM plugin can call
@@ -34,6 +35,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 typedef enum ibf_eval_paths {
 	IBF_EVAL_SINGLE = 0, /* base LID only (LID offset 0) */
@@ -142,35 +144,21 @@ ibf_eval_result(const ibf_eval_t *e, uint32_t routing, uint32_t pattern)
 /* "single", "lmc", "layers". */
 const char *ibf_eval_paths_name(ibf_eval_paths_t p);
 
-/* The table routing x pattern (index, opt_index, ratio, rates, worst link
- * load, times). */
-void ibf_eval_print(const ibf_eval_t *e, FILE *fp);
-
-/* {"patterns":[{"name", "flows", "index", "opt_index", "ratio",
- * "min_rate", "median_rate", "max_link_load", "seconds", "opt_seconds"},
- * ...]}, one entry
- * per routing and pattern; with several routings each entry also has
- * "routing".  Values not computed are null.  path "-" = stdout. */
-ibf_status_t ibf_eval_write_json(const ibf_eval_t *e, const char *path,
+/* The results as JSON on fp: {"patterns":[{"name", "flows", "index",
+ * "opt_index", "ratio", "min_rate", "median_rate", "max_link_load",
+ * "seconds", "opt_seconds"}, ...]}, one entry per routing and pattern;
+ * with several routings each entry also has "routing".  Values not
+ * computed are null. */
+ibf_status_t ibf_eval_write_json(const ibf_eval_t *e, FILE *fp,
 				 ibf_err_t *err);
 
-/* CSV "pattern,instance,src,dst,rate[,opt_rate]" (preceded by a
- * "routing" column with several routings), hosts by ibf_port_host_name();
- * needs keep_flows.  Written atomically. */
-ibf_status_t ibf_eval_write_flows(const ibf_eval_t *e, const char *path,
+/* Per-flow rates as CSV on fp: "pattern,instance,src,dst,rate[,opt_rate]"
+ * (preceded by a "routing" column with several routings), hosts by
+ * ibf_port_host_name(); needs keep_flows. */
+ibf_status_t ibf_eval_write_flows(const ibf_eval_t *e, FILE *fp,
 				  ibf_err_t *err);
 
-/* Can ibf_eval_plot() run (gnuplot found at configure time and still
- * executable)?  IBF_ERR_UNSUPPORTED "gnuplot not found" otherwise. */
-ibf_status_t ibf_eval_plot_check(ibf_err_t *err);
-
-/* SVG bar chart of the indices: one group per pattern, one bar per
- * routing (and "optimum" when computed).  Runs gnuplot on a script and a
- * data file in a private temporary directory; the SVG is written
- * atomically. */
-ibf_status_t ibf_eval_plot(const ibf_eval_t *e, const char *path,
-			   ibf_err_t *err);
-
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * The fabric model: nodes, ports, links, LIDs.
  *
@@ -24,18 +25,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <ibflow/limits.h>
 #include <ibflow/status.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 typedef uint32_t ibf_node_id_t;
 typedef uint32_t ibf_port_id_t;
 
 #define IBF_NO_ID        UINT32_MAX
 #define IBF_LID_UCAST_MAX 0xBFFFu /* highest unicast LID */
-#define IBF_LMC_MAX      7u
 #define IBF_MAX_PORTS    254u    /* physical ports per node (1..254) */
 
 typedef enum ibf_node_type {
@@ -105,15 +107,11 @@ typedef struct ibf_fabric {
 	uint32_t *endpoint_index;      /* port id -> index in endpoints[] */
 	bool finalized;
 
-	/* Private: growth capacities, string pool, name/GUID indices.  The
-	 * LID index is kept from the first ibf_fabric_set_port() on, so
-	 * overlapping LIDs are caught at the input line that causes them. */
-	uint32_t nodes_cap, ports_cap;
-	char *pool;
-	size_t pool_len, pool_cap;
-	struct ibf_hash *by_node_guid, *by_port_guid, *by_desc;
-	uint8_t *desc_shared; /* per node: another node has the same desc */
-	uint32_t nlid_ports;  /* ports given a LID by the input */
+	uint32_t nlid_ports;           /* ports given a LID by the input */
+
+	/* The library's own: NodeDescription pool, growth capacities, the
+	 * GUID and name indices (opaque; read names with ibf_node_desc). */
+	struct ibf_fabric_priv *priv;
 } ibf_fabric_t;
 
 /* ---- construction ---------------------------------------------------- */
@@ -185,11 +183,8 @@ static inline ibf_port_t *ibf_node_port(const ibf_fabric_t *f,
 	return &f->ports[f->nodes[n].first_port + num];
 }
 
-static inline const char *ibf_node_desc(const ibf_fabric_t *f,
-					ibf_node_id_t n)
-{
-	return f->pool + f->nodes[n].desc;
-}
+/* A node's NodeDescription ("" when the input had none). */
+const char *ibf_node_desc(const ibf_fabric_t *f, ibf_node_id_t n);
 
 static inline bool ibf_node_is_switch(const ibf_fabric_t *f, ibf_node_id_t n)
 {
@@ -239,6 +234,7 @@ const char *ibf_port_host_name(const ibf_fabric_t *f, ibf_port_id_t p,
 ibf_status_t ibf_fabric_compare(const ibf_fabric_t *a, const ibf_fabric_t *b,
 				ibf_err_t *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Topology generators, specs in the papers' notation:
  *   pgft:H:M:W:P   e.g. pgft:3:6,6,12:1,6,6:1,1,1   PGFT(h; m; w; p)
@@ -8,6 +9,7 @@
  *   hyperx:L:S:K[:P]
  *   jellyfish:NR,K,P[:SEED]
  *   torus:X,Y,Z[:P]
+ *   tree:S,H,P[:SEED] random irregular tree (S switches, H hosts)
  * Hosts are named "hNNNN HCA-1" in the generator's topological order; the
  * fabric comes back finalized with LIDs assigned at the requested LMC.
  */
@@ -19,6 +21,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 typedef struct ibf_gen_opts {
 	unsigned lmc;
@@ -27,6 +30,7 @@ typedef struct ibf_gen_opts {
 ibf_status_t ibf_gen(const char *spec, const ibf_gen_opts_t *opts,
 		     ibf_fabric_t **out, ibf_err_t *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Text input and atomic output shared by every file format of libibflow.
  *
@@ -21,6 +22,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 typedef struct ibf_text {
 	const char *name;  /* for messages: the path, or "<stdin>" */
@@ -64,16 +66,6 @@ ibf_status_t ibf_text_error(const ibf_text_t *t, ibf_err_t *err,
 			    ibf_status_t st, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/* Small scanners for hand-written parsers.  Each skips leading blanks,
- * advances *s past what it consumed and returns false on no match. */
-void ibf_scan_blanks(const char **s);
-bool ibf_scan_lit(const char **s, const char *lit);          /* exact text */
-bool ibf_scan_u64(const char **s, int base, uint64_t *v);    /* no sign */
-bool ibf_scan_uint(const char **s, unsigned max, unsigned *v); /* decimal */
-/* A "quoted string": copies at most len-1 bytes into out. */
-bool ibf_scan_quoted(const char **s, char *out, size_t len);
-bool ibf_scan_end(const char **s); /* only blanks (or a # comment) remain */
-
 /* Atomic output file: temp + rename.  path "-" writes to stdout. */
 typedef struct ibf_ofile {
 	FILE *fp;
@@ -85,6 +77,7 @@ ibf_status_t ibf_ofile_open(ibf_ofile_t *o, const char *path, ibf_err_t *err);
 ibf_status_t ibf_ofile_commit(ibf_ofile_t *o, ibf_err_t *err);
 void ibf_ofile_abort(ibf_ofile_t *o);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Linear forwarding tables of every switch of a fabric: DLID -> out port.
  *
@@ -16,6 +17,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 #define IBF_LFT_NO_PORT 0xFFu /* unrouted LID (OpenSM's OSM_NO_PATH) */
 
@@ -45,6 +47,7 @@ static inline void ibf_lfts_set(ibf_lfts_t *l, uint32_t sw, unsigned lid,
 	l->has_table[sw] = 1;
 }
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Routing files: read OpenSM's opensm-lfts.dump and the output of ibroute /
  * dump_lfts (auto-detected); write the opensm-lfts.dump format.
@@ -13,6 +14,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 ibf_status_t ibf_lfts_read(const ibf_fabric_t *f, const char *path,
 			   ibf_lfts_t **out, ibf_err_t *err);
@@ -23,6 +25,7 @@ ibf_status_t ibf_lfts_write(const ibf_lfts_t *l, FILE *fp, ibf_err_t *err);
 ibf_status_t ibf_lfts_write_file(const ibf_lfts_t *l, const char *path,
 				 ibf_err_t *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

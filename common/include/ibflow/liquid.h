@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Liquid scheduling (E. Gabrielyan, "Liquid Schedule Construction
  * Algorithm", 2006): partition a traffic of equal-size transfers into time
@@ -11,10 +12,17 @@
  *
  * The search is the paper's exact method: full teams of the reduced traffic
  * enumerated by category fission (blank, idle and skeleton optimisations),
- * assembled frame by frame with backtracking.  It stops at a deadline; then
- * the best schedule found (deepest liquid prefix completed greedily, or a
- * greedy colouring of the whole traffic, whichever is shorter) is returned
- * and the result says so.  See docs/liquid.md.
+ * assembled frame by frame with backtracking.
+ *
+ * Time limits are a contract: a call returns within its limit (plus the
+ * few milliseconds between two looks at the clock) with the best schedule
+ * found so far.  The topology-unaware round-robin schedule is built first,
+ * so a valid schedule always exists; `liquid` and `optimal_proven` say
+ * exactly what is known.  See docs/liquid.md.
+ *
+ * All-to-all among many ranks (MPI communicators): ibf_liquid_plan_*()
+ * below, which never stores the transfers' link sets and scales to
+ * thousands of ranks.
  */
 #ifndef IBFLOW_LIQUID_H
 #define IBFLOW_LIQUID_H
@@ -25,11 +33,13 @@
 
 #include <ibflow/fabric.h>
 #include <ibflow/hosts.h>
+#include <ibflow/traffic.h>
 #include <ibflow/lfts.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* Refuse traffics larger than this (COUNT can be up to 2^32 - 1). */
 #define IBF_LIQUID_MAX_TRANSFERS 2000000u
@@ -82,6 +92,11 @@ typedef struct ibf_liquid_opts {
 	bool no_search;     /* cheap schedules only */
 	bool search_first;  /* run the exact search even if a cheap schedule
 			       is liquid (tests, benchmarks of the search) */
+	/* Work units (about one link test each; ~10^8 a second) after which
+	 * the call stops as if the time limit had passed; 0: none.  Unlike
+	 * the clock it stops every machine at the same point, so ranks that
+	 * all reach it still compute the same schedule. */
+	uint64_t work_limit;
 } ibf_liquid_opts_t;
 
 typedef enum ibf_liquid_method {
@@ -89,6 +104,8 @@ typedef enum ibf_liquid_method {
 	IBF_LIQUID_SEARCH_GREEDY,   /* deepest liquid prefix + greedy rest */
 	IBF_LIQUID_GREEDY,          /* greedy colouring of the whole traffic */
 	IBF_LIQUID_ROUND_ROBIN,     /* the baseline itself was the best */
+	IBF_LIQUID_FIRST_FIT,       /* all-to-all plans: first fit over all
+				       frames in a phase order */
 } ibf_liquid_method_t;
 
 const char *ibf_liquid_method_str(ibf_liquid_method_t m);
@@ -115,13 +132,16 @@ typedef struct ibf_liquid_result {
 	uint32_t search_depth;      /* frames of the deepest liquid prefix */
 	uint64_t categories;        /* categories examined by the search */
 	double seconds;             /* time of ibf_liquid_schedule() */
+	uint64_t work;              /* work units spent (opts.work_limit) */
 	/* Topology-unaware baseline: round-robin phases split first-fit. */
 	uint32_t rr_frames;
 } ibf_liquid_result_t;
 
-/* Schedule a traffic.  Keeps within opts->time_limit: the search stops at
- * a deadline that leaves room for the greedy completion (timed from the
- * greedy run made first).  opts may be NULL.  Free the result with ibf_liquid_result_free(). */
+/* Schedule a traffic.  Round robin first, then the greedy colouring, then
+ * (up to LQ_SEARCH_MAX transfers, 32,768) the exact search; all within
+ * opts->time_limit, the search stopping early enough to complete its
+ * deepest liquid prefix greedily.  opts may be NULL.  Free the result with
+ * ibf_liquid_result_free(). */
 ibf_status_t ibf_liquid_schedule(const ibf_liquid_traffic_t *t,
 				 const ibf_liquid_opts_t *opts,
 				 ibf_liquid_result_t *res, ibf_err_t *err);
@@ -134,7 +154,7 @@ ibf_status_t ibf_liquid_round_robin(const ibf_liquid_traffic_t *t,
 				    uint32_t *nframes, uint32_t *frame_of,
 				    ibf_err_t *err);
 
-/* The issue-6 JSON document: {"transfers", "duration",
+/* The schedule as JSON on fp: {"transfers", "duration",
  * "liquid_throughput", "liquid", "optimal_proven", "frames":[[["SRC",
  * "DST"], ...], ...], "time_s"}; hosts by NodeDescription.  Needs a traffic
  * built from a fabric (hosts != NULL). */
@@ -143,6 +163,102 @@ ibf_status_t ibf_liquid_write_json(const ibf_fabric_t *f,
 				   const ibf_liquid_result_t *res, FILE *fp,
 				   ibf_err_t *err);
 
+/* ---- all-to-all plans ------------------------------------------------------
+ *
+ * An all-to-all among nranks ranks (CA ports, in rank order): every rank
+ * sends one equal-size message to every other rank.  The plan computes a
+ * schedule of frames from the fabric and its LFTs alone, deterministically:
+ * every rank of an MPI communicator that calls it with the same fabric,
+ * LFTs and ordered rank list gets the same plan, as long as no call is cut
+ * short by its time limit (info->timed_out; use opts->work_limit for a
+ * budget that stops every rank at the same point, and compare
+ * info->fingerprint across ranks when in doubt).
+ *
+ * Memory: 4 bytes per transfer for the frames, plus the paths from each
+ * switch with ranks to each rank (switches x ranks x hops x 4 bytes); the
+ * transfers' link sets are never stored.  About 0.1-0.3 s of CPU for
+ * 1,024 ranks and 3-16 s for 4,096 (docs/benchmarks.md).
+ *
+ * Method: round robin (the baseline, built first), then first fit over all
+ * frames at once in a phase order, a second phase order if the first is
+ * more than 1% above the bound, and for up to 181 ranks the exact search of
+ * ibf_liquid_schedule().  The liquid bound (duration) is the load of the
+ * busiest link; plans reach it or come within a few percent
+ * (docs/liquid.md). */
+
+#define IBF_LIQUID_IDLE UINT32_MAX   /* no peer in this frame */
+
+typedef struct ibf_liquid_plan ibf_liquid_plan_t;
+
+typedef struct ibf_liquid_plan_info {
+	uint32_t nranks;
+	uint64_t ntransfers;        /* nranks (nranks - 1) */
+	uint32_t duration;          /* liquid bound: frames >= duration (a
+				       lower bound of it when the limit
+				       expired before every route was
+				       traced; timed_out says so) */
+	double liquid_throughput;   /* ntransfers / duration */
+	uint32_t nframes;
+	uint32_t largest_frame;     /* transfers in the fullest frame */
+	bool liquid;                /* nframes == duration */
+	bool optimal_proven;        /* liquid, or (small plans) the search
+				       proved none exists and nframes ==
+				       duration + 1 */
+	bool timed_out;             /* a phase was cut short by the limit */
+	bool exhausted;             /* the search proved no liquid schedule */
+	ibf_liquid_method_t method;
+	uint32_t rr_frames;         /* the round-robin baseline */
+	uint32_t nlinks;            /* directed links used */
+	uint32_t nbottlenecks;      /* links with load == duration */
+	uint32_t search_depth;      /* small plans: the exact search's */
+	uint64_t categories;
+	double seconds;             /* the whole call, tracing included */
+	uint64_t fingerprint;       /* hash of the schedule */
+} ibf_liquid_plan_info_t;
+
+/* Plan the all-to-all of ranks[0..nranks-1] (distinct connected CA ports;
+ * routes traced to each rank's base LID).  Bad ranks and undeliverable
+ * routes are errors naming them.  opts may be NULL (10 s). */
+ibf_status_t ibf_liquid_plan_alltoall(const ibf_lfts_t *l,
+				      const ibf_port_id_t *ranks,
+				      uint32_t nranks,
+				      const ibf_liquid_opts_t *opts,
+				      ibf_liquid_plan_t **out,
+				      ibf_err_t *err);
+void ibf_liquid_plan_destroy(ibf_liquid_plan_t *p);
+
+const ibf_liquid_plan_info_t *ibf_liquid_plan_info(const ibf_liquid_plan_t *p);
+
+/* The frame of transfer src -> dst (ranks, src != dst). */
+uint32_t ibf_liquid_plan_frame(const ibf_liquid_plan_t *p, uint32_t src,
+			       uint32_t dst);
+
+/* The compact form for one rank: send_to[f] = the rank it sends to in frame
+ * f, recv_from[f] = the rank it receives from, IBF_LIQUID_IDLE where it
+ * does not (arrays of info->nframes; either may be NULL).  A rank sends
+ * and receives at most once per frame.  O(nranks + nframes). */
+void ibf_liquid_plan_rank(const ibf_liquid_plan_t *p, uint32_t rank,
+			  uint32_t *send_to, uint32_t *recv_from);
+
+/* The directed links used (egress ports) and their loads; returns nlinks. */
+uint32_t ibf_liquid_plan_links(const ibf_liquid_plan_t *p,
+			       const ibf_port_id_t **link_port,
+			       const uint32_t **load);
+
+/* Frames as lists of transfers: frame_off [nframes + 1] into pairs
+ * [2 * ntransfers] (src, dst rank pairs, ascending within a frame), both
+ * allocated here (free()).  O(ntransfers). */
+ibf_status_t ibf_liquid_plan_frames(const ibf_liquid_plan_t *p,
+				    uint64_t **frame_off, uint32_t **pairs,
+				    ibf_err_t *err);
+
+/* The same JSON document as ibf_liquid_write_json(), ranks named by
+ * NodeDescription. */
+ibf_status_t ibf_liquid_plan_write_json(const ibf_fabric_t *f,
+					const ibf_liquid_plan_t *p, FILE *fp,
+					ibf_err_t *err);
+
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Max-min fair (MMF) rates of flows over fixed routes.
  *
- * The model (seed 004, section 2.2): links are directed channels with a
+ * The model (Mollah et al., "Rapid Calculation of Max-Min Fair Rates for
+ * Multi-Commodity Flows in Fat-Tree Networks", IEEE TPDS 2018, section
+ * 2.2): links are directed channels with a
  * capacity; a flow is a (source, destination) pair with infinite demand
  * whose traffic is spread over links by fixed fractions (single path: 1 on
  * every link of its path; even split over P paths: 1/P on each path, summed
@@ -31,12 +34,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <ibflow/hosts.h>
+#include <ibflow/traffic.h>
 #include <ibflow/lfts.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* A problem in compressed sparse rows: flow k uses the entries
  * first[k] .. first[k + 1] - 1, entry e being link[e] with fraction
@@ -122,6 +126,7 @@ ibf_status_t ibf_flowpaths_crossbar(const ibf_fabric_t *f,
 				    const ibf_traffic_t *tr,
 				    ibf_mmf_problem_t *p, ibf_err_t *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

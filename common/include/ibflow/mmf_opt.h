@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * The MMF multi-commodity-flow optimum on PGFTs: the max-min fair rates
  * reachable by ANY routing (flows may be split arbitrarily over any paths),
@@ -20,8 +21,9 @@
  * computed: " followed by the reason:
  *  - pg == NULL: the fabric is not a PGFT (callers pass the result of a
  *    failed ibf_pgft_recognize() as NULL);
- *  - a degraded PGFT (missing_links > 0): sub-fat-trees are no longer
- *    symmetric, UAPR is not the optimum;
+ *  - a degraded PGFT (switches or links between switches missing):
+ *    sub-fat-trees are no longer symmetric, UAPR is not the optimum
+ *    (missing hosts are fine: they only remove flows);
  *  - links of one level of one sub-fat-tree with different capacities
  *    (the symmetry argument needs them equal).
  * Bad flows are IBF_ERR_INVALID naming the pair (source == destination,
@@ -33,13 +35,14 @@
 #include <stdint.h>
 
 #include <ibflow/fabric.h>
-#include <ibflow/hosts.h>
+#include <ibflow/traffic.h>
 #include <ibflow/mmf.h>
 #include <ibflow/pgft.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 typedef struct ibf_mmf_opt_opts {
 	unsigned nthreads;   /* 0 or 1: one thread */
@@ -74,6 +77,7 @@ ibf_status_t ibf_mmf_opt_problem(const ibf_pgft_t *pg, const ibf_fabric_t *f,
 				 const ibf_flow_t *flows, uint32_t nflows,
 				 ibf_mmf_problem_t *p, ibf_err_t *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * Traffic patterns of the LFTI set (seed 004, Table 3) over N ranks, and
+ * Traffic patterns of the LFTI set (Mollah et al., IEEE TPDS 2018, Table
+ * 3) over N ranks, and
  * the placement of ranks on hosts.
  *
  * Specs (K = number of random instances, default 1; D = destinations):
@@ -14,7 +16,7 @@
  *   randn:D[:K]     every rank sends to D distinct random other ranks
  *   random:D[:K]    N * D pairs drawn uniformly (src != dst; repeats kept)
  *   alltoall        every ordered pair of distinct ranks
- *   file:PATH       a traffic file (hosts.h), placed as written
+ *   file:PATH       a traffic file (traffic.h), placed as written
  * Grid sizes are drawn among the factorisations of N with every side >= 3
  * (4, 8, 6, 26 distinct neighbours); if N has none, sides >= 2 (a side of
  * 2 makes the two neighbours along it coincide: they count once).
@@ -33,11 +35,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <ibflow/hosts.h>
+#include <ibflow/traffic.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 typedef enum ibf_pattern_kind {
 	IBF_PATTERN_PERM = 1,
@@ -94,17 +97,7 @@ ibf_status_t ibf_rankmap(const ibf_fabric_t *f, const ibf_port_id_t *order,
 			 ibf_port_id_t **map, uint32_t *nranks,
 			 ibf_err_t *err);
 
-/* ---- the generator, exposed for tests and other modules ---------------- */
-
-typedef struct ibf_pattern_rng {
-	uint64_t s[4];
-} ibf_pattern_rng_t;
-
-void ibf_pattern_rng_seed(ibf_pattern_rng_t *r, uint64_t seed);
-uint64_t ibf_pattern_rng_next(ibf_pattern_rng_t *r);
-/* Uniform in 0 .. n - 1 (n >= 1), unbiased. */
-uint32_t ibf_pattern_rng_below(ibf_pattern_rng_t *r, uint32_t n);
-
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

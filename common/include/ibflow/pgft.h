@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * PGFT recognition: from an unlabeled fabric (arbitrary GUIDs, port numbers
  * and node order, as OpenSM sees it) to PGFT(h; m; w; p), every node's level
@@ -5,8 +6,8 @@
  * order.  Fabrics that are not PGFTs are refused with a message naming the
  * switch, what was expected and what was found.  See docs/pgft.md.
  *
- * Labels follow papers/004 section 2.1 and gen_fattree.c (spec indexing,
- * 1-based): a level-l node (hosts are level 0) is (l; x_h, .., x_1) with
+ * Labels follow Mollah et al. (IEEE TPDS 2018) section 2.1 and
+ * gen_fattree.c (spec indexing, 1-based): a level-l node (hosts are level 0) is (l; x_h, .., x_1) with
  * x_i in [0, m_i) for i > l (its subtree) and x_i in [0, w_i) for i <= l
  * (which replica of its subtree's roots it is).  (l; x) and (l+1; y) are
  * linked iff x_i = y_i for every i != l+1, by p_{l+1} parallel links; the
@@ -19,12 +20,17 @@
  * subtree; recognition makes one consistent choice, from NodeGUIDs and
  * port numbers only: the node order of the fabric never matters.
  *
- * Degraded fabrics: links missing with respect to the recognized PGFT are
- * accepted (missing_links > 0, each listed in missing[]) as long as every
- * endpoint still reaches every endpoint of its plane up*-down*; their port
- * slots hold 0.  Engines must then skip slots holding 0 and choose only
- * NCAs from which the destination is still reachable downwards
- * (ibf_pgft_down_ok()).
+ * Degraded fabrics: a fabric that is a PGFT minus some hosts, switches
+ * and links is recognized as the complete PGFT it belongs to.  Parameters
+ * are the largest seen per level (or a remembered shape, ibf_pgft_opts_t),
+ * absent nodes are holes in node_at[] (IBF_NO_ID), absent links between
+ * present nodes are listed in missing[] and their port slots hold 0.
+ * Digits follow the port numbers when the cabling keeps a port convention
+ * per level (every level-l switch reaches the child in slot c over the same
+ * port, every child its parent y over the same port), so the nodes that
+ * remain keep their labels, host positions and routes when others fail.
+ * Engines must skip slots holding 0 and choose only NCAs from which the
+ * destination is still reachable downwards (ibf_pgft_down_ok()).
  */
 #ifndef IBFLOW_PGFT_H
 #define IBFLOW_PGFT_H
@@ -37,6 +43,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 #define IBF_PGFT_MAX_H 16u  /* switch levels (as many as ibf_gen makes) */
 
@@ -46,6 +53,34 @@ typedef struct ibf_pgft_missing {
 	ibf_node_id_t parent;  /* level l+1 node */
 	unsigned k;            /* parallel index, 0..p_{l+1}-1 */
 } ibf_pgft_missing_t;
+
+/* Level of nodes that are not part of the tree (CAs without links). */
+#define IBF_PGFT_NO_LEVEL 0xffu
+
+/*
+ * The shape of a recognized PGFT: parameters and the port numbers used on
+ * each side of each level boundary.  Passed back as a hint
+ * (ibf_pgft_opts_t.hint), it keeps a tree that lost nodes labeled as the
+ * complete tree it was seen as before (e.g. a 2-level tree without one of
+ * its spines would otherwise be a complete tree with one spine less).
+ */
+typedef struct ibf_pgft_shape {
+	unsigned h;
+	unsigned m[IBF_PGFT_MAX_H + 1], w[IBF_PGFT_MAX_H + 1];
+	unsigned p[IBF_PGFT_MAX_H + 1];
+	/* bitmaps over port numbers 0..255: down_ports[l] the ports level-l
+	 * switches use towards level l-1, up_ports[l] the ports level-(l-1)
+	 * nodes use towards level l */
+	uint64_t down_ports[IBF_PGFT_MAX_H + 1][4];
+	uint64_t up_ports[IBF_PGFT_MAX_H + 1][4];
+} ibf_pgft_shape_t;
+
+typedef struct ibf_pgft_opts {
+	/* A previous recognition of this subnet: used when the fabric fits in
+	 * it (same height, no larger parameters, no new port numbers), else
+	 * ignored.  NULL: none. */
+	const ibf_pgft_shape_t *hint;
+} ibf_pgft_opts_t;
 
 typedef struct ibf_pgft {
 	const ibf_fabric_t *fabric;
@@ -60,21 +95,25 @@ typedef struct ibf_pgft {
 	uint64_t mprod[IBF_PGFT_MAX_H + 1];
 
 	/* per node id */
-	uint8_t *level;
+	uint8_t *level;                     /* IBF_PGFT_NO_LEVEL: not in the
+					       tree (a CA without links) */
 	uint32_t *rank;                     /* index within its level */
 	uint8_t *label;                     /* digits: label[n * h + i - 1]
 					       = x_i, i = 1..h */
-	/* level_off[l] + rank -> node id; level_off[h+1] = nnodes */
+	/* level_off[l] + rank -> node id, IBF_NO_ID for a node the fabric
+	 * lacks; level_off[h+1] = nodes of the complete PGFT */
 	ibf_node_id_t *node_at;
 	uint32_t level_off[IBF_PGFT_MAX_H + 2];
-	uint32_t level_count[IBF_PGFT_MAX_H + 1];
+	uint32_t level_count[IBF_PGFT_MAX_H + 1];   /* complete PGFT */
+	uint32_t level_present[IBF_PGFT_MAX_H + 1]; /* in the fabric */
 
 	/*
 	 * Port tables, per node id.  up_port[up_off[n] + y * p_{l+1} + k] is
 	 * the port number of n's k-th parallel link to its parent whose digit
 	 * x_{l+1} is y (w_{l+1} * p_{l+1} slots; none at level h).
 	 * down_port[down_off[n] + c * p_l + k]: k-th link to the child whose
-	 * digit x_l is c (m_l * p_l slots; none for hosts).  0 = link missing.
+	 * digit x_l is c (m_l * p_l slots; none for hosts).  0 = link missing
+	 * (or the node at the other end missing).
 	 */
 	uint8_t *up_port, *down_port;
 	uint32_t *up_off, *down_off;
@@ -84,24 +123,45 @@ typedef struct ibf_pgft {
 	 * order; a host's ports by (parent digit y, parallel index k).  With
 	 * w_1 > 1 the ports of a host lie in different planes: leaves with
 	 * different x_1 share no ancestor, so an endpoint only reaches the
-	 * endpoints of its own plane (plane = x_1 of its leaf).
+	 * endpoints of its own plane (plane = x_1 of its leaf).  ep_d gives
+	 * each endpoint's place within its plane in the complete PGFT (host
+	 * rank * p_1 + k): the index D-mod-K works on, unchanged when other
+	 * hosts are missing.
 	 */
 	ibf_port_id_t *host_order;
 	uint32_t nhosts;                    /* endpoints (== nendpoints) */
 	uint32_t *ep_pos;                   /* fabric endpoint index ->
 					       position in host_order */
+	uint32_t *ep_d;                     /* fabric endpoint index -> place
+					       in its plane, complete PGFT */
 
+	/* Links of the complete PGFT between two present nodes that the
+	 * fabric lacks; nodes it lacks: level_count - level_present. */
 	unsigned missing_links;
 	ibf_pgft_missing_t *missing;        /* [missing_links] */
+	uint64_t missing_nodes;
+	/* Ordered endpoint pairs of one plane with no up*-down* path left
+	 * (0 unless links or switches are missing). */
+	uint64_t unreachable_pairs;
+	/* Digits taken from port numbers, per level boundary l (1..h):
+	 * bit 0 the child side (x_l of level-(l-1) nodes), bit 1 the parent
+	 * side (x_l of level-l nodes); otherwise from NodeGUIDs. */
+	uint8_t port_digits[IBF_PGFT_MAX_H + 1];
+	bool hint_used;
+	ibf_pgft_shape_t shape;             /* to pass back as a hint */
 } ibf_pgft_t;
 
 /*
  * Recognize f (finalized) as a PGFT.  IBF_OK: *out holds the result.
- * IBF_ERR_INVALID: not a PGFT (or a degraded one whose endpoints no longer
- * all reach each other), err says where and why; *out is NULL.
+ * IBF_ERR_INVALID: not a PGFT, or not connected; err says where and why;
+ * *out is NULL.
  */
 ibf_status_t ibf_pgft_recognize(const ibf_fabric_t *f, ibf_pgft_t **out,
 				ibf_err_t *err);
+/* The same with options (o may be NULL). */
+ibf_status_t ibf_pgft_recognize_opts(const ibf_fabric_t *f,
+				     const ibf_pgft_opts_t *o,
+				     ibf_pgft_t **out, ibf_err_t *err);
 void ibf_pgft_destroy(ibf_pgft_t *pg);
 
 /* "PGFT(3; 6,6,12; 1,6,6; 1,1,1)" into buf; returns buf. */
@@ -119,7 +179,8 @@ static inline unsigned ibf_pgft_digit(const ibf_pgft_t *pg, ibf_node_id_t n,
 	return pg->label[(size_t)n * pg->h + i - 1];
 }
 
-/* The parent of n (level l < h) whose digit x_{l+1} is y. */
+/* The parent of n (level l < h) whose digit x_{l+1} is y; IBF_NO_ID if the
+ * fabric lacks it.  Likewise for the child. */
 ibf_node_id_t ibf_pgft_parent(const ibf_pgft_t *pg, ibf_node_id_t n,
 			      unsigned y);
 /* The child of n (level l > 0) whose digit x_l is c. */
@@ -153,6 +214,10 @@ static inline unsigned ibf_pgft_down_port(const ibf_pgft_t *pg,
 	return pg->down_port[pg->down_off[n] + c * pg->p[pg->level[n]] + k];
 }
 
+/* True when every switch and every link between switches is present (only
+ * hosts or host links may be missing): reachability follows the labels. */
+bool ibf_pgft_switches_whole(const ibf_pgft_t *pg);
+
 /* Endpoint port id -> the leaf it is linked to (node id). */
 ibf_node_id_t ibf_pgft_ep_leaf(const ibf_pgft_t *pg, ibf_port_id_t ep);
 
@@ -161,6 +226,7 @@ ibf_node_id_t ibf_pgft_ep_leaf(const ibf_pgft_t *pg, ibf_port_id_t ep);
 bool ibf_pgft_down_ok(const ibf_pgft_t *pg, ibf_node_id_t s,
 		      ibf_port_id_t ep);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Routing engines: from a finalized fabric to forwarding tables, a host
  * order and service levels.
@@ -25,12 +26,16 @@
 
 #include <ibflow/fabric.h>
 #include <ibflow/lfts.h>
+#include <ibflow/sl.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
-struct json_object;
+/* Engine findings for the report: library-internal (opaque). */
+struct ibf_route_report;
+struct ibf_pgft_shape;
 
 typedef enum ibf_layer_method {
 	IBF_LAYERS_RANDOM = 0,  /* FatPaths Listing 1: uniform edge sampling */
@@ -45,6 +50,10 @@ typedef struct ibf_route_opts {
 	uint64_t seed;
 	unsigned max_vls;       /* 0 = 8 */
 	unsigned nthreads;      /* 0 or 1 = single thread */
+	/* dmodk, uapr: a PGFT shape seen before on this subnet (the
+	 * routing's pgft_shape), so that a tree that lost nodes keeps the
+	 * complete tree's labels (pgft.h); NULL: none */
+	const struct ibf_pgft_shape *pgft_hint;
 } ibf_route_opts_t;
 
 /* SL storage: an SL per DLID when it does not depend on the source, else
@@ -60,7 +69,14 @@ typedef struct ibf_routing {
 				       by endpoint_index[src] * (lid_top + 1)
 				       + dlid, or NULL; NULL both = SL 0 */
 	unsigned nsls;              /* SLs (= VLs with SL2VL identity) used */
-	struct json_object *report; /* engine findings for --report, or NULL */
+	uint64_t unrouted;          /* entries left IBF_LFT_NO_PORT on
+				       purpose: a degraded fabric leaves
+				       some switches no up*-down* path to
+				       some LIDs (packets there are dropped
+				       rather than sent round a cycle) */
+	struct ibf_route_report *report; /* engine findings, or NULL */
+	struct ibf_pgft_shape *pgft_shape; /* dmodk, uapr: the PGFT's shape,
+					      to pass back as pgft_hint */
 } ibf_routing_t;
 
 typedef struct ibf_route_engine {
@@ -95,7 +111,8 @@ static inline unsigned ibf_routing_sl(const ibf_routing_t *r,
 /* Check that a routing is complete, as ibf_route() does before returning
  * one: every switch has a table; on every switch every LID in use (see
  * ibf_route_lid_target) has an entry naming a cabled port, or port 0 for
- * the switch's own LID; the order is a permutation of the endpoints; every
+ * the switch's own LID, except exactly `unrouted` entries left
+ * IBF_LFT_NO_PORT; the order is a permutation of the endpoints; every
  * SL is below 16 and below nsls.  Says what is missing where. */
 ibf_status_t ibf_routing_validate(const ibf_routing_t *r, ibf_err_t *err);
 
@@ -110,14 +127,24 @@ ibf_status_t ibf_routing_write_order(const ibf_routing_t *r,
 				     const char *path, ibf_err_t *err);
 /* SL file: "SLID DLID SL" lines, or "* DLID SL" when the SL does not depend
  * on the source.  Read back by ibf_sl_read (check --sl). */
+/* A view of a routing's SLs (no copy; valid while r lives). */
+void ibf_sls_from_routing(const ibf_routing_t *r, ibf_sls_t *out);
+
 ibf_status_t ibf_routing_write_sl(const ibf_routing_t *r, const char *path,
 				  ibf_err_t *err);
 
-/* --report: a JSON document with the engine, the fabric's size, the
- * routing time given (seconds), the SLs used and the engine's report. */
-ibf_status_t ibf_routing_write_report(const ibf_routing_t *r, double seconds,
-				      const char *path, ibf_err_t *err);
+/* One finding of the engine's report (e.g. dmodk's "missing_hosts",
+ * "pgft"): its integer value or string, 0 / NULL when the report has no
+ * such key.  The string lives as long as the routing. */
+int64_t ibf_routing_report_int(const ibf_routing_t *r, const char *key);
+const char *ibf_routing_report_str(const ibf_routing_t *r, const char *key);
 
+/* The routing's report as JSON on fp: the engine, the fabric's size, the
+ * routing time given (seconds), the SLs used and the engine's findings. */
+ibf_status_t ibf_routing_write_report(const ibf_routing_t *r, double seconds,
+				      FILE *fp, ibf_err_t *err);
+
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * ibflow status codes and error reports.
  *
@@ -14,6 +15,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 typedef enum ibf_status {
 	IBF_OK = 0,
@@ -55,6 +57,7 @@ static inline void ibf_err_clear(ibf_err_t *err)
 	}
 }
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

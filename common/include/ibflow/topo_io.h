@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Topology files: read ibnetdiscover output, ibsim net files and OpenSM's
  * opensm-subnet.lst (format auto-detected); write ibnetdiscover, ibsim and
@@ -14,6 +15,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 typedef enum ibf_topo_format {
 	IBF_TOPO_AUTO = 0,
@@ -47,6 +49,7 @@ ibf_status_t ibf_topo_write(const ibf_fabric_t *f, ibf_topo_format_t fmt,
 ibf_status_t ibf_topo_write_file(const ibf_fabric_t *f, ibf_topo_format_t fmt,
 				 const char *path, ibf_err_t *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

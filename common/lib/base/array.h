@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * Growable arrays: one place for capacity doubling and its overflow
+ * checks.  Internal to libibflow.
+ */
+#ifndef IBF_BASE_ARRAY_H
+#define IBF_BASE_ARRAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Returns arr (elements of elem bytes, room for *cap) reallocated to hold
+ * at least need elements, with *cap updated; capacities double, so n
+ * appends cost O(n).  Returns NULL, with arr and *cap untouched, when
+ * memory runs out or the size would overflow. */
+void *ibf_array_grow(void *arr, size_t *cap, size_t need, size_t elem);
+
+/* The same for arrays whose capacity is a 32-bit count. */
+void *ibf_array_grow32(void *arr, uint32_t *cap, uint64_t need, size_t elem);
+
+#endif

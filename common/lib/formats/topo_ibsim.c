@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * ibsim net file writer.  The reader is shared with ibnetdiscover output
+ * (topo_ibnetdiscover.c), since ibsim reads that syntax.
+ *
+ * What ibsim (0.10, the version on Debian 12) does with a file, and so what
+ * the writer relies on: a "switchguid=/caguid=/rtguid=" line sets the GUID
+ * of the next node of that type; CA port GUIDs are NodeGUID + port; the
+ * NodeDescription is the quoted string after '#' on the header; "lid N lmc
+ * M" on a switch header or before the first quote of a CA port comment
+ * preset LIDs (OpenSM keeps them on its first sweep); the last "lid N 4xQDR"
+ * of a port line enables that rate on the port.  The first node's first
+ * port is the default port of ibsim's clients, so CAs are written first and
+ * OpenSM runs from a host.
+ */
+#include <ibflow/topo_io.h>
+
+#include <inttypes.h>
+
+#include "formats/topo_internal.h"
+
+static void write_node(const ibf_fabric_t *f, ibf_node_id_t n, FILE *fp)
+{
+	const ibf_node_t *node = ibf_node(f, n);
+	const ibf_port_t *p0 = ibf_node_port(f, n, 0);
+	bool sw = node->type == IBF_NODE_SWITCH;
+	char id[32], rid[32];
+	unsigned p;
+
+	ibf_topo_node_id(f, n, id, sizeof(id));
+	if (sw) {
+		fprintf(fp, "switchguid=0x%" PRIx64 "\n", node->guid);
+		fprintf(fp, "Switch\t%u \"%s\"\t# \"%s\" base port 0 lid %u "
+			"lmc %u\n", node->nports, id, ibf_node_desc(f, n),
+			p0->lid, p0->lmc);
+	} else {
+		bool ca = node->type == IBF_NODE_CA;
+
+		fprintf(fp, "%s=0x%" PRIx64 "\n", ca ? "caguid" : "rtguid",
+			node->guid);
+		fprintf(fp, "%s\t%u \"%s\"\t# \"%s\"\n", ca ? "Hca" : "Rt",
+			node->nports, id, ibf_node_desc(f, n));
+	}
+	for (p = 1; p <= node->nports; p++) {
+		const ibf_port_t *pt = ibf_node_port(f, n, p), *peer;
+
+		if (pt->peer == IBF_NO_ID)
+			continue;
+		peer = ibf_port(f, pt->peer);
+		ibf_topo_node_id(f, peer->node, rid, sizeof(rid));
+		fprintf(fp, "[%u]\t\"%s\"[%u]\t# ", p, rid, peer->num);
+		if (!sw)
+			fprintf(fp, "lid %u lmc %u ", pt->lid, pt->lmc);
+		/* ibsim scans the whole port line for "w=" style options, so
+		 * the peer's description (which may hold '=') is left out;
+		 * the empty quotes keep ibsim's "lid N 4xQDR" match after
+		 * our own "lid N lmc M". */
+		ibf_topo_print_peer(f, pt, "", fp);
+	}
+	fputc('\n', fp);
+}
+
+/* CA ports whose GUID is not the NodeGUID + port that ibsim will give. */
+static unsigned lost_port_guids(const ibf_fabric_t *f)
+{
+	unsigned lost = 0, p;
+	ibf_node_id_t n;
+
+	for (n = 0; n < f->nnodes; n++) {
+		const ibf_node_t *node = ibf_node(f, n);
+
+		if (node->type == IBF_NODE_SWITCH)
+			continue;
+		for (p = 1; p <= node->nports; p++)
+			lost += ibf_node_port(f, n, p)->guid != node->guid + p;
+	}
+	return lost;
+}
+
+ibf_status_t ibf_topo_write_ibsim(const ibf_fabric_t *f, FILE *fp,
+				  ibf_err_t *err)
+{
+	ibf_node_id_t n;
+	ibf_status_t st;
+	unsigned lost = lost_port_guids(f);
+	int pass;
+
+	for (n = 0; n < f->nnodes; n++)
+		if ((st = ibf_topo_check_desc(f, n, "ibsim", err)) != IBF_OK)
+			return st;
+	fprintf(fp, "# ibsim net file written by ibflow (%u nodes, %u "
+		"switches, %u endpoints)\n# run: ibsim -s FILE; CAs come "
+		"first so OpenSM runs from a host\n", f->nnodes, f->nswitches,
+		f->nendpoints);
+	if (lost)
+		fprintf(fp, "# note: %u CA port GUIDs differ from NodeGUID + "
+			"port; ibsim cannot carry them\n", lost);
+	fputc('\n', fp);
+	for (pass = 0; pass < 2; pass++)
+		for (n = 0; n < f->nnodes; n++)
+			if (ibf_node_is_switch(f, n) == (pass == 1))
+				write_node(f, n, fp);
+	return IBF_OK;
+}

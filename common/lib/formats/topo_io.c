@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/* Topology files: format names, detection, dispatch and the link gathering
+ * shared by the readers.  See topo_io.h and topo_internal.h. */
+#include <ibflow/topo_io.h>
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/topo_internal.h"
+#include "base/scan.h"
+
+static const char *const format_names[] = {
+	[IBF_TOPO_AUTO] = "auto",
+	[IBF_TOPO_IBNETDISCOVER] = "ibnetdiscover",
+	[IBF_TOPO_IBSIM] = "ibsim",
+	[IBF_TOPO_SUBNET_LST] = "subnet-lst",
+	[IBF_TOPO_DOT] = "dot",
+};
+
+const char *ibf_topo_format_name(ibf_topo_format_t fmt)
+{
+	if ((unsigned)fmt >= sizeof(format_names) / sizeof(format_names[0]))
+		return "?";
+	return format_names[fmt];
+}
+
+ibf_topo_format_t ibf_topo_format_from_name(const char *name)
+{
+	unsigned i;
+
+	for (i = IBF_TOPO_IBNETDISCOVER; i <= IBF_TOPO_DOT; i++)
+		if (strcmp(name, format_names[i]) == 0)
+			return (ibf_topo_format_t)i;
+	/* The file's own name is what users know it by. */
+	if (strcmp(name, "opensm-subnet.lst") == 0 ||
+	    strcmp(name, "subnet.lst") == 0)
+		return IBF_TOPO_SUBNET_LST;
+	return IBF_TOPO_AUTO;
+}
+
+/* ---- detection --------------------------------------------------------- */
+
+static bool starts_with(const char *s, const char *end, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return (size_t)(end - s) >= n && memcmp(s, lit, n) == 0;
+}
+
+/* True if the quoted id at s..end is ibnetdiscover's "S-<16 hex>". */
+static bool is_guid_id(const char *s, const char *end)
+{
+	const char *q = memchr(s, '"', (size_t)(end - s));
+	int i;
+
+	if (!q || end - q < 20 || !strchr("SHR", q[1]) || q[2] != '-')
+		return false;
+	for (i = 3; i < 19; i++)
+		if (!isxdigit((unsigned char)q[i]))
+			return false;
+	return q[19] == '"';
+}
+
+/* What the line at s..end says about the format.  0: nothing. */
+enum { HINT_NONE, HINT_HEADER, HINT_IBSIM, HINT_LST };
+
+static int line_hint(const char *s, const char *end)
+{
+	static const char *const ibsim_kw[] = {
+		"Hca", "hcaguids", "width", "speed", "extspeed", "module",
+		"include", "do ", "pdebug", "@",
+	};
+	const char *hash;
+	size_t i;
+
+	if (s < end && *s == '{')
+		return HINT_LST;
+	for (i = 0; i < sizeof(ibsim_kw) / sizeof(ibsim_kw[0]); i++)
+		if (starts_with(s, end, ibsim_kw[i]))
+			return HINT_IBSIM;
+	if (starts_with(s, end, "Switch") || starts_with(s, end, "Ca") ||
+	    starts_with(s, end, "Rt"))
+		return is_guid_id(s, end) ? HINT_HEADER : HINT_IBSIM;
+	if (s < end && *s == '[') {
+		/* ibsim's port options: "w=", "s=", "e=" before a comment */
+		hash = memchr(s, '#', (size_t)(end - s));
+		if (memchr(s, '=', (size_t)((hash ? hash : end) - s)))
+			return HINT_IBSIM;
+	}
+	return HINT_NONE;
+}
+
+ibf_topo_format_t ibf_topo_detect(const ibf_text_t *t)
+{
+	const char *s = t->buf, *stop = t->buf + t->len;
+	bool header = false, first = true;
+
+	while (s < stop) {
+		const char *end = s, *nl;
+		int hint;
+
+		while (end < stop && *end != '\n' && *end != '\0')
+			end++;
+		nl = end;
+		while (s < end && (*s == ' ' || *s == '\t'))
+			s++;
+		if (s < end && *s != '#' && *s != '\r') {
+			hint = line_hint(s, end);
+			if (hint == HINT_LST && first)
+				return IBF_TOPO_SUBNET_LST;
+			if (hint == HINT_IBSIM)
+				return IBF_TOPO_IBSIM;
+			header |= hint == HINT_HEADER;
+			first = false;
+		}
+		s = nl + 1;
+	}
+	return header ? IBF_TOPO_IBNETDISCOVER : IBF_TOPO_AUTO;
+}
+
+/* ---- reading ----------------------------------------------------------- */
+
+/* First line that is not blank or a comment, for "not a topology" errors. */
+static unsigned first_content_line(ibf_text_t *t)
+{
+	const char *l;
+	unsigned line = 0;
+
+	while ((l = ibf_text_next_line(t))) {
+		ibf_scan_blanks(&l);
+		if (*l && *l != '#') {
+			line = t->line;
+			break;
+		}
+	}
+	ibf_text_rewind(t);
+	return line;
+}
+
+ibf_status_t ibf_topo_read_text(ibf_text_t *t,
+				const ibf_topo_read_opts_t *opts,
+				ibf_fabric_t **out, ibf_err_t *err)
+{
+	ibf_topo_format_t fmt = opts ? opts->format : IBF_TOPO_AUTO;
+	unsigned lmc = opts ? opts->lmc : 0, line;
+
+	*out = NULL;
+	if (lmc > IBF_LMC_MAX)
+		return ibf_err_set(err, IBF_ERR_RANGE, "LMC %u (must be 0..7)",
+				   lmc);
+	ibf_text_rewind(t);
+	if (fmt == IBF_TOPO_AUTO)
+		fmt = ibf_topo_detect(t);
+	switch (fmt) {
+	case IBF_TOPO_IBNETDISCOVER:
+		return ibf_topo_read_ibnd(t, false, lmc, out, err);
+	case IBF_TOPO_IBSIM:
+		return ibf_topo_read_ibnd(t, true, lmc, out, err);
+	case IBF_TOPO_SUBNET_LST:
+		return ibf_topo_read_subnet_lst(t, lmc, out, err);
+	case IBF_TOPO_DOT:
+		return ibf_err_set(err, IBF_ERR_UNSUPPORTED,
+				   "%s: dot files can be written, not read",
+				   t->name);
+	case IBF_TOPO_AUTO:
+		break;
+	}
+	line = first_content_line(t);
+	if (!line)
+		return ibf_topo_error_at(t, t->line ? t->line : 1, err,
+					 IBF_ERR_PARSE,
+					 "empty topology: no nodes");
+	return ibf_topo_error_at(t, line, err, IBF_ERR_PARSE,
+				 "not a topology file (expected "
+				 "ibnetdiscover, ibsim or opensm-subnet.lst "
+				 "text)");
+}
+
+ibf_status_t ibf_topo_read(const char *path, const ibf_topo_read_opts_t *opts,
+			   ibf_fabric_t **out, ibf_err_t *err)
+{
+	ibf_text_t t;
+	ibf_status_t st;
+
+	*out = NULL;
+	if ((st = ibf_text_load(&t, path, err)) != IBF_OK)
+		return st;
+	st = ibf_topo_read_text(&t, opts, out, err);
+	ibf_text_free(&t);
+	return st;
+}
+
+/* ---- writing ----------------------------------------------------------- */
+
+ibf_status_t ibf_topo_write(const ibf_fabric_t *f, ibf_topo_format_t fmt,
+			    FILE *fp, ibf_err_t *err)
+{
+	ibf_status_t st;
+
+	if (!f->finalized)
+		return ibf_err_set(err, IBF_ERR_INVALID,
+				   "cannot write a fabric that is not "
+				   "finalized");
+	switch (fmt) {
+	case IBF_TOPO_IBNETDISCOVER:
+		st = ibf_topo_write_ibnd(f, fp, err);
+		break;
+	case IBF_TOPO_IBSIM:
+		st = ibf_topo_write_ibsim(f, fp, err);
+		break;
+	case IBF_TOPO_DOT:
+		st = ibf_topo_write_dot(f, fp, err);
+		break;
+	default:
+		return ibf_err_set(err, IBF_ERR_UNSUPPORTED,
+				   "cannot write topology format \"%s\"",
+				   ibf_topo_format_name(fmt));
+	}
+	if (st == IBF_OK && ferror(fp))
+		st = ibf_err_set(err, IBF_ERR_IO, "write error");
+	return st;
+}
+
+ibf_status_t ibf_topo_write_file(const ibf_fabric_t *f, ibf_topo_format_t fmt,
+				 const char *path, ibf_err_t *err)
+{
+	ibf_ofile_t o;
+	ibf_status_t st;
+
+	if ((st = ibf_ofile_open(&o, path, err)) != IBF_OK)
+		return st;
+	st = ibf_topo_write(f, fmt, o.fp, err);
+	if (st != IBF_OK) {
+		ibf_ofile_abort(&o);
+		ibf_err_prefix(err, "%s: ", path);
+		return st;
+	}
+	return ibf_ofile_commit(&o, err);
+}
+
+const char *ibf_topo_node_id(const ibf_fabric_t *f, ibf_node_id_t n,
+			     char *buf, size_t len)
+{
+	const ibf_node_t *node = ibf_node(f, n);
+	char c = node->type == IBF_NODE_SWITCH ? 'S' :
+		 node->type == IBF_NODE_ROUTER ? 'R' : 'H';
+
+	snprintf(buf, len, "%c-%016" PRIx64, c, node->guid);
+	return buf;
+}
+
+ibf_status_t ibf_topo_check_desc(const ibf_fabric_t *f, ibf_node_id_t n,
+				 const char *fmt_name, ibf_err_t *err)
+{
+	const char *d = ibf_node_desc(f, n);
+
+	if (strpbrk(d, "\"\n\r"))
+		return ibf_err_set(err, IBF_ERR_UNSUPPORTED,
+				   "node 0x%016" PRIx64 ": NodeDescription "
+				   "with a quote or line break cannot be "
+				   "written as %s", ibf_node(f, n)->guid,
+				   fmt_name);
+	return IBF_OK;
+}
+
+/* ---- helpers shared by the readers ------------------------------------- */
+
+ibf_status_t ibf_topo_error_at(const ibf_text_t *t, unsigned line,
+			       ibf_err_t *err, ibf_status_t st,
+			       const char *fmt, ...)
+{
+	char msg[IBF_ERR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return ibf_err_set(err, st, "%s:%u: %s", t->name, line, msg);
+}
+
+ibf_status_t ibf_topo_locate(const ibf_text_t *t, unsigned line,
+			     ibf_err_t *err, ibf_status_t st)
+{
+	ibf_err_prefix(err, "%s:%u: ", t->name, line);
+	return st;
+}
+
+ibf_status_t ibf_topo_finalize(const ibf_text_t *t, ibf_fabric_t *f,
+			       unsigned lmc, ibf_err_t *err)
+{
+	ibf_finalize_opts_t o = { .lmc = lmc };
+	ibf_status_t st;
+
+	if (!f->nnodes)
+		return ibf_topo_error_at(t, t->line ? t->line : 1, err,
+					 IBF_ERR_PARSE,
+					 "empty topology: no nodes");
+	st = ibf_fabric_finalize(f, &o, err);
+	if (st != IBF_OK)
+		ibf_err_prefix(err, "%s: ", t->name);
+	return st;
+}
+
+bool ibf_topo_parse_rate(const char **s, unsigned *width, ibf_speed_t *speed)
+{
+	const char *p = *s, *name;
+	unsigned w;
+
+	if (!ibf_scan_uint(&p, 12, &w) || *p != 'x')
+		return false;
+	name = ++p;
+	while (isalnum((unsigned char)*p) || *p == '?')
+		p++;
+	if (p - name == 1 && *name == '?') {
+		*speed = IBF_SPEED_UNKNOWN;
+	} else {
+		*speed = ibf_speed_from_name(name, (size_t)(p - name));
+		if (*speed == IBF_SPEED_UNKNOWN)
+			return false;
+	}
+	if (*p && *p != ' ' && *p != '\t')
+		return false;
+	*width = w;
+	*s = p;
+	return true;
+}
+
+ibf_status_t ibf_topo_links_reserve(ibf_topo_links_t *l, uint32_t nports,
+				    ibf_err_t *err)
+{
+	uint32_t cap = l->cap ? l->cap : 256;
+	ibf_topo_half_t *h;
+
+	if (nports <= l->cap)
+		return IBF_OK;
+	while (cap < nports)
+		cap *= 2;
+	h = realloc(l->h, (size_t)cap * sizeof(*h));
+	if (!h)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	memset(h + l->cap, 0, (size_t)(cap - l->cap) * sizeof(*h));
+	l->h = h;
+	l->cap = cap;
+	return IBF_OK;
+}
+
+void ibf_topo_links_free(ibf_topo_links_t *l)
+{
+	free(l->h);
+	l->h = NULL;
+	l->cap = 0;
+}
+
+ibf_status_t ibf_topo_links_add(const ibf_text_t *t, ibf_fabric_t *f,
+				ibf_topo_links_t *l, ibf_node_id_t node,
+				unsigned port, const ibf_topo_half_t *h,
+				ibf_err_t *err)
+{
+	ibf_port_id_t p;
+	ibf_status_t st;
+
+	if (port < 1 || port > ibf_node(f, node)->nports)
+		return ibf_text_error(t, err, IBF_ERR_PARSE,
+				      "port %u out of range (node \"%s\" has "
+				      "ports 1..%u)", port,
+				      ibf_node_desc(f, node),
+				      ibf_node(f, node)->nports);
+	if ((st = ibf_topo_links_reserve(l, f->nports, err)) != IBF_OK)
+		return st;
+	p = ibf_node_port_id(f, node, port);
+	if (l->h[p].line)
+		return ibf_text_error(t, err, IBF_ERR_INVALID,
+				      "port %u of \"%s\" is listed twice "
+				      "(also line %u)", port,
+				      ibf_node_desc(f, node), l->h[p].line);
+	l->h[p] = *h;
+	l->h[p].line = t->line;
+	return IBF_OK;
+}
+
+static ibf_status_t connect_one(const ibf_text_t *t, ibf_fabric_t *f,
+				ibf_topo_links_t *l, ibf_port_id_t p,
+				ibf_err_t *err)
+{
+	const ibf_topo_half_t *a = &l->h[p], *b;
+	const ibf_port_t *pa = ibf_port(f, p);
+	const char *da = ibf_node_desc(f, pa->node), *db;
+	ibf_port_id_t q;
+	unsigned width;
+	ibf_speed_t speed;
+	ibf_status_t st;
+
+	if (a->rnode >= f->nnodes)
+		return ibf_topo_error_at(t, a->line, err, IBF_ERR_INVALID,
+					 "link to an unknown node");
+	db = ibf_node_desc(f, a->rnode);
+	if (a->rport < 1 || a->rport > ibf_node(f, a->rnode)->nports)
+		return ibf_topo_error_at(t, a->line, err, IBF_ERR_PARSE,
+					 "remote port %u out of range (node "
+					 "\"%s\" has ports 1..%u)", a->rport,
+					 db, ibf_node(f, a->rnode)->nports);
+	q = ibf_node_port_id(f, a->rnode, a->rport);
+	if (q == p)
+		return ibf_topo_error_at(t, a->line, err, IBF_ERR_INVALID,
+					 "port %u of \"%s\" is linked to "
+					 "itself", pa->num, da);
+	b = &l->h[q];
+	if (!b->line)
+		return ibf_topo_error_at(t, a->line, err, IBF_ERR_INVALID,
+					 "asymmetric link: \"%s\"[%u] -> "
+					 "\"%s\"[%u], but \"%s\" lists no "
+					 "link on port %u", da, pa->num, db,
+					 a->rport, db, a->rport);
+	if (b->rnode != pa->node || b->rport != pa->num)
+		return ibf_topo_error_at(t, a->line, err, IBF_ERR_INVALID,
+					 "asymmetric link: \"%s\"[%u] -> "
+					 "\"%s\"[%u], but line %u says "
+					 "\"%s\"[%u] -> \"%s\"[%u]", da,
+					 pa->num, db, a->rport, b->line, db,
+					 a->rport,
+					 b->rnode < f->nnodes ?
+					 ibf_node_desc(f, b->rnode) : "?",
+					 b->rport);
+	if (q < p)
+		return IBF_OK; /* done from the other end */
+	if ((a->width && b->width && a->width != b->width) ||
+	    (a->speed && b->speed && a->speed != b->speed))
+		return ibf_topo_error_at(t, b->line > a->line ? b->line
+							      : a->line,
+					 err, IBF_ERR_INVALID,
+					 "link \"%s\"[%u] - \"%s\"[%u]: ends "
+					 "disagree on width/speed (%ux%s on "
+					 "line %u, %ux%s on line %u)", da,
+					 pa->num, db, a->rport, a->width,
+					 ibf_speed_name(a->speed), a->line,
+					 b->width, ibf_speed_name(b->speed),
+					 b->line);
+	width = a->width ? a->width : b->width;
+	speed = (ibf_speed_t)(a->speed ? a->speed : b->speed);
+	st = ibf_fabric_link(f, pa->node, pa->num, a->rnode, a->rport, width,
+			     speed, err);
+	if (st != IBF_OK)
+		return ibf_topo_locate(t, a->line, err, st);
+	return IBF_OK;
+}
+
+ibf_status_t ibf_topo_links_connect(const ibf_text_t *t, ibf_fabric_t *f,
+				    ibf_topo_links_t *l, ibf_err_t *err)
+{
+	ibf_port_id_t p;
+	ibf_status_t st;
+
+	for (p = 0; p < f->nports && p < l->cap; p++) {
+		if (!l->h[p].line)
+			continue;
+		if ((st = connect_one(t, f, l, p, err)) != IBF_OK)
+			return st;
+	}
+	return IBF_OK;
+}

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * Documents of an inference: JSON, and the trace of the pairs measured
+ * (an RTT file that replays the run).  The text for people is the CLI's.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "infer/infer_internal.h"
+
+static double rate(uint64_t x, uint64_t n)
+{
+	return n ? (double)x / (double)n : 0;
+}
+
+static const char *node_name(const ibf_infer_report_t *rep, uint32_t v,
+			     char *buf, size_t len)
+{
+	if (v < rep->r->tree.nhosts) {
+		if (rep->names)
+			return rep->names[v];
+		snprintf(buf, len, "h%u", v);
+	} else {
+		snprintf(buf, len, "infer-s%u", v - rep->r->tree.nhosts);
+	}
+	return buf;
+}
+
+static int add(json_object *o, const char *k, json_object *v)
+{
+	return v ? json_object_object_add(o, k, v) : -1;
+}
+
+static int add_u64(json_object *o, const char *k, uint64_t v)
+{
+	return add(o, k, json_object_new_int64((int64_t)v));
+}
+
+static int add_dbl(json_object *o, const char *k, double v)
+{
+	return add(o, k, json_object_new_double(v));
+}
+
+static int accuracy_json(const ibf_infer_report_t *rep, json_object *root)
+{
+	const ibf_infer_accuracy_t *a = rep->acc;
+	json_object *o = json_object_new_object();
+	int rc = 0;
+
+	if (!o)
+		return -1;
+	if (rep->has_truth) {
+		rc |= add_u64(o, "queries", a->queries);
+		rc |= add(o, "exhaustive",
+			  json_object_new_boolean(a->exhaustive));
+		rc |= add_u64(o, "shared", a->shared);
+		rc |= add_u64(o, "false_positives", a->false_pos);
+		rc |= add_u64(o, "false_negatives", a->false_neg);
+		rc |= add_dbl(o, "false_positive_rate",
+			      rate(a->false_pos, a->queries));
+		rc |= add_dbl(o, "false_negative_rate",
+			      rate(a->false_neg, a->queries));
+	}
+	if (a->ratio_pairs) {
+		rc |= add_u64(o, "ratio_pairs", a->ratio_pairs);
+		rc |= add_dbl(o, "ratio_min", a->ratio_min);
+		rc |= add_dbl(o, "ratio_p05", a->ratio_p05);
+		rc |= add_dbl(o, "ratio_median", a->ratio_median);
+		rc |= add_dbl(o, "ratio_p95", a->ratio_p95);
+		rc |= add_dbl(o, "ratio_max", a->ratio_max);
+	}
+	return rc | add(root, "accuracy", o);
+}
+
+static int stats_json(const ibf_infer_report_t *rep, json_object *root)
+{
+	const ibf_infer_stats_t *s = &rep->r->stats;
+	uint32_t p, d;
+	int rc = 0;
+
+	ibf_infer_tree_shape(&rep->r->tree, &p, &d);
+	rc |= add_u64(root, "switches",
+		      rep->r->tree.nnodes - rep->r->tree.nhosts);
+	rc |= add_u64(root, "pairs", s->pairs);
+	rc |= add_u64(root, "insertion_pairs", s->add_pairs);
+	rc |= add_u64(root, "search_pairs", s->lookahead_pairs);
+	rc |= add_u64(root, "unavailable_pairs", s->unavailable);
+	rc |= add_u64(root, "max_pairs_per_host", s->max_host_pairs);
+	rc |= add_u64(root, "max_insertion_pairs_per_host",
+		      s->max_add_pairs);
+	rc |= add_u64(root, "largest_switch", p);
+	rc |= add_u64(root, "diameter", d);
+	rc |= add_u64(root, "bound_per_host", d ? p * (d - 1) + 1 : 1);
+	rc |= add_dbl(root, "tol", rep->tol);
+	rc |= add_dbl(root, "inference_s", s->cpu_s);
+	rc |= add_dbl(root, "oracle_s", s->oracle_s);
+	if (rep->charged_s >= 0)
+		rc |= add_dbl(root, "charged_s", rep->charged_s);
+	return rc;
+}
+
+ibf_status_t ibf_infer_write_json(const ibf_infer_report_t *rep, FILE *fp,
+				  ibf_err_t *err)
+{
+	const ibf_infer_tree_t *t = &rep->r->tree;
+	json_object *root = json_object_new_object();
+	json_object *hosts = json_object_new_array();
+	json_object *edges = json_object_new_array();
+	int rc = !root || !hosts || !edges;
+	uint32_t i;
+
+	for (i = 0; i < t->nhosts && !rc; i++) {
+		char buf[32];
+
+		rc |= json_object_array_add(hosts, json_object_new_string(
+					    node_name(rep, i, buf,
+						      sizeof(buf))));
+	}
+	for (i = 0; i < t->nedges && !rc; i++) {
+		json_object *e = json_object_new_object();
+		char ba[32], bb[32];
+
+		rc |= !e;
+		rc |= add(e, "a", json_object_new_string(
+			  node_name(rep, t->ea[i], ba, sizeof(ba))));
+		rc |= add(e, "b", json_object_new_string(
+			  node_name(rep, t->eb[i], bb, sizeof(bb))));
+		rc |= add_dbl(e, "latency", t->lat[i]);
+		rc |= json_object_array_add(edges, e);
+	}
+	if (!rc) {
+		rc |= json_object_object_add(root, "hosts", hosts);
+		hosts = NULL;
+		rc |= json_object_object_add(root, "edges", edges);
+		edges = NULL;
+		rc |= stats_json(rep, root);
+		if (rep->acc)
+			rc |= accuracy_json(rep, root);
+	}
+	json_object_put(hosts);
+	json_object_put(edges);
+	if (!rc)
+		rc = fputs(json_object_to_json_string_ext(root,
+			   JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED),
+			   fp) < 0 || fputc('\n', fp) == EOF;
+	json_object_put(root);
+	return rc ? ibf_err_set(err, IBF_ERR_NOMEM, "cannot write the JSON "
+				"report") : IBF_OK;
+}
+
+ibf_status_t ibf_infer_write_trace(const ibf_infer_result_t *r,
+				   const char *const *names, FILE *fp,
+				   ibf_err_t *err)
+{
+	uint32_t i;
+	ibf_status_t st;
+
+	fprintf(fp, "# pairs measured by ibflow infer, in order: A B RTT or "
+		"A B MIN MAX\n");
+	for (i = 0; i < r->nmeas; i++) {
+		const ibf_infer_meas_t *m = &r->meas[i];
+		uint32_t a = m->a < m->b ? m->a : m->b;
+		uint32_t b = m->a < m->b ? m->b : m->a;
+		char ba[32], bb[32];
+
+		/* The lower index first: hosts then appear in index order,
+		 * as a file without a lookup numbers them. */
+		snprintf(ba, sizeof(ba), "h%u", a);
+		snprintf(bb, sizeof(bb), "h%u", b);
+		st = ibf_rtt_write_line(fp, names ? names[a] : ba,
+					names ? names[b] : bb, m->min, m->max,
+					err);
+		if (st != IBF_OK)
+			return st;
+	}
+	if (ferror(fp))
+		return ibf_err_set(err, IBF_ERR_IO, "write error");
+	return IBF_OK;
+}

@@ -1,0 +1,867 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * "layered": FatPaths layered routing (Besta et al., SC'20, section V) on
+ * the LID offsets of InfiniBand, with deadlock-free SLs.
+ *
+ *  - n layers (--layers, default 2^LMC) on the 2^LMC LIDs of every
+ *    endpoint: LID offset o belongs to layer o mod n (round-robin when
+ *    2^LMC > n); 2^LMC < n is refused.
+ *  - Router graph: switches and switch-switch links (layers.h).  Layer 0
+ *    is all links (minimal paths); layers 1..n-1 are sampled (Listing 1) or
+ *    built to minimize path overlap (Listing 2), seeded, and made connected
+ *    again by adding back edges, so no pair ever falls back to layer 0.
+ *  - Within a layer every DLID gets a shortest-path tree toward its
+ *    switch: BFS distances to the destination switch over the layer's
+ *    links, and at every switch the least used (so far, over all layers)
+ *    of the ports that go one hop closer, lowest port number on ties.  A
+ *    per-destination tree is what an LFT can express.
+ *  - Switch LIDs are routed like layer 0.
+ *  - SLs depend on the DLID only: each DLID's route tree (the links used
+ *    from switches with endpoints, and switches downstream of them) goes
+ *    into the first VL whose channel dependency graph stays acyclic with
+ *    it (greedy, as DFSSSP/LASH do; incremental topological order after
+ *    Pearce & Kelly), SL = VL.  More than --max-vls VLs: refused.
+ *  - The report carries the layers, the VLs and the path diversity of the
+ *    result (ibflow/diversity.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include <ibflow/diversity.h>
+
+#include "base/array.h"
+#include "routing/cdg.h"
+#include "routing/layers.h"
+#include "routing/route_internal.h"
+
+#define LAYERED_MAX_VLS 15u /* data VLs 0..14; SL 15 -> VL15 is management */
+
+/* One VL: its channel dependency graph and what it carries. */
+struct vl {
+	ibf_cdg_t g;          /* ordered: refuses a dependency closing a cycle */
+	uint32_t ndlids;
+	uint32_t ndeps_last;  /* added by the last successful try_vl() */
+};
+
+struct lay {
+	const ibf_fabric_t *f;
+	ibf_routing_t *r;
+	ibf_rgraph_t g;
+	ibf_layers_t ly;
+	unsigned n, max_vls;
+	double density;
+	uint32_t *dist, *queue, *queue2; /* [nswitches] */
+	uint8_t *down;              /* [nswitches] */
+	uint32_t *cand_off, *cand;  /* per switch: ports one hop closer */
+	uint32_t *use;              /* [nports] entries routed via a port */
+	uint32_t *ep_off, *ep;      /* endpoints by attached switch (CSR) */
+	/* VL assignment */
+	uint32_t nch;
+	uint32_t *ch_of_port;       /* [nports] channel of an egress port */
+	uint8_t *ch_port;           /* [nch] port number at its tail */
+	struct vl vl[LAYERED_MAX_VLS];
+	unsigned nvl;
+	ibf_cdg_scratch_t pk;       /* ordered insertion work space */
+	uint32_t *dep_a, *dep_b, ndep; /* one DLID's dependencies */
+	uint32_t *smark, sepoch;    /* [nswitches] */
+	uint64_t fallback_pairs;    /* always 0: layers are repaired */
+};
+
+static ibf_status_t nomem(ibf_err_t *err)
+{
+	return ibf_err_set(err, IBF_ERR_NOMEM, "layered: %s",
+			   ibf_status_str(IBF_ERR_NOMEM));
+}
+
+/* ---- checks and setup -------------------------------------------------- */
+
+static unsigned lmc_for(unsigned n)
+{
+	unsigned l = 0;
+
+	while ((1u << l) < n)
+		l++;
+	return l;
+}
+
+static ibf_status_t check_opts(struct lay *L, const ibf_route_opts_t *o,
+			       ibf_err_t *err)
+{
+	const ibf_fabric_t *f = L->f;
+	uint32_t i;
+
+	L->n = o->layers ? o->layers : 1u << f->lmc;
+	L->max_vls = o->max_vls ? o->max_vls : 8;
+	L->density = o->density > 0 ? o->density
+				    : IBF_LAYERS_DEFAULT_DENSITY;
+	if (L->max_vls > LAYERED_MAX_VLS)
+		return ibf_err_set(err, IBF_ERR_RANGE,
+				   "layered: --max-vls %u is more than the %u "
+				   "data VLs InfiniBand has", L->max_vls,
+				   LAYERED_MAX_VLS);
+	if (L->density > 1.0)
+		return ibf_err_set(err, IBF_ERR_RANGE,
+				   "layered: --density %g is not in (0, 1]",
+				   L->density);
+	for (i = 0; i < f->nendpoints; i++) {
+		const ibf_port_t *p = &f->ports[f->endpoints[i]];
+
+		if (L->n > (1u << p->lmc))
+			return ibf_err_set(err, IBF_ERR_UNSUPPORTED,
+				"layered: %u layers need %u LIDs per port "
+				"(2^LMC >= layers) but port 0x%016llx has "
+				"LMC %u (%u LIDs); raise --lmc to %u or use "
+				"--layers %u", L->n, L->n,
+				(unsigned long long)p->guid, p->lmc,
+				1u << p->lmc, lmc_for(L->n), 1u << p->lmc);
+		if (!ibf_node_is_switch(f, f->ports[p->peer].node))
+			return ibf_err_set(err, IBF_ERR_UNSUPPORTED,
+				"layered: port 0x%016llx is not attached to "
+				"a switch", (unsigned long long)p->guid);
+	}
+	return IBF_OK;
+}
+
+/* Endpoints grouped by the switch they hang off, each group in PortGUID
+ * order (then port number): the order routes are placed in, and so the
+ * port use counts, must not depend on the fabric's node order. */
+static void sort_group(const ibf_fabric_t *f, ibf_port_id_t *v, uint32_t n)
+{
+	uint32_t i, j;
+
+	for (i = 1; i < n; i++) {
+		ibf_port_id_t x = v[i];
+		const ibf_port_t *px = &f->ports[x];
+
+		for (j = i; j > 0; j--) {
+			const ibf_port_t *py = &f->ports[v[j - 1]];
+
+			if (py->guid < px->guid ||
+			    (py->guid == px->guid && py->num <= px->num))
+				break;
+			v[j] = v[j - 1];
+		}
+		v[j] = x;
+	}
+}
+
+static int group_endpoints(struct lay *L)
+{
+	const ibf_fabric_t *f = L->f;
+	uint32_t i, s;
+
+	L->ep_off = calloc((size_t)f->nswitches + 1, sizeof(*L->ep_off));
+	L->ep = malloc(((size_t)f->nendpoints + 1) * sizeof(*L->ep));
+	if (!L->ep_off || !L->ep)
+		return -1;
+	for (i = 0; i < f->nendpoints; i++) {
+		ibf_port_id_t peer = f->ports[f->endpoints[i]].peer;
+
+		L->ep_off[f->switch_index[f->ports[peer].node] + 1]++;
+	}
+	for (s = 0; s < f->nswitches; s++)
+		L->ep_off[s + 1] += L->ep_off[s];
+	for (i = 0; i < f->nendpoints; i++) {
+		ibf_port_id_t peer = f->ports[f->endpoints[i]].peer;
+
+		s = f->switch_index[f->ports[peer].node];
+		L->ep[L->ep_off[s]++] = f->endpoints[i];
+	}
+	for (s = f->nswitches; s > 0; s--)
+		L->ep_off[s] = L->ep_off[s - 1];
+	L->ep_off[0] = 0;
+	for (s = 0; s < f->nswitches; s++)
+		sort_group(f, L->ep + L->ep_off[s],
+			   L->ep_off[s + 1] - L->ep_off[s]);
+	return 0;
+}
+
+static int alloc_routing(struct lay *L)
+{
+	const ibf_fabric_t *f = L->f;
+	size_t ns = f->nswitches + 1;
+
+	L->dist = malloc(ns * sizeof(*L->dist));
+	L->queue = malloc(ns * sizeof(*L->queue));
+	L->queue2 = malloc(ns * sizeof(*L->queue2));
+	L->down = malloc(ns);
+	L->cand_off = malloc((ns + 1) * sizeof(*L->cand_off));
+	L->cand = malloc((2 * (size_t)L->g.nedges + 1) * sizeof(*L->cand));
+	L->use = calloc((size_t)f->nports + 1, sizeof(*L->use));
+	L->smark = calloc(ns, sizeof(*L->smark));
+	return L->dist && L->queue && L->queue2 && L->down && L->cand_off && L->cand && L->use &&
+	       L->smark ? group_endpoints(L) : -1;
+}
+
+/* ---- routing inside a layer -------------------------------------------- */
+
+/* For destination switch t: BFS over the layer, then per switch the ports
+ * whose link leads one hop closer to t. */
+static void candidates(struct lay *L, const uint8_t *mask, uint32_t t)
+{
+	const ibf_rgraph_t *g = &L->g;
+	uint32_t s, k, nc = 0;
+
+	ibf_rgraph_bfs(g, mask, t, L->dist, L->queue);
+	for (s = 0; s < g->n; s++) {
+		L->cand_off[s] = nc;
+		if (L->dist[s] == UINT32_MAX || s == t)
+			continue;
+		for (k = g->adj_off[s]; k < g->adj_off[s + 1]; k++) {
+			uint32_t e = g->adj_edge[k];
+
+			if (mask[e] &&
+			    L->dist[ibf_rgraph_other(g, e, s)] + 1 == L->dist[s])
+				L->cand[nc++] = e;
+		}
+	}
+	L->cand_off[g->n] = nc;
+}
+
+/* One DLID whose owner hangs off switch t (host_port: t's port to it, 0
+ * for t's own LID): every switch takes its least used candidate. */
+static void route_dlid(struct lay *L, uint32_t t, unsigned dlid,
+		       unsigned host_port)
+{
+	const ibf_fabric_t *f = L->f;
+	const ibf_rgraph_t *g = &L->g;
+	uint32_t s, k;
+
+	ibf_lfts_set(L->r->lfts, t, dlid, (uint8_t)host_port);
+	for (s = 0; s < g->n; s++) {
+		ibf_port_id_t best = IBF_NO_ID;
+		unsigned bport = 0;
+
+		for (k = L->cand_off[s]; k < L->cand_off[s + 1]; k++) {
+			unsigned p = ibf_rgraph_port(g, L->cand[k], s);
+			ibf_port_id_t pid = ibf_node_port_id(f,
+							f->switches[s], p);
+
+			if (best == IBF_NO_ID || L->use[pid] < L->use[best] ||
+			    (L->use[pid] == L->use[best] && p < bport)) {
+				best = pid;
+				bport = p;
+			}
+		}
+		if (best == IBF_NO_ID)
+			continue; /* t itself (the layer is connected) */
+		L->use[best]++;
+		ibf_lfts_set(L->r->lfts, s, dlid, (uint8_t)bport);
+	}
+}
+
+/* Layer 0 routes all DLIDs toward switch t along one tree: fewer distinct
+ * trees, fewer dependency patterns, fewer VLs for the cyclic minimal
+ * routes (the other layers spread the load). */
+static void copy_dlid(struct lay *L, uint32_t t, unsigned from, unsigned dlid,
+		      unsigned host_port)
+{
+	const ibf_fabric_t *f = L->f;
+	uint32_t s;
+
+	for (s = 0; s < f->nswitches; s++) {
+		uint8_t p = ibf_lfts_get(L->r->lfts, s, from);
+
+		if (s == t) {
+			ibf_lfts_set(L->r->lfts, s, dlid, (uint8_t)host_port);
+		} else if (p != IBF_LFT_NO_PORT) {
+			ibf_lfts_set(L->r->lfts, s, dlid, p);
+			L->use[ibf_node_port_id(f, f->switches[s], p)]++;
+		}
+	}
+}
+
+/* Layers 1..n-1: up/down routing along the layer's order (layers.h), as
+ * an LFT can hold it.  Switches with an all-down path to t (down = toward
+ * higher rank) take a shortest such path, so whatever arrives at them
+ * going down keeps going down; the others go up to the neighbour closest
+ * to t.  Distances come from two monotone BFS queues merged (down-set
+ * first, then the up extensions).  Every route is up* then down*: the
+ * layer's channel dependencies are acyclic. */
+static void updn_distances(struct lay *L, const uint8_t *mask,
+			   const uint32_t *rank, uint32_t t)
+{
+	const ibf_rgraph_t *g = &L->g;
+	uint32_t *qa = L->queue, *qb = L->queue2, ha = 0, ta = 0, hb = 0,
+		 tb = 0, x, y, k;
+
+	for (x = 0; x < g->n; x++) {
+		L->dist[x] = UINT32_MAX;
+		L->down[x] = 0;
+	}
+	L->dist[t] = 0;
+	L->down[t] = 1;
+	qa[ta++] = t;
+	while (ha < ta) { /* the down-set: x -> y down, rank[x] < rank[y] */
+		y = qa[ha++];
+		for (k = g->adj_off[y]; k < g->adj_off[y + 1]; k++) {
+			uint32_t e = g->adj_edge[k];
+
+			x = ibf_rgraph_other(g, e, y);
+			if (mask[e] && !L->down[x] && rank[x] < rank[y]) {
+				L->down[x] = 1;
+				L->dist[x] = L->dist[y] + 1;
+				qa[ta++] = x;
+			}
+		}
+	}
+	ha = 0;
+	while (ha < ta || hb < tb) { /* up extensions, x -> y up */
+		if (hb == tb || (ha < ta && L->dist[qa[ha]] <= L->dist[qb[hb]]))
+			y = qa[ha++];
+		else
+			y = qb[hb++];
+		for (k = g->adj_off[y]; k < g->adj_off[y + 1]; k++) {
+			uint32_t e = g->adj_edge[k];
+
+			x = ibf_rgraph_other(g, e, y);
+			if (mask[e] && L->dist[x] == UINT32_MAX &&
+			    rank[x] > rank[y]) {
+				L->dist[x] = L->dist[y] + 1;
+				qb[tb++] = x;
+			}
+		}
+	}
+}
+
+static void updn_candidates(struct lay *L, const uint8_t *mask,
+			    const uint32_t *rank, uint32_t t)
+{
+	const ibf_rgraph_t *g = &L->g;
+	uint32_t s, k, nc = 0;
+
+	updn_distances(L, mask, rank, t);
+	for (s = 0; s < g->n; s++) {
+		L->cand_off[s] = nc;
+		if (L->dist[s] == UINT32_MAX || s == t)
+			continue;
+		for (k = g->adj_off[s]; k < g->adj_off[s + 1]; k++) {
+			uint32_t e = g->adj_edge[k];
+			uint32_t y = ibf_rgraph_other(g, e, s);
+
+			if (!mask[e] || L->dist[y] + 1 != L->dist[s])
+				continue;
+			/* down-set members go down within the down-set,
+			 * the others go up */
+			if (L->down[s] ? (L->down[y] && rank[y] > rank[s])
+				       : rank[y] < rank[s])
+				L->cand[nc++] = e;
+		}
+	}
+	L->cand_off[g->n] = nc;
+}
+
+static void route_layer(struct lay *L, unsigned i)
+{
+	const ibf_fabric_t *f = L->f;
+	const uint8_t *mask = ibf_layer_mask(&L->ly, i);
+	const uint32_t *rank = ibf_layer_rank(&L->ly, i, L->g.n);
+	uint32_t ti, t, k;
+	unsigned o, first;
+
+	/* destinations in NodeGUID order (port use counts carry over) */
+	for (ti = 0; ti < L->g.n; ti++) {
+		t = L->g.ord[ti];
+		if (i == 0)
+			candidates(L, mask, t);
+		else
+			updn_candidates(L, mask, rank, t);
+		if (i == 0)
+			route_dlid(L, t, ibf_port_base_lid(f,
+				ibf_node_port_id(f, f->switches[t], 0)), 0);
+		first = 0;
+		for (k = L->ep_off[t]; k < L->ep_off[t + 1]; k++) {
+			const ibf_port_t *p = &f->ports[L->ep[k]];
+			unsigned host_port = f->ports[p->peer].num;
+
+			for (o = i; o < (1u << p->lmc); o += L->n) {
+				if (i == 0 && first)
+					copy_dlid(L, t, first, p->lid + o,
+						  host_port);
+				else
+					route_dlid(L, t, p->lid + o,
+						   host_port);
+				if (!first)
+					first = p->lid + o;
+			}
+		}
+	}
+}
+
+/* ---- deadlock freedom: DLIDs into VLs ----------------------------------- */
+
+/* Channels are the directed switch-switch links: edge e gives 2e (from ea)
+ * and 2e + 1 (from eb).  Links to hosts cannot be on a dependency cycle
+ * (nothing depends on an ejection, an injection depends on nothing). */
+static int alloc_channels(struct lay *L)
+{
+	const ibf_fabric_t *f = L->f;
+	const ibf_rgraph_t *g = &L->g;
+	uint32_t e;
+
+	L->nch = 2 * g->nedges;
+	L->ch_of_port = malloc(((size_t)f->nports + 1) *
+			       sizeof(*L->ch_of_port));
+	L->ch_port = malloc((size_t)L->nch + 1);
+	L->dep_a = malloc(((size_t)f->nswitches + 1) * sizeof(*L->dep_a));
+	L->dep_b = malloc(((size_t)f->nswitches + 1) * sizeof(*L->dep_b));
+	if (!L->ch_of_port || !L->ch_port || !L->dep_a || !L->dep_b ||
+	    ibf_cdg_scratch_init(&L->pk, L->nch))
+		return -1;
+	for (e = 0; e < g->nedges; e++) {
+		L->ch_of_port[ibf_node_port_id(f, f->switches[g->ea[e]],
+					       g->pa[e])] = 2 * e;
+		L->ch_of_port[ibf_node_port_id(f, f->switches[g->eb[e]],
+					       g->pb[e])] = 2 * e + 1;
+		L->ch_port[2 * e] = g->pa[e];
+		L->ch_port[2 * e + 1] = g->pb[e];
+	}
+	return 0;
+}
+
+/* The channel dependencies of one DLID's routes: from every switch with
+ * endpoints, follow the LFTs; each switch passed adds (its egress link ->
+ * the next switch's egress link) when both are switch-switch links. */
+static void collect_deps(struct lay *L, unsigned dlid)
+{
+	const ibf_fabric_t *f = L->f;
+	const ibf_lfts_t *lf = L->r->lfts;
+	uint32_t s, x;
+
+	L->sepoch++;
+	L->ndep = 0;
+	for (s = 0; s < f->nswitches; s++) {
+		if (L->ep_off[s] == L->ep_off[s + 1])
+			continue;
+		for (x = s; L->smark[x] != L->sepoch;) {
+			unsigned p = ibf_lfts_get(lf, x, dlid), q;
+			ibf_port_id_t pid, peer, qid;
+			uint32_t y;
+
+			L->smark[x] = L->sepoch;
+			if (p == 0 || p == IBF_LFT_NO_PORT)
+				break;
+			pid = ibf_node_port_id(f, f->switches[x], p);
+			peer = f->ports[pid].peer;
+			if (!ibf_node_is_switch(f, f->ports[peer].node))
+				break;
+			y = f->switch_index[f->ports[peer].node];
+			q = ibf_lfts_get(lf, y, dlid);
+			if (q != 0 && q != IBF_LFT_NO_PORT) {
+				qid = ibf_node_port_id(f, f->switches[y], q);
+				if (ibf_node_is_switch(f,
+					f->ports[f->ports[qid].peer].node)) {
+					L->dep_a[L->ndep] = L->ch_of_port[pid];
+					L->dep_b[L->ndep++] =
+						L->ch_of_port[qid];
+				}
+			}
+			x = y;
+		}
+	}
+}
+
+static void rollback(struct lay *L, struct vl *c, const uint32_t *done,
+		     uint32_t n)
+{
+	while (n--) {
+		uint32_t a = L->dep_a[done[n]], b = L->dep_b[done[n]];
+
+		ibf_cdg_remove_newest(&c->g, a, b, L->ch_port[b]);
+	}
+}
+
+/* Put the collected dependencies into VL v: 0 done, 1 a cycle (VL left as
+ * it was), -1 out of memory.  done: [nswitches] scratch. */
+static int try_vl(struct lay *L, struct vl *c, uint32_t *done)
+{
+	uint32_t k, nd = 0;
+	int rc;
+
+	for (k = 0; k < L->ndep; k++) {
+		uint32_t a = L->dep_a[k], b = L->dep_b[k];
+
+		if (ibf_cdg_has(&c->g, a, L->ch_port[b]))
+			continue;
+		rc = ibf_cdg_insert(&c->g, &L->pk, a, b, L->ch_port[b]);
+		if (rc) {
+			rollback(L, c, done, nd);
+			return rc;
+		}
+		done[nd++] = k;
+	}
+	c->ndeps_last = nd;
+	return 0;
+}
+
+static ibf_status_t too_many(const struct lay *L, const char *what,
+			      unsigned id, ibf_err_t *err)
+{
+	return ibf_err_set(err, IBF_ERR_UNSUPPORTED,
+		"layered: the routes need more than %u VLs to be deadlock-"
+		"free (%s %u closes a channel dependency cycle in each of "
+		"VLs 0..%u); allow more with --max-vls (up to %u), or use "
+		"fewer layers", L->max_vls, what, id, L->max_vls - 1,
+		LAYERED_MAX_VLS);
+}
+
+static int open_vl(struct lay *L)
+{
+	if (ibf_cdg_init(&L->vl[L->nvl].g, L->nch, true))
+		return -1;
+	L->nvl++;
+	return 0;
+}
+
+/* Layer 0 (minimal paths over all links, cyclic dependencies likely):
+ * each DLID's tree into the first VL that stays acyclic with it. */
+static ibf_status_t place_dlid(struct lay *L, unsigned dlid, uint32_t *done,
+			       ibf_err_t *err)
+{
+	unsigned v;
+	int rc;
+
+	collect_deps(L, dlid);
+	for (v = 0; v < L->max_vls; v++) {
+		if (v == L->nvl && open_vl(L))
+			return nomem(err);
+		rc = try_vl(L, &L->vl[v], done);
+		if (rc < 0)
+			return nomem(err);
+		if (rc == 0) {
+			L->r->sl_by_dlid[dlid] = (uint8_t)v;
+			L->vl[v].ndlids++;
+			return IBF_OK;
+		}
+	}
+	return too_many(L, "the route tree of DLID", dlid, err);
+}
+
+/* The layer of a DLID: its LID offset mod n; switch LIDs are layer 0. */
+static unsigned dlid_layer(const struct lay *L, unsigned dlid)
+{
+	const ibf_port_t *p = &L->f->ports[ibf_fabric_lid_owner(L->f, dlid)];
+
+	return ibf_node_is_switch(L->f, p->node) ? 0
+						 : (dlid - p->lid) % L->n;
+}
+
+/* Layers 1..n-1 are up/down, acyclic by construction: a whole layer goes
+ * into an existing VL if it stays acyclic there, else into a new one.
+ * Returns 0, 1 (cycle: VL rolled back), -1 (no memory). */
+static int push_dep(uint32_t **all, uint32_t *n, uint32_t *cap, uint32_t a,
+		    uint32_t b)
+{
+	uint32_t *v = ibf_array_grow32(*all, cap, (uint64_t)*n + 2, sizeof(*v));
+
+	if (!v)
+		return -1;
+	*all = v;
+	v[(*n)++] = a;
+	v[(*n)++] = b;
+	return 0;
+}
+
+static int try_layer_vl(struct lay *L, unsigned i, struct vl *c,
+			uint32_t *done)
+{
+	const ibf_fabric_t *f = L->f;
+	uint32_t *all = NULL, nall = 0, cap = 0;
+	unsigned dlid;
+	uint32_t k;
+	int rc = 0;
+
+	for (dlid = 1; dlid <= f->lid_top && !rc; dlid++) {
+		if (ibf_fabric_lid_owner(f, dlid) == IBF_NO_ID ||
+		    dlid_layer(L, dlid) != i)
+			continue;
+		collect_deps(L, dlid);
+		rc = try_vl(L, c, done);
+		for (k = 0; !rc && k < c->ndeps_last; k++)
+			rc = push_dep(&all, &nall, &cap, L->dep_a[done[k]],
+				      L->dep_b[done[k]]);
+	}
+	if (rc) { /* undo the DLIDs already in, newest first */
+		for (k = nall; k >= 2; k -= 2)
+			ibf_cdg_remove_newest(&c->g, all[k - 2], all[k - 1],
+					      L->ch_port[all[k - 1]]);
+	}
+	free(all);
+	return rc;
+}
+
+static ibf_status_t place_layer(struct lay *L, unsigned i, uint32_t *done,
+				ibf_err_t *err)
+{
+	const ibf_fabric_t *f = L->f;
+	unsigned v, dlid;
+	int rc;
+
+	for (v = 0; v <= L->nvl && v < L->max_vls; v++) {
+		if (v == L->nvl && open_vl(L))
+			return nomem(err);
+		rc = try_layer_vl(L, i, &L->vl[v], done);
+		if (rc < 0)
+			return nomem(err);
+		if (rc == 0)
+			break;
+	}
+	if (v == L->max_vls || v > L->nvl)
+		return too_many(L, "layer", i, err);
+	for (dlid = 1; dlid <= f->lid_top; dlid++)
+		if (ibf_fabric_lid_owner(f, dlid) != IBF_NO_ID &&
+		    dlid_layer(L, dlid) == i) {
+			L->r->sl_by_dlid[dlid] = (uint8_t)v;
+			L->vl[v].ndlids++;
+		}
+	return IBF_OK;
+}
+
+static ibf_status_t assign_sls(struct lay *L, ibf_err_t *err)
+{
+	const ibf_fabric_t *f = L->f;
+	uint32_t *done;
+	ibf_status_t st = IBF_OK;
+	unsigned dlid, i;
+
+	L->r->sl_by_dlid = calloc((size_t)f->lid_top + 1, 1);
+	done = malloc(((size_t)f->nswitches + 1) * sizeof(*done));
+	if (!L->r->sl_by_dlid || !done || alloc_channels(L)) {
+		free(done);
+		return nomem(err);
+	}
+	for (dlid = 1; dlid <= f->lid_top && st == IBF_OK; dlid++)
+		if (ibf_fabric_lid_owner(f, dlid) != IBF_NO_ID &&
+		    dlid_layer(L, dlid) == 0)
+			st = place_dlid(L, dlid, done, err);
+	for (i = 1; i < L->n && st == IBF_OK; i++)
+		st = place_layer(L, i, done, err);
+	free(done);
+	L->r->nsls = L->nvl ? L->nvl : 1;
+	return st;
+}
+
+/* ---- report ------------------------------------------------------------ */
+
+static json_object *u64(uint64_t v)
+{
+	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
+static json_object *hist_json(const uint64_t *h)
+{
+	json_object *a = json_object_new_array();
+	unsigned i, last = 0;
+
+	for (i = 0; i < IBF_DIVERSITY_HIST; i++)
+		if (h[i])
+			last = i + 1;
+	for (i = 0; i < last; i++)
+		json_object_array_add(a, u64(h[i]));
+	return a;
+}
+
+/* Representative DLIDs for the diversity metrics: for switch t and layer
+ * i, LID offset i of the first endpoint on t. */
+static unsigned *diversity_reps(const struct lay *L)
+{
+	const ibf_fabric_t *f = L->f;
+	unsigned *rep = calloc((size_t)f->nswitches * L->n + 1,
+			       sizeof(*rep));
+	uint32_t t;
+	unsigned i;
+
+	if (!rep)
+		return NULL;
+	for (t = 0; t < f->nswitches; t++)
+		if (L->ep_off[t] < L->ep_off[t + 1])
+			for (i = 0; i < L->n; i++)
+				rep[(size_t)t * L->n + i] =
+					f->ports[L->ep[L->ep_off[t]]].lid + i;
+	return rep;
+}
+
+static json_object *diversity_json(const ibf_diversity_t *d)
+{
+	json_object *o = json_object_new_object();
+	double np = d->pairs ? (double)d->pairs : 1.0;
+
+	json_object_object_add(o, "router_pairs", u64(d->pairs));
+	json_object_object_add(o, "broken_pairs", u64(d->broken));
+	json_object_object_add(o, "distinct_paths_mean",
+		json_object_new_double((double)d->distinct_sum / np));
+	json_object_object_add(o, "distinct_paths_min",
+			       u64(d->distinct_min));
+	json_object_object_add(o, "distinct_paths_hist",
+			       hist_json(d->distinct_hist));
+	json_object_object_add(o, "cdp_mean",
+		json_object_new_double((double)d->cdp_sum / np));
+	json_object_object_add(o, "cdp_min", u64(d->cdp_min));
+	json_object_object_add(o, "cdp_hist", hist_json(d->cdp_hist));
+	json_object_object_add(o, "pairs_cdp_ge3", u64(d->pairs_cdp_ge3));
+	json_object_object_add(o, "share_cdp_ge3",
+		json_object_new_double(ibf_diversity_share_ge3(d)));
+	return o;
+}
+
+static json_object *layers_json(const struct lay *L)
+{
+	json_object *a = json_object_new_array();
+	unsigned i;
+
+	for (i = 0; i < L->n; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "layer", u64(i));
+		json_object_object_add(o, "links", u64(L->ly.nin[i]));
+		json_object_object_add(o, "links_added_back",
+				       u64(L->ly.repaired[i]));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *vls_json(const struct lay *L)
+{
+	json_object *a = json_object_new_array();
+	unsigned v;
+
+	for (v = 0; v < L->nvl; v++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "vl", u64(v));
+		json_object_object_add(o, "dlids", u64(L->vl[v].ndlids));
+		json_object_object_add(o, "dependencies",
+				       u64(L->vl[v].g.ndeps));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static ibf_status_t report(struct lay *L, const ibf_route_opts_t *o,
+			   ibf_err_t *err)
+{
+	json_object *r = json_object_new_object();
+	ibf_diversity_t d;
+	unsigned *rep = diversity_reps(L);
+	ibf_status_t st;
+
+	if (!rep || !r) {
+		free(rep);
+		json_object_put(r);
+		return nomem(err);
+	}
+	st = ibf_diversity_compute(L->r->lfts, L->n, rep, &d, err);
+	free(rep);
+	if (st) {
+		json_object_put(r);
+		return st;
+	}
+	json_object_object_add(r, "layers", u64(L->n));
+	json_object_object_add(r, "method", json_object_new_string(
+		o->method == IBF_LAYERS_OVERLAP ? "overlap" : "random"));
+	json_object_object_add(r, "density",
+			       json_object_new_double(L->density));
+	json_object_object_add(r, "seed", u64(o->seed));
+	json_object_object_add(r, "offset_to_layer",
+			       json_object_new_string("offset mod layers"));
+	json_object_object_add(r, "router_links", u64(L->g.nedges));
+	json_object_object_add(r, "per_layer", layers_json(L));
+	json_object_object_add(r, "fallback_pairs", u64(L->fallback_pairs));
+	json_object_object_add(r, "sl_depends_on", json_object_new_string(
+		"dlid"));
+	json_object_object_add(r, "vls_used", u64(L->nvl));
+	json_object_object_add(r, "max_vls", u64(L->max_vls));
+	json_object_object_add(r, "per_vl", vls_json(L));
+	json_object_object_add(r, "diversity", diversity_json(&d));
+	ibf_route_report_set(L->r, r);
+	return IBF_OK;
+}
+
+/* ---- engine ------------------------------------------------------------ */
+
+static void lay_free(struct lay *L)
+{
+	unsigned v;
+
+	for (v = 0; v < L->nvl; v++)
+		ibf_cdg_free(&L->vl[v].g);
+	ibf_layers_free(&L->ly);
+	ibf_rgraph_free(&L->g);
+	free(L->dist);
+	free(L->queue);
+	free(L->queue2);
+	free(L->down);
+	free(L->cand_off);
+	free(L->cand);
+	free(L->use);
+	free(L->ep_off);
+	free(L->ep);
+	free(L->ch_of_port);
+	free(L->ch_port);
+	ibf_cdg_scratch_free(&L->pk);
+	free(L->dep_a);
+	free(L->dep_b);
+	free(L->smark);
+}
+
+static ibf_status_t build(struct lay *L, const ibf_route_opts_t *o,
+			  ibf_err_t *err)
+{
+	ibf_layers_opts_t lo = { L->n, L->density, o->method, o->seed };
+	ibf_status_t st;
+	unsigned i;
+
+	st = ibf_rgraph_build(L->f, &L->g, err);
+	if (st)
+		return st;
+	st = ibf_layers_build(&L->g, &lo, &L->ly, err);
+	if (st)
+		return st;
+	if (L->ly.ncomponents > 1)
+		return ibf_err_set(err, IBF_ERR_INVALID,
+				   "layered: the switches form %u separate "
+				   "parts; routing needs them connected",
+				   L->ly.ncomponents);
+	if (alloc_routing(L))
+		return nomem(err);
+	for (i = 0; i < L->n; i++)
+		route_layer(L, i);
+	st = assign_sls(L, err);
+	if (st)
+		return st;
+	return report(L, o, err);
+}
+
+static ibf_status_t run(const ibf_fabric_t *f, const ibf_route_opts_t *o,
+			ibf_routing_t *r, ibf_err_t *err)
+{
+	static const ibf_route_opts_t defaults;
+	struct lay L;
+	ibf_status_t st;
+
+	memset(&L, 0, sizeof(L));
+	L.f = f;
+	L.r = r;
+	if (!o)
+		o = &defaults;
+	st = check_opts(&L, o, err);
+	if (st == IBF_OK)
+		st = build(&L, o, err);
+	lay_free(&L);
+	if (st) {
+		free(r->sl_by_dlid);
+		r->sl_by_dlid = NULL;
+		ibf_route_report_set(r, NULL);
+		r->nsls = 0;
+	}
+	return st;
+}
+
+const ibf_route_engine_t ibf_route_engine_layered = {
+	"layered",
+	"FatPaths layered routing on the LID offsets, deadlock-free SLs",
+	run,
+};

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * Private to probe_plan.c and probe_solve.c: pair vectors over link
+ * columns, and an incremental sparse echelon form modulo a prime.
+ */
+#ifndef IBFLOW_PROBE_INTERNAL_H
+#define IBFLOW_PROBE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ibflow/probe.h>
+
+/* 2^31 - 1: products of two residues fit in 64 bits. */
+#define IBF_PROBE_PRIME 2147483647u
+#define IBF_PROBE_NONE UINT32_MAX
+
+/* Columns: one per directed link (egress port), except that a host's
+ * injection link (its CA port) and ejection link (the leaf port facing it)
+ * share one column: every pair with that host uses each exactly once, so
+ * no measurement can separate them.  Host columns come first; the unknown
+ * of a host column is the sum of the two links, so a pair's coefficient
+ * there is 1 (each link once), and a link on a path contributes half of
+ * it.  Symmetric model: one column per link, both egress ports, unknown =
+ * its one-way latency; every traversal counts 1 (a host column 2 per
+ * pair), nothing is halved. */
+typedef struct ibf_probe_cols {
+	ibf_probe_model_t model;
+	uint32_t ncols;
+	uint32_t nhostcols;   /* columns 0 .. nhostcols-1 */
+	uint32_t *port_col;   /* [nports]: column, or IBF_PROBE_NONE */
+	ibf_port_id_t *col_port; /* [ncols]: a representative egress port */
+} ibf_probe_cols_t;
+
+ibf_status_t ibf_probe_cols_init(const ibf_fabric_t *f,
+				 const ibf_hostlist_t *h,
+				 ibf_probe_model_t model,
+				 ibf_probe_cols_t *c, ibf_err_t *err);
+/* Share of a host column's unknown one traversal carries: 1/2 when the
+ * column is an injection + ejection sum (directed), else 1. */
+static inline bool ibf_probe_cols_halved(const ibf_probe_cols_t *c,
+					 uint32_t col)
+{
+	return c->model == IBF_PROBE_DIRECTED && col < c->nhostcols;
+}
+void ibf_probe_cols_free(ibf_probe_cols_t *c);
+
+/* A pair vector: sorted distinct columns with their counts. */
+typedef struct ibf_probe_vec {
+	unsigned n;
+	uint32_t col[2 * IBF_PROBE_MAX_HOPS];
+	uint32_t val[2 * IBF_PROBE_MAX_HOPS];
+	ibf_port_id_t links[2 * IBF_PROBE_MAX_HOPS]; /* raw, both legs */
+	unsigned nlinks;
+} ibf_probe_vec_t;
+
+ibf_status_t ibf_probe_vec_make(const ibf_lfts_t *l, ibf_probe_cols_t *c,
+				ibf_port_id_t a, ibf_port_id_t b,
+				ibf_probe_vec_t *v, ibf_err_t *err);
+
+/* Echelon form mod IBF_PROBE_PRIME, rows stored sparse with a leading 1;
+ * a row holds no pivot column of an older row (it is reduced against them
+ * all before it is stored), so reductions walk only into newer rows. */
+typedef struct ibf_probe_ech {
+	uint32_t ncols;
+	uint32_t *piv;        /* [ncols]: row with that pivot, or NONE */
+	uint64_t *off;        /* [nrows]: first entry */
+	uint32_t *len;
+	uint32_t nrows, rcap;
+	uint32_t *ecol, *eval;
+	uint64_t elen, ecap;
+	uint32_t *w;          /* dense work vector (all zero between calls) */
+	uint64_t *bits;       /* touched columns (all zero between calls) */
+	uint32_t bhi;         /* highest word of bits that may be nonzero */
+	uint32_t *fc;         /* free columns met while reducing */
+} ibf_probe_ech_t;
+
+ibf_status_t ibf_probe_ech_init(ibf_probe_ech_t *e, uint32_t ncols);
+void ibf_probe_ech_free(ibf_probe_ech_t *e);
+/* Reduce v; if it is independent of the rows (mod p) and add is set, add
+ * it.  Returns 1 independent, 0 dependent, -1 out of memory. */
+int ibf_probe_ech_add(ibf_probe_ech_t *e, const ibf_probe_vec_t *v,
+		      bool add);
+
+/* live[a * n + b] = 1 when pair (a, b) of h is outside the span of e's
+ * rows (a pair inside always gets 0; one outside gets 1 unless two random
+ * null-space vectors both miss it, probability < 2^-60). */
+ibf_status_t ibf_probe_outside_span(const ibf_lfts_t *l,
+				    const ibf_hostlist_t *h,
+				    ibf_probe_cols_t *c, ibf_probe_ech_t *e,
+				    uint8_t *live, ibf_err_t *err);
+
+#endif

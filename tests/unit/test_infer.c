@@ -1,0 +1,1018 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * Unit tests of topology inference (ibflow/infer.h).
+ *
+ * The inferred tree is judged by code of this file only:
+ *  - splits: every edge of a tree cuts the hosts in two; two trees
+ *    without relay switches (degree 2) are the same up to isomorphism iff
+ *    they cut the same splits.  The true splits come from the fabric
+ *    (trees: each link; fat trees: the hosts below each switch, "below"
+ *    by hops from the nearest host), the inferred ones from the edge
+ *    list, both by our own walks;
+ *  - shared links: "do the paths A-B and C-D share an edge?" by walking
+ *    both paths edge by edge in the true fabric and in the inferred tree,
+ *    over every quadruple, against the counts ibf_infer_accuracy reports;
+ *  - hand cases: RTTs of small trees worked out by hand (equation (1));
+ *  - the paper's bound p(d-1)+1 on the pairs measured to insert a host
+ *    (close-host search off), p and d of the true tree counted here.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <ibflow/gen.h>
+#include <ibflow/infer.h>
+#include <ibflow/topo_io.h>
+
+/* ---- a graph of the test's own ------------------------------------------ */
+
+struct graph {
+	unsigned n;          /* nodes */
+	unsigned nhosts;     /* nodes 0..nhosts-1 are the hosts */
+	unsigned *deg;
+	unsigned **nb;       /* neighbours */
+};
+
+static void graph_init(struct graph *g, unsigned n, unsigned nhosts)
+{
+	unsigned i;
+
+	g->n = n;
+	g->nhosts = nhosts;
+	g->deg = calloc(n, sizeof(*g->deg));
+	g->nb = calloc(n, sizeof(*g->nb));
+	assert_non_null(g->deg);
+	assert_non_null(g->nb);
+	for (i = 0; i < n; i++) {
+		g->nb[i] = malloc(n * sizeof(**g->nb));
+		assert_non_null(g->nb[i]);
+	}
+}
+
+static void graph_edge(struct graph *g, unsigned a, unsigned b)
+{
+	g->nb[a][g->deg[a]++] = b;
+	g->nb[b][g->deg[b]++] = a;
+}
+
+static void graph_free(struct graph *g)
+{
+	unsigned i;
+
+	for (i = 0; i < g->n; i++)
+		free(g->nb[i]);
+	free(g->nb);
+	free(g->deg);
+}
+
+/* The fabric as a graph: endpoints first (hosts), then the switches. */
+static void graph_of_fabric(const ibf_fabric_t *f, struct graph *g)
+{
+	unsigned *id = malloc(f->nnodes * sizeof(*id)), i, n, p, next;
+
+	assert_non_null(id);
+	for (i = 0; i < f->nnodes; i++)
+		id[i] = UINT32_MAX;
+	for (i = 0; i < f->nendpoints; i++)
+		id[f->ports[f->endpoints[i]].node] = i;
+	next = f->nendpoints;
+	for (i = 0; i < f->nnodes; i++)
+		if (id[i] == UINT32_MAX)
+			id[i] = next++;
+	graph_init(g, f->nnodes, f->nendpoints);
+	for (n = 0; n < f->nnodes; n++)
+		for (p = 1; p <= f->nodes[n].nports; p++) {
+			ibf_port_id_t q = ibf_node_port(f, n, p)->peer;
+
+			if (q != IBF_NO_ID && q > ibf_node_port_id(f, n, p))
+				graph_edge(g, id[n], id[f->ports[q].node]);
+		}
+	free(id);
+}
+
+static void graph_of_tree(const ibf_infer_tree_t *t, struct graph *g)
+{
+	unsigned i;
+
+	graph_init(g, t->nnodes, t->nhosts);
+	for (i = 0; i < t->nedges; i++)
+		graph_edge(g, t->ea[i], t->eb[i]);
+}
+
+/* Hosts reached from `from` without crossing `avoid`, as a bitmap. */
+static void side(const struct graph *g, unsigned from, unsigned avoid,
+		 uint8_t *hosts)
+{
+	unsigned *st = malloc(g->n * sizeof(*st)), sp = 0, i;
+	uint8_t *seen = calloc(g->n, 1);
+
+	memset(hosts, 0, g->nhosts);
+	seen[from] = seen[avoid] = 1;
+	st[sp++] = from;
+	while (sp) {
+		unsigned v = st[--sp];
+
+		if (v < g->nhosts)
+			hosts[v] = 1;
+		for (i = 0; i < g->deg[v]; i++)
+			if (!seen[g->nb[v][i]]) {
+				seen[g->nb[v][i]] = 1;
+				st[sp++] = g->nb[v][i];
+			}
+	}
+	free(st);
+	free(seen);
+}
+
+/* ---- splits ------------------------------------------------------------- */
+
+struct splits {
+	unsigned n, cap, nhosts;
+	uint8_t *s; /* n bitmaps of nhosts bytes, the side without host 0 */
+};
+
+static void splits_add(struct splits *sp, const uint8_t *hosts)
+{
+	unsigned i, k = 0;
+	uint8_t flip = hosts[0];
+
+	for (i = 0; i < sp->nhosts; i++)
+		k += hosts[i];
+	if (k == 0 || k == sp->nhosts)
+		return; /* no host on one side: no split */
+	if (sp->n == sp->cap) {
+		sp->cap = sp->cap ? 2 * sp->cap : 64;
+		sp->s = realloc(sp->s, (size_t)sp->cap * sp->nhosts);
+		assert_non_null(sp->s);
+	}
+	for (i = 0; i < sp->nhosts; i++)
+		sp->s[(size_t)sp->n * sp->nhosts + i] = hosts[i] ^ flip;
+	sp->n++;
+}
+
+static size_t cmp_len;
+
+static int cmp_split(const void *a, const void *b)
+{
+	return memcmp(a, b, cmp_len);
+}
+
+/* Sorted, without duplicates (a relay switch cuts its split twice). */
+static void splits_norm(struct splits *sp)
+{
+	unsigned i, k = 0;
+
+	cmp_len = sp->nhosts;
+	qsort(sp->s, sp->n, sp->nhosts, cmp_split);
+	for (i = 0; i < sp->n; i++)
+		if (!k || memcmp(sp->s + (size_t)(k - 1) * sp->nhosts,
+				 sp->s + (size_t)i * sp->nhosts, sp->nhosts))
+			memmove(sp->s + (size_t)k++ * sp->nhosts,
+				sp->s + (size_t)i * sp->nhosts, sp->nhosts);
+	sp->n = k;
+}
+
+/* Splits of a tree graph: one per edge. */
+static void tree_splits(const struct graph *g, struct splits *sp)
+{
+	uint8_t *h = malloc(g->nhosts);
+	unsigned v, i;
+
+	memset(sp, 0, sizeof(*sp));
+	sp->nhosts = g->nhosts;
+	for (v = 0; v < g->n; v++)
+		for (i = 0; i < g->deg[v]; i++)
+			if (g->nb[v][i] > v) {
+				side(g, v, g->nb[v][i], h);
+				splits_add(sp, h);
+			}
+	splits_norm(sp);
+	free(h);
+}
+
+/* Splits of a fat tree as RTTs show it: the hosts below every node, where
+ * going down means fewer hops to the nearest host. */
+static void fat_splits(const struct graph *g, struct splits *sp)
+{
+	unsigned *lvl = malloc(g->n * sizeof(*lvl)), *q = malloc(g->n * 4);
+	unsigned *st = malloc(g->n * sizeof(*st));
+	uint8_t *h = malloc(g->nhosts), *seen = malloc(g->n);
+	unsigned qh = 0, qt = 0, v, i;
+
+	memset(sp, 0, sizeof(*sp));
+	sp->nhosts = g->nhosts;
+	for (v = 0; v < g->n; v++) {
+		lvl[v] = v < g->nhosts ? 0 : UINT32_MAX;
+		if (v < g->nhosts)
+			q[qt++] = v;
+	}
+	while (qh < qt) {
+		v = q[qh++];
+		for (i = 0; i < g->deg[v]; i++)
+			if (lvl[g->nb[v][i]] == UINT32_MAX) {
+				lvl[g->nb[v][i]] = lvl[v] + 1;
+				q[qt++] = g->nb[v][i];
+			}
+	}
+	for (v = 0; v < g->n; v++) {
+		unsigned sp2 = 0;
+
+		memset(h, 0, g->nhosts);
+		memset(seen, 0, g->n);
+		st[sp2++] = v;
+		seen[v] = 1;
+		while (sp2) {
+			unsigned u = st[--sp2];
+
+			if (u < g->nhosts)
+				h[u] = 1;
+			for (i = 0; i < g->deg[u]; i++) {
+				unsigned w = g->nb[u][i];
+
+				if (!seen[w] && lvl[w] < lvl[u]) {
+					seen[w] = 1;
+					st[sp2++] = w;
+				}
+			}
+		}
+		splits_add(sp, h);
+	}
+	splits_norm(sp);
+	free(lvl);
+	free(q);
+	free(st);
+	free(h);
+	free(seen);
+}
+
+static bool splits_equal(const struct splits *a, const struct splits *b)
+{
+	return a->n == b->n && a->nhosts == b->nhosts &&
+	       !memcmp(a->s, b->s, (size_t)a->n * a->nhosts);
+}
+
+/* ---- paths, for shared-link answers -------------------------------------------- */
+
+/* Parent pointers of the tree graph from every host (n x nodes). */
+static unsigned *parents(const struct graph *g)
+{
+	unsigned *par = malloc((size_t)g->nhosts * g->n * sizeof(*par));
+	unsigned *q = malloc(g->n * sizeof(*q)), h, i;
+
+	for (h = 0; h < g->nhosts; h++) {
+		unsigned *p = par + (size_t)h * g->n, qh = 0, qt = 0;
+
+		for (i = 0; i < g->n; i++)
+			p[i] = UINT32_MAX;
+		p[h] = h;
+		q[qt++] = h;
+		while (qh < qt) {
+			unsigned v = q[qh++];
+
+			for (i = 0; i < g->deg[v]; i++)
+				if (p[g->nb[v][i]] == UINT32_MAX) {
+					p[g->nb[v][i]] = v;
+					q[qt++] = g->nb[v][i];
+				}
+		}
+	}
+	free(q);
+	return par;
+}
+
+/* Do the paths a-b and c-d share an edge?  Walk a-b from b towards a,
+ * mark its edges (by their node pair), then walk c-d. */
+static bool share(const struct graph *g, const unsigned *par, unsigned a,
+		  unsigned b, unsigned c, unsigned d, uint8_t *mark)
+{
+	const unsigned *pa = par + (size_t)a * g->n;
+	const unsigned *pc = par + (size_t)c * g->n;
+	unsigned v;
+	bool hit = false;
+
+	for (v = b; v != a; v = pa[v])
+		mark[v * g->n + pa[v]] = mark[pa[v] * g->n + v] = 1;
+	for (v = d; v != c && !hit; v = pc[v])
+		hit = mark[v * g->n + pc[v]];
+	for (v = b; v != a; v = pa[v])
+		mark[v * g->n + pa[v]] = mark[pa[v] * g->n + v] = 0;
+	return hit;
+}
+
+/* ---- running the inference ---------------------------------------------- */
+
+static ibf_infer_synth_t *synth(const ibf_fabric_t *f, double noise,
+				double jitter, uint64_t seed)
+{
+	ibf_infer_synth_opts_t o = { .noise = noise, .jitter = jitter,
+				     .seed = seed };
+	ibf_infer_synth_t *s;
+	ibf_err_t err;
+
+	ibf_err_clear(&err);
+	if (ibf_infer_synth_create(f, &o, &s, &err) != IBF_OK)
+		fail_msg("synth: %s", err.msg);
+	return s;
+}
+
+static void run(ibf_infer_synth_t *s, double tol, unsigned lookahead,
+		uint64_t seed, ibf_infer_result_t *r)
+{
+	ibf_infer_oracle_t o = { ibf_infer_synth_nhosts(s),
+				 ibf_infer_synth_measure, s };
+	ibf_infer_opts_t io = { .tol = tol, .lookahead = lookahead,
+				.seed = seed };
+	ibf_err_t err;
+
+	ibf_err_clear(&err);
+	if (ibf_infer_run(&o, &io, r, &err) != IBF_OK)
+		fail_msg("infer: %s", err.msg);
+}
+
+static ibf_fabric_t *gen(const char *spec)
+{
+	ibf_fabric_t *f;
+	ibf_err_t err;
+
+	ibf_err_clear(&err);
+	if (ibf_gen(spec, NULL, &f, &err) != IBF_OK)
+		fail_msg("%s: %s", spec, err.msg);
+	return f;
+}
+
+static bool fabric_is_tree(const ibf_fabric_t *f)
+{
+	unsigned n, p, links = 0;
+
+	for (n = 0; n < f->nnodes; n++)
+		for (p = 1; p <= f->nodes[n].nports; p++)
+			links += ibf_node_port(f, n, p)->peer != IBF_NO_ID;
+	return links / 2 + 1 == f->nnodes;
+}
+
+/* Is the inferred tree the true one, by splits? */
+static bool exact(const ibf_fabric_t *f, const ibf_infer_tree_t *t)
+{
+	struct graph gf, gt;
+	struct splits sf, st;
+	bool eq;
+
+	graph_of_fabric(f, &gf);
+	graph_of_tree(t, &gt);
+	if (fabric_is_tree(f))
+		tree_splits(&gf, &sf);
+	else
+		fat_splits(&gf, &sf);
+	tree_splits(&gt, &st);
+	eq = splits_equal(&sf, &st);
+	graph_free(&gf);
+	graph_free(&gt);
+	free(sf.s);
+	free(st.s);
+	return eq;
+}
+
+/* Every switch of the inferred tree has three neighbours or more. */
+static void check_degrees(const ibf_infer_tree_t *t)
+{
+	unsigned *deg = calloc(t->nnodes, sizeof(*deg)), i;
+
+	assert_int_equal(t->nedges, t->nnodes - 1);
+	for (i = 0; i < t->nedges; i++) {
+		deg[t->ea[i]]++;
+		deg[t->eb[i]]++;
+	}
+	for (i = 0; i < t->nnodes; i++)
+		if (i < t->nhosts)
+			assert_int_equal(deg[i], 1);
+		else
+			assert_true(deg[i] >= 3);
+	free(deg);
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+/* Exact trees below the noise bound: every RTT within half the smallest
+ * one-way link latency of the truth, radius = that latency. */
+static void test_exact(void **state)
+{
+	static const char *const specs[] = {
+		"tree:1,4,8", "tree:5,12,5:1", "tree:12,40,6:2",
+		"tree:30,64,8:3", "tree:60,120,10:4", "xgft:2:4,4:1,1",
+		"kary:4,3", "xgft:2:8,8:1,4", "xgft:3:4,4,4:1,2,2",
+		"pgft:2:4,4:1,2:1,2",
+	};
+	unsigned i, seed;
+
+	(void)state;
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		ibf_fabric_t *f = gen(specs[i]);
+
+		for (seed = 1; seed <= 3; seed++) {
+			ibf_infer_synth_t *s = synth(f, 0, 0.8, seed);
+			double l = ibf_infer_synth_min_hop_rtt(s) / 2;
+			ibf_infer_result_t r;
+
+			ibf_infer_synth_destroy(s);
+			/* noise 0.98 x (l / 2): just inside the bound */
+			s = synth(f, 0.49 * l, 0.8, seed);
+			run(s, l, 0, seed, &r);
+			check_degrees(&r.tree);
+			if (!exact(f, &r.tree))
+				fail_msg("%s seed %u: inferred tree differs",
+					 specs[i], seed);
+			ibf_infer_result_free(&r);
+			ibf_infer_synth_destroy(s);
+		}
+		ibf_fabric_destroy(f);
+	}
+}
+
+/* Beyond the bound the tree may be wrong; the rates reported must be
+ * those of the tree returned, counted here path by path. */
+static void test_rates(void **state)
+{
+	static const char *const specs[] = { "tree:8,20,5:1",
+					     "tree:10,24,6:7" };
+	unsigned i, a, b, c, d;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		ibf_fabric_t *f = gen(specs[i]);
+		ibf_infer_synth_t *s = synth(f, 0.6, 1.0, i + 1);
+		uint32_t n = ibf_infer_synth_nhosts(s), *hops;
+		uint64_t q = 0, fp = 0, fn = 0, sh = 0;
+		struct graph gf, gt;
+		unsigned *pf, *pt;
+		uint8_t *mf, *mt;
+		ibf_infer_accuracy_t acc;
+		ibf_infer_result_t r;
+		ibf_err_t err;
+
+		run(s, ibf_infer_synth_min_hop_rtt(s) / 2, 0, 1, &r);
+		hops = malloc((size_t)n * n * sizeof(*hops));
+		assert_int_equal(ibf_infer_truth_hops(f, f->endpoints, n, hops,
+						      &err), IBF_OK);
+		assert_int_equal(ibf_infer_accuracy(&r.tree, hops, NULL, 0, 1,
+						    &acc, &err), IBF_OK);
+		graph_of_fabric(f, &gf);
+		graph_of_tree(&r.tree, &gt);
+		pf = parents(&gf);
+		pt = parents(&gt);
+		mf = calloc((size_t)gf.n * gf.n, 1);
+		mt = calloc((size_t)gt.n * gt.n, 1);
+		for (a = 0; a < n; a++)
+			for (b = a + 1; b < n; b++)
+				for (c = 0; c < n; c++)
+					for (d = c + 1; d < n; d++) {
+						bool x, y;
+
+						if (c == a || c == b || d == a ||
+						    d == b || c * n + d < a * n + b)
+							continue;
+						x = share(&gf, pf, a, b, c, d, mf);
+						y = share(&gt, pt, a, b, c, d, mt);
+						q++;
+						sh += x;
+						fp += y && !x;
+						fn += x && !y;
+					}
+		assert_true(acc.exhaustive);
+		assert_int_equal(acc.queries, q);
+		assert_int_equal(acc.shared, sh);
+		assert_int_equal(acc.false_pos, fp);
+		assert_int_equal(acc.false_neg, fn);
+		/* this much noise does spoil these trees */
+		assert_true(fp + fn > 0);
+		assert_false(exact(f, &r.tree));
+		free(pf);
+		free(pt);
+		free(mf);
+		free(mt);
+		free(hops);
+		graph_free(&gf);
+		graph_free(&gt);
+		ibf_infer_result_free(&r);
+		ibf_infer_synth_destroy(s);
+		ibf_fabric_destroy(f);
+	}
+}
+
+/* The paper's bound on the pairs measured to insert one host. */
+static void test_bound(void **state)
+{
+	static const char *const specs[] = {
+		"tree:20,50,6:1", "tree:40,100,8:2", "tree:80,150,12:3",
+		"xgft:3:4,4,4:1,1,1", "xgft:2:16,8:1,1",
+	};
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		ibf_fabric_t *f = gen(specs[i]);
+		ibf_infer_synth_t *s = synth(f, 0, 0.5, i);
+		struct graph g;
+		unsigned *par, v, p = 0, d = 0, a, b;
+		ibf_infer_result_t r;
+
+		run(s, 0, IBF_INFER_LOOKAHEAD_OFF, 1, &r);
+		graph_of_fabric(f, &g);
+		for (v = g.nhosts; v < g.n; v++)
+			if (g.deg[v] > p)
+				p = g.deg[v];
+		par = parents(&g);
+		for (a = 0; a < g.nhosts; a++)
+			for (b = 0; b < g.nhosts; b++) {
+				unsigned h = 0;
+
+				for (v = b; v != a;
+				     v = par[(size_t)a * g.n + v])
+					h++;
+				if (h > d)
+					d = h;
+			}
+		assert_int_equal(r.stats.lookahead_pairs, 0);
+		if (r.stats.max_add_pairs > p * (d - 1) + 1)
+			fail_msg("%s: %u pairs for one host, bound %u",
+				 specs[i], r.stats.max_add_pairs,
+				 p * (d - 1) + 1);
+		assert_int_equal(r.stats.pairs, r.nmeas);
+		assert_true(exact(f, &r.tree));
+		free(par);
+		graph_free(&g);
+		ibf_infer_result_free(&r);
+		ibf_infer_synth_destroy(s);
+		ibf_fabric_destroy(f);
+	}
+}
+
+/* ---- hand cases over a table of RTTs ------------------------------------ */
+
+static void table_run(const ibf_rtt_meas_t *m, unsigned nm, unsigned n,
+		      double tol, ibf_infer_result_t *r)
+{
+	ibf_rtt_set_t set = { (ibf_rtt_meas_t *)m, nm, NULL, 0 };
+	ibf_infer_table_t *t;
+	ibf_infer_oracle_t o;
+	ibf_infer_opts_t io = { .tol = tol };
+	ibf_err_t err;
+
+	ibf_err_clear(&err);
+	assert_int_equal(ibf_infer_table_create(&set, n, &t, &err), IBF_OK);
+	o = (ibf_infer_oracle_t){ n, ibf_infer_table_measure, t };
+	if (ibf_infer_run(&o, &io, r, &err) != IBF_OK)
+		fail_msg("infer: %s", err.msg);
+	ibf_infer_table_destroy(t);
+}
+
+/* One-way latency of host h's edge. */
+static double host_edge(const ibf_infer_tree_t *t, unsigned h)
+{
+	unsigned i;
+
+	for (i = 0; i < t->nedges; i++)
+		if (t->ea[i] == h || t->eb[i] == h)
+			return t->lat[i];
+	fail_msg("host %u has no edge", h);
+	return -1;
+}
+
+static void test_hand(void **state)
+{
+	/* Three hosts: AB = 6, AC = 8, BC = 10 (RTTs).  Equation (1):
+	 * x = (AC + AB - BC) / 4 = 1, y = (AB + BC - AC) / 4 = 2,
+	 * z = (BC + AC - AB) / 4 = 3. */
+	static const ibf_rtt_meas_t three[] = {
+		{ 0, 1, 6, 6, 1 }, { 0, 2, 8, 8, 2 }, { 1, 2, 10, 10, 3 },
+	};
+	/* Two cherries (0,1) and (2,3): host edges 1, 2, 3, 4, the middle
+	 * edge 5 (one-way): RTT = 2 x path. */
+	static const ibf_rtt_meas_t four[] = {
+		{ 0, 1, 6, 6, 1 }, { 0, 2, 18, 18, 2 }, { 0, 3, 20, 20, 3 },
+		{ 1, 2, 20, 20, 4 }, { 1, 3, 22, 22, 5 }, { 2, 3, 14, 14, 6 },
+	};
+	static const ibf_rtt_meas_t two[] = { { 1, 0, 7, 9, 1 } };
+	ibf_infer_result_t r;
+	unsigned i, mid = 0;
+
+	(void)state;
+	table_run(three, 3, 3, 0, &r);
+	assert_int_equal(r.tree.nnodes, 4);
+	assert_true(fabs(host_edge(&r.tree, 0) - 1) < 1e-12);
+	assert_true(fabs(host_edge(&r.tree, 1) - 2) < 1e-12);
+	assert_true(fabs(host_edge(&r.tree, 2) - 3) < 1e-12);
+	ibf_infer_result_free(&r);
+
+	table_run(four, 6, 4, 0, &r);
+	check_degrees(&r.tree);
+	assert_int_equal(r.tree.nnodes, 6);
+	for (i = 0; i < 4; i++)
+		assert_true(fabs(host_edge(&r.tree, i) - (i + 1)) < 1e-9);
+	for (i = 0; i < r.tree.nedges; i++)
+		if (r.tree.ea[i] >= 4 && r.tree.eb[i] >= 4) {
+			assert_true(fabs(r.tree.lat[i] - 5) < 1e-9);
+			mid++;
+		}
+	assert_int_equal(mid, 1);
+	ibf_infer_result_free(&r);
+
+	/* Two hosts: a switch between them, each edge a quarter of the RTT
+	 * (the MIN of the interval). */
+	table_run(two, 1, 2, 0, &r);
+	assert_int_equal(r.tree.nnodes, 3);
+	assert_int_equal(r.tree.nedges, 2);
+	assert_true(fabs(r.tree.lat[0] - 1.75) < 1e-12);
+	assert_true(fabs(r.tree.lat[1] - 1.75) < 1e-12);
+	ibf_infer_result_free(&r);
+}
+
+/* Pairs the oracle cannot measure are worked around and counted. */
+static void test_unavailable(void **state)
+{
+	ibf_fabric_t *f = gen("tree:10,30,6:5");
+	ibf_infer_synth_t *s = synth(f, 0, 0.5, 3);
+	const double *truth = ibf_infer_synth_truth(s);
+	uint32_t n = ibf_infer_synth_nhosts(s), a, b, k = 0;
+	ibf_rtt_meas_t *m = malloc((size_t)n * n * sizeof(*m));
+	ibf_infer_result_t r;
+
+	(void)state;
+	/* Every pair but those of host 7 with hosts 0..3, repeated pairs
+	 * merged (the smallest MIN, the largest MAX). */
+	for (a = 0; a < n; a++)
+		for (b = a + 1; b < n; b++)
+			if (!(b == 7 && a < 4)) {
+				double t = truth[(size_t)a * n + b];
+
+				m[k++] = (ibf_rtt_meas_t){ a, b, t, t, 0 };
+				m[k++] = (ibf_rtt_meas_t){ b, a, t + 0.01,
+							   t + 0.02, 0 };
+			}
+	table_run(m, k, n, ibf_infer_synth_min_hop_rtt(s) / 2, &r);
+	assert_true(exact(f, &r.tree));
+	for (k = 0; k < r.nmeas; k++) {
+		a = r.meas[k].a < r.meas[k].b ? r.meas[k].a : r.meas[k].b;
+		b = r.meas[k].a ^ r.meas[k].b ^ a;
+		assert_true(r.meas[k].min == truth[(size_t)a * n + b]);
+		assert_true(r.meas[k].max == truth[(size_t)a * n + b] + 0.02);
+		assert_false(b == 7 && a < 4);
+	}
+	assert_true(r.stats.unavailable > 0);
+	ibf_infer_result_free(&r);
+	free(m);
+	ibf_infer_synth_destroy(s);
+	ibf_fabric_destroy(f);
+}
+
+static ibf_status_t bad_oracle(void *ctx, uint32_t a, uint32_t b,
+			       double *min, double *max, ibf_err_t *err)
+{
+	(void)ctx;
+	(void)a;
+	(void)b;
+	(void)err;
+	*min = 5;
+	*max = 4;
+	return IBF_OK;
+}
+
+static ibf_status_t failing_oracle(void *ctx, uint32_t a, uint32_t b,
+				   double *min, double *max, ibf_err_t *err)
+{
+	unsigned *calls = ctx;
+
+	(void)a;
+	(void)b;
+	*min = *max = 1;
+	if (++*calls == 3)
+		return ibf_err_set(err, IBF_ERR_IO, "link lost");
+	return IBF_OK;
+}
+
+static void test_errors(void **state)
+{
+	ibf_infer_oracle_t o = { 4, bad_oracle, NULL };
+	uint32_t order[4] = { 0, 1, 1, 2 };
+	ibf_infer_opts_t io = { .order = order };
+	ibf_infer_result_t r;
+	unsigned calls = 0;
+	ibf_err_t err;
+
+	(void)state;
+	assert_int_equal(ibf_infer_run(&o, NULL, &r, &err), IBF_ERR_INVALID);
+	assert_non_null(strstr(err.msg, "the oracle returned RTT [5, 4]"));
+	assert_null(r.meas);
+	assert_int_equal(ibf_infer_run(&o, &io, &r, &err), IBF_ERR_INVALID);
+	assert_non_null(strstr(err.msg, "insertion order"));
+	o.nhosts = 1;
+	assert_int_equal(ibf_infer_run(&o, NULL, &r, &err), IBF_ERR_INVALID);
+	/* The oracle's own error comes through. */
+	o = (ibf_infer_oracle_t){ 5, failing_oracle, &calls };
+	assert_int_equal(ibf_infer_run(&o, NULL, &r, &err), IBF_ERR_IO);
+	assert_string_equal(err.msg, "link lost");
+	assert_int_equal(calls, 3);
+}
+
+/* A run's trace, read back as an RTT file, replays the run. */
+static void test_trace_replay(void **state)
+{
+	ibf_fabric_t *f = gen("tree:15,40,6:8");
+	ibf_infer_synth_t *s = synth(f, 0.1, 0.5, 4);
+	const char *const *names = ibf_infer_synth_names(s);
+	ibf_infer_result_t r, back;
+	ibf_infer_table_t *t;
+	ibf_infer_oracle_t o;
+	ibf_infer_opts_t io = { .tol = 0.25, .seed = 9 };
+	ibf_rtt_set_t set;
+	ibf_text_t text;
+	ibf_err_t err;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	unsigned i;
+
+	(void)state;
+	o = (ibf_infer_oracle_t){ ibf_infer_synth_nhosts(s),
+				  ibf_infer_synth_measure, s };
+	assert_int_equal(ibf_infer_run(&o, &io, &r, &err), IBF_OK);
+	assert_int_equal(ibf_infer_write_trace(&r, names, fp, &err), IBF_OK);
+	fclose(fp);
+	assert_int_equal(ibf_text_from_buf(&text, "trace", buf, len, &err),
+			 IBF_OK);
+	assert_int_equal(ibf_rtt_read_text(&text, NULL, NULL, &set, &err),
+			 IBF_OK);
+	assert_int_equal(set.nnames, o.nhosts);
+	for (i = 0; i < set.nnames; i++)
+		assert_string_equal(set.names[i], names[i]);
+	assert_int_equal(ibf_infer_table_create(&set, set.nnames, &t, &err),
+			 IBF_OK);
+	o = (ibf_infer_oracle_t){ set.nnames, ibf_infer_table_measure, t };
+	assert_int_equal(ibf_infer_run(&o, &io, &back, &err), IBF_OK);
+	assert_int_equal(back.nmeas, r.nmeas);
+	assert_int_equal(back.stats.unavailable, 0);
+	assert_int_equal(back.tree.nnodes, r.tree.nnodes);
+	for (i = 0; i < r.tree.nedges; i++) {
+		assert_int_equal(back.tree.ea[i], r.tree.ea[i]);
+		assert_int_equal(back.tree.eb[i], r.tree.eb[i]);
+		/* %.17g round-trips doubles exactly */
+		assert_true(back.tree.lat[i] == r.tree.lat[i]);
+	}
+	ibf_infer_result_free(&r);
+	ibf_infer_result_free(&back);
+	ibf_infer_table_destroy(t);
+	ibf_rtt_set_free(&set);
+	ibf_text_free(&text);
+	free(buf);
+	ibf_infer_synth_destroy(s);
+	ibf_fabric_destroy(f);
+}
+
+/* The inferred fabric: hosts keep their names, one port each; switches
+ * infer-sN with one port per neighbour; it writes and reads back. */
+static void test_fabric(void **state)
+{
+	ibf_fabric_t *f = gen("tree:6,14,5:2"), *g = NULL, *back = NULL;
+	ibf_infer_synth_t *s = synth(f, 0, 0, 1);
+	const char *const *names = ibf_infer_synth_names(s);
+	ibf_topo_read_opts_t ro = { 0 };
+	char path[] = "/tmp/ibfi-test-XXXXXX";
+	ibf_infer_result_t r;
+	ibf_err_t err;
+	unsigned i;
+	int fd;
+
+	(void)state;
+	run(s, 0, 0, 1, &r);
+	assert_int_equal(ibf_infer_tree_fabric(&r.tree, names, 0, &g, &err),
+			 IBF_OK);
+	assert_int_equal(g->nendpoints, r.tree.nhosts);
+	assert_int_equal(g->nswitches, r.tree.nnodes - r.tree.nhosts);
+	for (i = 0; i < g->nnodes; i++) {
+		char want[32];
+
+		if (i < r.tree.nhosts) {
+			assert_string_equal(ibf_node_desc(g, i), names[i]);
+			assert_int_equal(g->nodes[i].nports, 1);
+		} else {
+			snprintf(want, sizeof(want), "infer-s%u",
+				 i - r.tree.nhosts);
+			assert_string_equal(ibf_node_desc(g, i), want);
+		}
+	}
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(ibf_topo_write_file(g, IBF_TOPO_IBNETDISCOVER, path,
+					     &err), IBF_OK);
+	assert_int_equal(ibf_topo_read(path, &ro, &back, &err), IBF_OK);
+	assert_int_equal(ibf_fabric_compare(g, back, &err), IBF_OK);
+	unlink(path);
+	ibf_fabric_destroy(back);
+	ibf_fabric_destroy(g);
+	ibf_infer_result_free(&r);
+	ibf_infer_synth_destroy(s);
+	ibf_fabric_destroy(f);
+}
+
+/* ---- bandwidth maps ----------------------------------------------------- */
+
+/* A copy of a fabric whose links get random widths and speeds. */
+static ibf_fabric_t *with_capacities(const ibf_fabric_t *f, uint64_t seed)
+{
+	static const unsigned widths[] = { 1, 4, 8, 12 };
+	static const ibf_speed_t speeds[] = { IBF_SPEED_SDR, IBF_SPEED_QDR,
+					      IBF_SPEED_FDR, IBF_SPEED_EDR };
+	ibf_fabric_t *g;
+	ibf_node_id_t id;
+	unsigned n, p;
+
+	assert_int_equal(ibf_fabric_create(&g), IBF_OK);
+	for (n = 0; n < f->nnodes; n++) {
+		assert_int_equal(ibf_fabric_add_node(g, f->nodes[n].type,
+						     f->nodes[n].guid,
+						     ibf_node_desc(f, n),
+						     f->nodes[n].nports, &id,
+						     NULL), IBF_OK);
+		assert_int_equal(id, n);
+	}
+	for (n = 0; n < f->nnodes; n++)
+		for (p = 1; p <= f->nodes[n].nports; p++) {
+			ibf_port_id_t q = ibf_node_port(f, n, p)->peer;
+
+			if (q == IBF_NO_ID || q < ibf_node_port_id(f, n, p))
+				continue;
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			assert_int_equal(ibf_fabric_link(g, n, p,
+							 f->ports[q].node,
+							 f->ports[q].num,
+							 widths[seed >> 62],
+							 speeds[(seed >> 60) & 3],
+							 NULL), IBF_OK);
+		}
+	assert_int_equal(ibf_fabric_finalize(g, NULL, NULL), IBF_OK);
+	return g;
+}
+
+static void test_bw(void **state)
+{
+	static const char *const specs[] = { "tree:12,30,6:1",
+					     "tree:40,90,8:2",
+					     "xgft:3:4,4,4:1,1,1",
+					     "tree:1,7,8" };
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		ibf_fabric_t *g = gen(specs[i]);
+		ibf_fabric_t *f = i < 2 ? with_capacities(g, i + 1) : g;
+		ibf_infer_synth_t *s = synth(f, 0, 0.5, i);
+		uint32_t n = ibf_infer_synth_nhosts(s), k, j, r, v, expect = 0;
+		ibf_infer_bw_synth_t *bs;
+		ibf_infer_bw_oracle_t o;
+		ibf_infer_bwmap_t m;
+		ibf_infer_result_t res;
+		struct graph gf, gt;
+		unsigned *pf;
+		uint8_t *used;
+		double *pred, *alone;
+		ibf_err_t err;
+
+		run(s, ibf_infer_synth_min_hop_rtt(s) / 2, 0, 1, &res);
+		assert_true(exact(f, &res.tree));
+		assert_int_equal(ibf_infer_bw_synth_create(f, f->endpoints, n,
+							   &bs, &err), IBF_OK);
+		o = (ibf_infer_bw_oracle_t){ ibf_infer_bw_synth_measure, bs };
+		assert_int_equal(ibf_infer_bw_run(&res.tree, &o, &m, &err),
+				 IBF_OK);
+		/* No two measurements of a round share a link of the true
+		 * fabric (paths walked here). */
+		graph_of_fabric(f, &gf);
+		pf = parents(&gf);
+		used = calloc((size_t)gf.n * gf.n, 1);
+		for (r = 0; r < m.nrounds; r++) {
+			memset(used, 0, (size_t)gf.n * gf.n);
+			for (k = m.round_start[r]; k < m.round_start[r + 1];
+			     k++) {
+				uint32_t a = m.pairs[2 * k], b = m.pairs[2 * k + 1];
+				const unsigned *pa = pf + (size_t)a * gf.n;
+
+				for (v = b; v != a; v = pa[v]) {
+					size_t e = (size_t)(v < pa[v] ? v : pa[v]) *
+						   gf.n + (v < pa[v] ? pa[v] : v);
+
+					if (used[e])
+						fail_msg("%s round %u: pairs "
+							 "share a link", specs[i],
+							 r);
+					used[e] = 1;
+				}
+			}
+		}
+		/* Every edge measured; ceil(children/2) measurements per
+		 * switch, children counted from the plan's root here. */
+		for (k = 0; k < res.tree.nedges; k++)
+			assert_false(isnan(m.edge_bw[k]));
+		graph_of_tree(&res.tree, &gt);
+		for (v = gt.nhosts; v < gt.n; v++)
+			expect += (gt.deg[v] - (v != m.root) + 1) / 2;
+		assert_int_equal(m.nmeas, expect);
+		/* Predictions never exceed the bandwidth alone (each edge
+		 * carries a measurement across it); on uniform links they
+		 * are exact. */
+		pred = malloc((size_t)n * n * sizeof(*pred));
+		alone = malloc((size_t)n * n * sizeof(*alone));
+		assert_int_equal(ibf_infer_bw_predict(&res.tree, &m, pred,
+						      &err), IBF_OK);
+		ibf_infer_bw_synth_alone(bs, alone);
+		for (j = 0; j < n * n; j++) {
+			if (j / n == j % n)
+				continue;
+			assert_true(pred[j] <= alone[j] * (1 + 1e-12));
+			if (i >= 2)
+				assert_true(fabs(pred[j] - alone[j]) <
+					    1e-9 * alone[j]);
+		}
+		free(pred);
+		free(alone);
+		free(used);
+		free(pf);
+		graph_free(&gf);
+		graph_free(&gt);
+		ibf_infer_bwmap_free(&m);
+		ibf_infer_bw_synth_destroy(bs);
+		ibf_infer_result_free(&res);
+		ibf_infer_synth_destroy(s);
+		if (f != g)
+			ibf_fabric_destroy(f);
+		ibf_fabric_destroy(g);
+	}
+}
+
+/* The plan alone (no oracle) on a hand tree: a root with three leaves of
+ * 2, 3 and 1 hosts -> stage 1 pairs (0,1), (2,3) then the odd 4 with 2;
+ * stage 2 pairs the three leaves' representatives, the odd one after. */
+static void test_bw_hand(void **state)
+{
+	/* hosts 0..5, switches 6 (root), 7, 8, 9; lengths irrelevant */
+	static uint32_t ea[] = { 0, 1, 2, 3, 4, 5, 7, 8, 9 };
+	static uint32_t eb[] = { 7, 7, 8, 8, 8, 9, 6, 6, 6 };
+	static double lat[] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+	ibf_infer_tree_t t = { 6, 10, 9, ea, eb, lat };
+	ibf_infer_bwmap_t m;
+	ibf_err_t err;
+
+	(void)state;
+	assert_int_equal(ibf_infer_bw_run(&t, NULL, &m, &err), IBF_OK);
+	assert_int_equal(m.root, 6);
+	assert_int_equal(m.height, 2);
+	assert_int_equal(m.nrounds, 4);
+	/* stage 1, main round: (0,1) at switch 7, (2,3) at switch 8 */
+	assert_int_equal(m.round_stage[0], 1);
+	assert_int_equal(m.round_start[1] - m.round_start[0], 2);
+	assert_int_equal(m.pairs[0], 0);
+	assert_int_equal(m.pairs[1], 1);
+	assert_int_equal(m.pairs[2], 2);
+	assert_int_equal(m.pairs[3], 3);
+	/* stage 1, extra round: host 4 against 2, only 4's edge */
+	assert_int_equal(m.round_start[2] - m.round_start[1], 1);
+	assert_int_equal(m.pairs[4], 4);
+	assert_int_equal(m.pairs[5], 2);
+	assert_int_equal(m.edge[4], 4);
+	assert_int_equal(m.edge[5], IBF_INFER_NO_EDGE);
+	/* stage 2: leaves 7 and 8 by hosts 0 and 2, then 9 (host 5) with
+	 * 0 */
+	assert_int_equal(m.round_stage[2], 2);
+	assert_int_equal(m.pairs[6], 0);
+	assert_int_equal(m.pairs[7], 2);
+	assert_int_equal(m.edge[6], 6);
+	assert_int_equal(m.edge[7], 7);
+	assert_int_equal(m.pairs[8], 5);
+	assert_int_equal(m.pairs[9], 0);
+	assert_true(isnan(m.bw[0]));
+	ibf_infer_bwmap_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hand),
+		cmocka_unit_test(test_exact),
+		cmocka_unit_test(test_rates),
+		cmocka_unit_test(test_bound),
+		cmocka_unit_test(test_unavailable),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_trace_replay),
+		cmocka_unit_test(test_fabric),
+		cmocka_unit_test(test_bw),
+		cmocka_unit_test(test_bw_hand),
+	};
+
+	return cmocka_run_group_tests_name("infer", tests, NULL, NULL);
+}
