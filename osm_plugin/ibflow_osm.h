@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * libibflow_osm: OpenSM event plugin that registers the ibflow routing
  * engines (ibflow-dmodk, ibflow-uapr, ibflow-layered), exports what the
@@ -27,6 +28,10 @@ struct osm_subn;
 #define IBF_OSM_MAX_PATTERNS 16
 #define IBF_OSM_PATH_MAX 1024
 #define IBF_OSM_CONF_DEFAULT "/etc/opensm/ibflow.conf"
+/* Evaluation defaults (docs/osm-plugin.md, "Evaluation"). */
+#define IBF_OSM_EVAL_BUDGET 10.0
+#define IBF_OSM_EVAL_MAX_ENDPOINTS 0     /* no limit: budget and memory bound it */
+#define IBF_OSM_EVAL_MEM_MB 256
 
 /* ibflow.conf, see ibflow.conf.example and docs/osm-plugin.md. */
 typedef struct ibf_osm_conf {
@@ -39,6 +44,7 @@ typedef struct ibf_osm_conf {
 	unsigned npatterns;
 	double eval_budget;              /* seconds per evaluation */
 	unsigned eval_max_endpoints;     /* larger fabrics are not evaluated */
+	unsigned eval_mem_mb;            /* memory the evaluation may use */
 	bool eval_opt;                   /* MMF optimum on PGFTs */
 	bool eval_foreign;               /* also evaluate other engines' LFTs */
 	char report_file[IBF_OSM_PATH_MAX]; /* "" = <export dir>/ibflow-eval.json */
@@ -62,10 +68,22 @@ typedef struct ibf_osm_engine {
 	const char *ibf_name;            /* "dmodk" */
 } ibf_osm_engine_t;
 
+/* What the configuration file looked like when read. */
+typedef struct ibf_osm_stamp {
+	bool exists;
+	uint64_t dev, ino, size;
+	int64_t mtime_s, mtime_ns, ctime_s, ctime_ns;
+} ibf_osm_stamp_t;
+
 typedef struct ibf_osm {
 	struct osm_opensm *osm;
-	ibf_osm_conf_t conf;
+	ibf_osm_conf_t conf;             /* replaced under lock on reload;
+					    the worker copies it per job */
 	char conf_path[IBF_OSM_PATH_MAX];
+	bool conf_required;              /* named by IBFLOW_OSM_CONF */
+	ibf_osm_stamp_t conf_stamp;
+	char run_id[20];                 /* drawn at load: export generations
+					    "RUN-ROUTING" never repeat */
 	ibf_osm_engine_t engines[IBF_OSM_NENGINES];
 
 	pthread_mutex_t lock;
@@ -74,17 +92,34 @@ typedef struct ibf_osm {
 	ibf_osm_result_t *job;           /* next result for the worker */
 	uint64_t seq;
 	bool cancel;                     /* the worker's job is outdated */
+	double cancel_at;                /* when cancel/quit was asked
+					    (CLOCK_MONOTONIC seconds) */
 	bool quit;
 	bool worker_started;
 	pthread_t worker;
+	int wake_fd[2];                  /* a byte here wakes the worker
+					    while it watches an evaluation */
+
+	/* The PGFT shape of the last dmodk/uapr routing: a tree that loses
+	 * nodes keeps its labels (only OpenSM's routing thread uses it). */
+	struct ibf_pgft_shape *pgft_hint;
 } ibf_osm_t;
 
 /* conf.c */
 void ibf_osm_conf_defaults(ibf_osm_conf_t *c);
 void ibf_osm_conf_free(ibf_osm_conf_t *c);
-/* Read path into c; bad lines are logged "FILE:LINE: ..." and skipped
- * (defaults kept).  A missing file is not an error when !required. */
+/* Deep copy (patterns duplicated); false when out of memory. */
+bool ibf_osm_conf_copy(ibf_osm_conf_t *dst, const ibf_osm_conf_t *src);
+/* Read path into p->conf (defaults, then the file); bad lines are logged
+ * "FILE:LINE: ..." and skipped.  A missing file is not an error when
+ * !required. */
 void ibf_osm_conf_load(ibf_osm_t *p, const char *path, bool required);
+/* Read the file again if it changed since (or appeared, or went away):
+ * called when OpenSM starts a heavy sweep, which is when it re-reads
+ * opensm.conf (SIGHUP asks for one).  True if it was read. */
+bool ibf_osm_conf_refresh(ibf_osm_t *p);
+/* s for a log line: printable ASCII, other bytes as \xNN, cut short. */
+const char *ibf_osm_show(const char *s, char *buf, size_t len);
 
 /* model.c: the subnet as a finalized libibflow fabric.  Call with OpenSM's
  * lock held.  min_vls gets the smallest VL capability over the switch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * OpenSM's subnet <-> the libibflow model.
  *
@@ -66,6 +67,21 @@ static bool node_routed(osm_node_t *n)
 	return t == IB_NODE_TYPE_CA || t == IB_NODE_TYPE_SWITCH;
 }
 
+/*
+ * NodeDescriptions as ibnetdiscover shows them: at most 63 characters,
+ * every byte outside printable ASCII a blank.  The model, the exported
+ * topology, the host order and OpenSM's log then agree with what the
+ * administrator's tools print, and no raw control or non-UTF-8 byte
+ * reaches a log line.
+ */
+static void clean_desc(char *d)
+{
+	d[63] = '\0';
+	for (; *d; d++)
+		if ((unsigned char)*d < 0x20 || (unsigned char)*d > 0x7e)
+			*d = ' ';
+}
+
 static ibf_status_t add_nodes(osm_subn_t *subn, ibf_fabric_t *f,
 			      ibf_err_t *err)
 {
@@ -84,6 +100,7 @@ static ibf_status_t add_nodes(osm_subn_t *subn, ibf_fabric_t *f,
 		memcpy(desc, n->node_desc.description,
 		       IB_NODE_DESCRIPTION_SIZE);
 		desc[IB_NODE_DESCRIPTION_SIZE] = '\0';
+		clean_desc(desc);
 		st = ibf_fabric_add_node(f, osm_node_get_type(n) ==
 					 IB_NODE_TYPE_SWITCH ? IBF_NODE_SWITCH :
 					 IBF_NODE_CA,

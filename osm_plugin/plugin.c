@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * libibflow_osm entry points: the osm_event_plugin symbol OpenSM looks up,
  * the routing engines it registers, and path_sl / update_sl2vl.
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <opensm/osm_config.h>
 #include <complib/cl_types.h>
@@ -23,6 +25,10 @@
 #include <opensm/osm_log.h>
 #include <opensm/osm_version.h>
 #include <iba/ib_types.h>
+
+#include <json-c/json.h>
+
+#include <ibflow/pgft.h>
 
 #include "ibflow_osm.h"
 
@@ -144,6 +150,36 @@ static ibf_status_t precheck(const ibf_osm_engine_t *e,
 	return IBF_OK;
 }
 
+/* A degraded fat tree: one line saying what is missing and what that
+ * costs; and the shape to keep for the next routing. */
+static void note_pgft(ibf_osm_t *p, const ibf_osm_engine_t *e,
+		      const ibf_routing_t *r)
+{
+	int64_t hosts, sws, links, pairs;
+	const char *shape = ibf_routing_report_str(r, "pgft");
+
+	if (!r->pgft_shape)
+		return;
+	if (!p->pgft_hint)
+		p->pgft_hint = malloc(sizeof(*p->pgft_hint));
+	if (p->pgft_hint)
+		*p->pgft_hint = *r->pgft_shape;
+	hosts = ibf_routing_report_int(r, "missing_hosts");
+	sws = ibf_routing_report_int(r, "missing_switches");
+	links = ibf_routing_report_int(r, "missing_links");
+	pairs = ibf_routing_report_int(r, "unreachable_pairs");
+	if (!hosts && !sws && !links)
+		return;
+	ibf_osm_logf(p, OSM_LOG_INFO, "%s: degraded %s: %lld hosts, %lld "
+		     "switches, %lld links missing%s; %lld host pairs without "
+		     "an up*/down* path (%llu table entries left unrouted)",
+		     e->osm_name, shape ? shape : "PGFT",
+		     (long long)hosts, (long long)sws, (long long)links,
+		     ibf_routing_report_int(r, "remembered_shape") ?
+		     " (shape remembered from an earlier routing)" : "",
+		     (long long)pairs, (unsigned long long)r->unrouted);
+}
+
 static int route_cb(void *context)
 {
 	ibf_osm_engine_t *e = context;
@@ -158,6 +194,7 @@ static int route_cb(void *context)
 	ibf_status_t st;
 
 	ibf_err_clear(&err);
+	o.pgft_hint = p->pgft_hint;
 	st = ibf_osm_build_fabric(&p->osm->subn, &f, &min_vls, &err);
 	if (st == IBF_OK)
 		st = precheck(e, f, &o, min_vls, &err);
@@ -189,6 +226,7 @@ static int route_cb(void *context)
 		return 0;
 	}
 	res->routing = r;
+	note_pgft(p, e, r);
 	set_current(p, res);
 	ibf_osm_logf(p, OSM_LOG_INFO, "%s: routed %u endpoints, %u switches, "
 		     "LMC %u, %u SL(s) in %.3f s (tables copied in %.3f s)",
@@ -308,6 +346,23 @@ static bool used_is_ours(ibf_osm_t *p)
 
 /* ---- plugin interface --------------------------------------------------- */
 
+/* 64 bits from the clock and the process: no two loads of the plugin
+ * (OpenSM restarts) share export generations. */
+static void new_run_id(ibf_osm_t *p)
+{
+	struct timespec ts;
+	uint64_t x;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	x ^= (uint64_t)getpid() << 40;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	snprintf(p->run_id, sizeof(p->run_id), "%016llx",
+		 (unsigned long long)x);
+}
+
 static void *plugin_create(osm_opensm_t *osm)
 {
 	ibf_osm_t *p = calloc(1, sizeof(*p));
@@ -322,6 +377,8 @@ static void *plugin_create(osm_opensm_t *osm)
 		return NULL;
 	}
 	p->osm = osm;
+	p->wake_fd[0] = p->wake_fd[1] = -1;
+	new_run_id(p);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
 	ibf_osm_conf_defaults(&p->conf);
@@ -360,6 +417,7 @@ static void plugin_delete(void *data)
 	ibf_osm_worker_stop(p);
 	set_current(p, NULL);
 	ibf_osm_conf_free(&p->conf);
+	free(p->pgft_hint);
 	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
@@ -370,7 +428,15 @@ static void plugin_report(void *data, osm_epi_event_id_t id, void *ev)
 	ibf_osm_t *p = data;
 	ibf_osm_result_t *res;
 
-	if (!p || id != OSM_EVENT_ID_UCAST_ROUTING_DONE)
+	if (!p)
+		return;
+	/* OpenSM re-reads opensm.conf at the start of every heavy sweep
+	 * (SIGHUP asks for one): ibflow.conf follows, if it changed */
+	if (id == OSM_EVENT_ID_HEAVY_SWEEP_START) {
+		ibf_osm_conf_refresh(p);
+		return;
+	}
+	if (id != OSM_EVENT_ID_UCAST_ROUTING_DONE)
 		return;
 	if (used_is_ours(p))
 		res = get_current(p);
