@@ -1,0 +1,434 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * libibflow_ucx: ibflow on UCX's UCP layer.  See docs/ucx.md.
+ *
+ * A context (ibf_ucx_t) owns one UCP context and worker of its own, beside
+ * whatever else the process runs (Open MPI's pml ucx, for instance).  The
+ * processes of a job exchange worker addresses through an out-of-band
+ * allgather that the caller supplies (as UCC's OOB: start, test, free), so
+ * the same library serves MPI integrations (MPI_Iallgather) and the
+ * standalone tools (the built-in TCP bootstrap, ibf_ucx_boot_*).  Messages
+ * are UCP tagged messages over whatever transport UCX selects.
+ *
+ * Fabric awareness: with UCX_IBFLOW_FABRIC naming an export directory
+ * (topology + LFTs + manifest, docs/osm-plugin.md) every process finds its
+ * fabric endpoint (InfiniBand port GUID, address map, hostname, or
+ * UCX_IBFLOW_HOSTMAP), the job agrees on a host list (distinct endpoints,
+ * in order of their lowest rank) and routes between participants are
+ * traced through the LFTs with libibflow.  With UCX_IBFLOW_FABRIC=infer
+ * (no export: RoCE, Ethernet) every process is a host and the fabric is
+ * the tree inferred from RTTs measured at init (ibf_ucx_infer).
+ *
+ * Every call returns an ibf_ucx_status_t and fills a caller-owned
+ * ibf_ucx_err_t (may be NULL) with one line.  Calls marked "collective"
+ * must be made by every process of the context, in the same order.
+ * Handles are opaque; the library keeps no global state beyond the
+ * registration of its UCX_IBFLOW_* configuration table with UCX.
+ */
+#ifndef IBFLOW_UCX_H
+#define IBFLOW_UCX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <ucp/api/ucp.h>
+
+#include <ibflow/fabric.h>
+#include <ibflow/hosts.h>
+#include <ibflow/infer.h>
+#include <ibflow/lfts.h>
+#include <ibflow/probe.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library is built with hidden visibility: what is declared here is
+ * its interface (and all it exports). */
+#pragma GCC visibility push(default)
+
+/* ---- status ------------------------------------------------------------- */
+
+typedef enum ibf_ucx_status {
+	IBF_UCX_OK = 0,
+	IBF_UCX_INPROGRESS = 1,        /* an OOB request not finished yet */
+	IBF_UCX_ERR_NOMEM = -1,
+	IBF_UCX_ERR_INVALID = -2,      /* bad argument or usage */
+	IBF_UCX_ERR_CONFIG = -3,       /* a UCX_IBFLOW_* value is malformed
+					  or out of range (message names it) */
+	IBF_UCX_ERR_FABRIC = -4,       /* fabric directory missing, malformed
+					  or an inconsistent set of files */
+	IBF_UCX_ERR_MAP = -5,          /* a process has no fabric endpoint
+					  (message names the process) */
+	IBF_UCX_ERR_UCX = -6,          /* a UCX call failed */
+	IBF_UCX_ERR_OOB = -7,          /* the out-of-band exchange failed */
+	IBF_UCX_ERR_TIMEOUT = -8,      /* UCX_IBFLOW_TIMEOUT expired */
+	IBF_UCX_ERR_IO = -9,           /* a file could not be read/written */
+	IBF_UCX_ERR_UNSUPPORTED = -10, /* not available in this build */
+	IBF_UCX_ERR_PEER = -11,        /* another process failed (message
+					  says which and why) */
+	IBF_UCX_ERR_SCHEDULE = -12,    /* the liquid schedule cannot be
+					  computed (every rank gets it, no
+					  block was sent: the caller may
+					  run its own algorithm instead) */
+} ibf_ucx_status_t;
+
+#define IBF_UCX_ERR_MSG_MAX 1024
+
+typedef struct ibf_ucx_err {
+	ibf_ucx_status_t status;
+	char msg[IBF_UCX_ERR_MSG_MAX];
+} ibf_ucx_err_t;
+
+const char *ibf_ucx_status_str(ibf_ucx_status_t status);
+
+/* ---- out-of-band allgather, supplied by the caller ------------------------ */
+
+/* allgather() starts gathering len bytes from every process into rbuf
+ * (rank order, len bytes each) and returns a request in *req; the library
+ * calls req_test() (IBF_UCX_OK done, IBF_UCX_INPROGRESS not yet, an error
+ * otherwise) while it progresses UCX, then req_free().  Blocking
+ * implementations may finish inside allgather() and return a request that
+ * tests done at once. */
+typedef struct ibf_ucx_oob {
+	ibf_ucx_status_t (*allgather)(void *sbuf, void *rbuf, size_t len,
+				      void *coll_info, void **req);
+	ibf_ucx_status_t (*req_test)(void *req);
+	ibf_ucx_status_t (*req_free)(void *req);
+	void *coll_info;
+	uint32_t rank;  /* this process, 0 .. size-1 */
+	uint32_t size;  /* processes */
+} ibf_ucx_oob_t;
+
+/* ---- configuration: UCX_IBFLOW_* ----------------------------------------- */
+
+/* The variables are registered with UCX's parser when the library is
+ * loaded (so `ucx_info -cf` lists them with the library preloaded, and UCX
+ * does not call them unused); docs/ucx.md lists them. */
+typedef struct ibf_ucx_config ibf_ucx_config_t;
+
+/* Read UCX_IBFLOW_* from the environment (and UCX's configuration files).
+ * A malformed or out-of-range value, or an unknown UCX_IBFLOW_ variable,
+ * is IBF_UCX_ERR_CONFIG with a message naming the variable. */
+ibf_ucx_status_t ibf_ucx_config_read(ibf_ucx_config_t **out,
+				     ibf_ucx_err_t *err);
+/* Set one variable, named with or without the UCX_IBFLOW_ prefix. */
+ibf_ucx_status_t ibf_ucx_config_modify(ibf_ucx_config_t *c, const char *name,
+				       const char *value, ibf_ucx_err_t *err);
+/* A variable's value as text. */
+ibf_ucx_status_t ibf_ucx_config_get(const ibf_ucx_config_t *c,
+				    const char *name, char *buf, size_t len,
+				    ibf_ucx_err_t *err);
+/* UCX_IBFLOW_TIMEOUT in seconds (for the caller's own waits, e.g. the
+ * bootstrap's). */
+double ibf_ucx_config_timeout(const ibf_ucx_config_t *c);
+/* Every variable, its value and (doc) its documentation, as ucx_info. */
+void ibf_ucx_config_print(const ibf_ucx_config_t *c, FILE *fp, bool doc);
+void ibf_ucx_config_release(ibf_ucx_config_t *c);
+
+/* ---- context ------------------------------------------------------------- */
+
+typedef struct ibf_ucx ibf_ucx_t;
+
+enum {
+	/* When the fabric is configured but a process cannot be mapped to
+	 * an endpoint, continue topology-unaware instead of failing (also
+	 * UCX_IBFLOW_FALLBACK=y).  The reason is kept: ibf_ucx_unaware_why. */
+	IBF_UCX_INIT_FALLBACK = 1u << 0,
+};
+
+typedef struct ibf_ucx_params {
+	const ibf_ucx_oob_t *oob;        /* required */
+	const ibf_ucx_config_t *config;  /* NULL: ibf_ucx_config_read() */
+	unsigned flags;                  /* IBF_UCX_INIT_* */
+} ibf_ucx_params_t;
+
+/* Collective.  Creates the UCP context and worker (UCX_IBFLOW_NET_DEVICES
+ * and UCX_IBFLOW_TLS apply to them only), exchanges worker addresses and
+ * fabric endpoints over the OOB, and agrees on the host list.  Any
+ * process's failure fails every process with the same message. */
+ibf_ucx_status_t ibf_ucx_init(const ibf_ucx_params_t *params,
+			      ibf_ucx_t **out, ibf_ucx_err_t *err);
+/* Collective: an out-of-band exchange (every process is done with the
+ * context), then closes the endpoints without flushing and frees
+ * everything (also on error). */
+ibf_ucx_status_t ibf_ucx_finalize(ibf_ucx_t *u, ibf_ucx_err_t *err);
+
+uint32_t ibf_ucx_rank(const ibf_ucx_t *u);
+uint32_t ibf_ucx_size(const ibf_ucx_t *u);
+const ibf_ucx_config_t *ibf_ucx_get_config(const ibf_ucx_t *u);
+ucp_context_h ibf_ucx_ucp_context(const ibf_ucx_t *u);
+ucp_worker_h ibf_ucx_ucp_worker(const ibf_ucx_t *u);
+/* The endpoint to a rank (created on first use). */
+ibf_ucx_status_t ibf_ucx_ep(ibf_ucx_t *u, uint32_t rank, ucp_ep_h *ep,
+			    ibf_ucx_err_t *err);
+
+/* ---- fabric view ---------------------------------------------------------- */
+
+/* Hosts are the distinct fabric endpoints of the job, numbered in order
+ * of their lowest rank; topology-unaware, every process is a host. */
+bool ibf_ucx_topology_aware(const ibf_ucx_t *u);
+/* Why the context is topology-unaware ("" when it is aware). */
+const char *ibf_ucx_unaware_why(const ibf_ucx_t *u);
+const ibf_fabric_t *ibf_ucx_fabric(const ibf_ucx_t *u);  /* NULL unaware */
+const ibf_lfts_t *ibf_ucx_lfts(const ibf_ucx_t *u);      /* NULL unaware */
+/* The fabric ports of the hosts (NULL unaware). */
+const ibf_hostlist_t *ibf_ucx_hosts(const ibf_ucx_t *u);
+uint32_t ibf_ucx_nhosts(const ibf_ucx_t *u);
+uint32_t ibf_ucx_rank_host(const ibf_ucx_t *u, uint32_t rank);
+uint32_t ibf_ucx_host_leader(const ibf_ucx_t *u, uint32_t host);
+/* How a process found its endpoint ("ibverbs mlx5_0:1", "address
+ * 10.1.0.3", "hostname", "hostmap rank:2", ...). */
+const char *ibf_ucx_rank_source(const ibf_ucx_t *u, uint32_t rank);
+/* A host's name: NodeDescription (aware) or "rankN@hostname". */
+const char *ibf_ucx_host_name(const ibf_ucx_t *u, uint32_t host, char *buf,
+			      size_t len);
+/* The directed links (egress port ids) of the route from one rank's host
+ * to another's, at UCX_IBFLOW_LID_OFFSET. */
+ibf_ucx_status_t ibf_ucx_route(const ibf_ucx_t *u, uint32_t src_rank,
+			       uint32_t dst_rank, ibf_port_id_t *links,
+			       unsigned max, unsigned *n, ibf_ucx_err_t *err);
+
+/* ---- collectives over UCX (bounded by UCX_IBFLOW_TIMEOUT) ---------------- */
+
+ibf_ucx_status_t ibf_ucx_barrier(ibf_ucx_t *u, ibf_ucx_err_t *err);
+ibf_ucx_status_t ibf_ucx_bcast(ibf_ucx_t *u, uint32_t root, void *buf,
+			       size_t len, ibf_ucx_err_t *err);
+
+/* ---- all-to-all (UCX_IBFLOW_ALLTOALL*, docs/ucx.md) --------------------- */
+
+typedef enum ibf_ucx_a2a_alg {
+	IBF_UCX_A2A_NONE = 0,      /* leave it to the caller (off, auto
+				      below the threshold or unaware) */
+	IBF_UCX_A2A_LIQUID,        /* frames of the liquid schedule */
+	IBF_UCX_A2A_PAIRWISE,      /* step k: rank r sends to r + k */
+} ibf_ucx_a2a_alg_t;
+
+const char *ibf_ucx_a2a_alg_str(ibf_ucx_a2a_alg_t a);
+
+/* What UCX_IBFLOW_ALLTOALL (and _THRESH) choose for blocks of
+ * block_bytes.  The same on every process when block_bytes is.  NONE
+ * (in every mode) once the liquid schedule turned out impossible. */
+ibf_ucx_a2a_alg_t ibf_ucx_alltoall_select(const ibf_ucx_t *u,
+					  size_t block_bytes);
+
+/* Counters of a context's all-to-alls (for tests and tools). */
+typedef struct ibf_ucx_a2a_stats {
+	uint64_t liquid;           /* calls run along the liquid schedule */
+	uint64_t pairwise;         /* calls run pairwise */
+	uint32_t nframes;          /* of the cached schedule (0: none yet) */
+	uint32_t duration;         /* its bottleneck load (lower bound) */
+	bool schedule_liquid;      /* nframes == duration */
+	double schedule_s;         /* time to compute it (rank 0) */
+} ibf_ucx_a2a_stats_t;
+
+void ibf_ucx_a2a_stats(const ibf_ucx_t *u, ibf_ucx_a2a_stats_t *s);
+
+/* Collective.  Rank r's block for rank p is sendbuf + p * block_bytes and
+ * arrives at recvbuf + r * block_bytes of rank p.  alg NONE means
+ * ibf_ucx_alltoall_select()'s choice, and PAIRWISE if that is NONE.
+ * The liquid schedule (over the ranks' routed paths; a process sends and
+ * receives at most one block per frame) is computed at the first liquid
+ * call, at rank 0, broadcast and cached in the context; when it cannot
+ * be computed (e.g. a route of the LFTs ends in a loop or a hole) every
+ * rank returns IBF_UCX_ERR_SCHEDULE before sending anything, and later
+ * selections say NONE.  sendbuf and
+ * recvbuf must not overlap.  A peer that fails or stalls makes the call
+ * return an error within UCX_IBFLOW_TIMEOUT; the context should then be
+ * finalized (messages of the failed call may still be in flight). */
+ibf_ucx_status_t ibf_ucx_alltoall(ibf_ucx_t *u, const void *sendbuf,
+				  void *recvbuf, size_t block_bytes,
+				  ibf_ucx_a2a_alg_t alg, ibf_ucx_err_t *err);
+/* As ibf_ucx_alltoall with per-peer byte counts and displacements
+ * (arrays of size entries; scounts[p] at rank r must equal rcounts[r] at
+ * rank p).  The schedule assumes equal blocks. */
+ibf_ucx_status_t ibf_ucx_alltoallv(ibf_ucx_t *u, const void *sendbuf,
+				   const size_t *scounts,
+				   const size_t *sdispls, void *recvbuf,
+				   const size_t *rcounts,
+				   const size_t *rdispls,
+				   ibf_ucx_a2a_alg_t alg, ibf_ucx_err_t *err);
+
+/* ---- pipelined broadcast (UCX_IBFLOW_BCAST*, docs/ucx.md) ---------------- */
+
+typedef enum ibf_ucx_bcast_alg {
+	IBF_UCX_BCAST_NONE = 0,    /* leave it to the caller */
+	IBF_UCX_BCAST_PIPELINE,    /* chunks along the depth-first chain */
+} ibf_ucx_bcast_alg_t;
+
+/* What UCX_IBFLOW_BCAST and _THRESH choose for a message of len bytes
+ * (the same on every process when len is). */
+ibf_ucx_bcast_alg_t ibf_ucx_bcast_select(const ibf_ucx_t *u, size_t len);
+/* The chain: all ranks in depth-first order of the fabric from host 0
+ * (ranks of one host together; rank order when topology-unaware). */
+ibf_ucx_status_t ibf_ucx_bcast_order(const ibf_ucx_t *u, uint32_t *ranks,
+				     ibf_ucx_err_t *err);
+/* Collective.  len bytes of buf from root to every rank, cut into chunks
+ * of `chunk` bytes (0: UCX_IBFLOW_BCAST_CHUNK) relayed along the chain
+ * from the root on (cyclically): each rank forwards a chunk as soon as
+ * it has it.  Each wait bounded by UCX_IBFLOW_TIMEOUT. */
+ibf_ucx_status_t ibf_ucx_bcast_pipeline(ibf_ucx_t *u, uint32_t root,
+					void *buf, size_t len, size_t chunk,
+					ibf_ucx_err_t *err);
+/* Pipelined broadcasts this context made (for tests and tools). */
+uint64_t ibf_ucx_bcast_pipeline_calls(const ibf_ucx_t *u);
+
+/* ---- latency probes (PMM plan, ping-pong after Shirai et al.) ------------ */
+
+typedef struct ibf_ucx_probe_opts {
+	bool all_pairs;        /* every host pair one at a time, no plan */
+	bool serial;           /* the plan's probes one at a time */
+	unsigned stall;        /* a run ends after this many exchanges without
+				  a better RTT ... */
+	unsigned max_exchanges;/* ... or after this many */
+	unsigned runs;         /* runs per pair, one per pass over the
+				  schedule: keep min and max of bests */
+	unsigned warmup;       /* exchanges before the first run (wire-up) */
+	size_t size;           /* message bytes */
+	unsigned tries;        /* planner: partners per host and pass */
+	double spin_s;         /* poll this long before sleeping */
+	unsigned concurrency;  /* probes at once per step of a round: 0 all
+				  of the round's, IBF_UCX_PROBE_AUTO as many
+				  as each machine has CPUs for */
+	ibf_probe_model_t model; /* planner and solver: directed links, or
+				    links the same both ways */
+} ibf_ucx_probe_opts_t;
+
+#define IBF_UCX_PROBE_AUTO UINT32_MAX
+
+/* Defaults from the context's UCX_IBFLOW_PROBE_* variables. */
+void ibf_ucx_probe_opts_init(const ibf_ucx_t *u, ibf_ucx_probe_opts_t *o);
+
+typedef struct ibf_ucx_probe_meas {
+	uint32_t a, b;         /* host indices; a initiated */
+	uint32_t round, step;
+	double rtt_min;        /* microseconds: min over runs of each run's
+				  best exchange ... */
+	double rtt_max;        /* ... and max over runs */
+	uint32_t exchanges;    /* ping-pongs timed, all runs */
+} ibf_ucx_probe_meas_t;
+
+typedef struct ibf_ucx_probe_result {
+	uint32_t nhosts;
+	bool all_pairs;
+	bool solved;           /* topology-aware: plan + solution valid */
+	uint32_t nrounds;      /* of the plan (all pairs, serial: pairs) */
+	uint32_t nsteps;       /* run: rounds split by the concurrency */
+	uint32_t nmeas;
+	ibf_ucx_probe_meas_t *meas;  /* in round order */
+	ibf_probe_plan_t plan;       /* planned runs (solved) */
+	ibf_probe_solution_t solution;  /* solved: from rtt_min */
+	/* nhosts x nhosts, row-major, symmetric: measured (all pairs) or
+	 * predicted (solved), NAN on the diagonal and where undetermined. */
+	double *rtt;
+	double plan_s;         /* planning at rank 0 */
+	double measure_s;      /* first round's barrier to the last's */
+	double solve_s;
+} ibf_ucx_probe_result_t;
+
+/* Collective.  Plans at rank 0 (libibflow's probe planner) and broadcasts
+ * the plan; runs each round's ping-pongs concurrently (in steps of at most
+ * `concurrency` probes) with a barrier between steps; gathers and solves at rank 0 and broadcasts the RTT
+ * matrix.  Topology-unaware contexts support all_pairs only.  The
+ * measurements and the solution are complete at rank 0; every rank gets
+ * nhosts, nrounds, the times and the matrix. */
+ibf_ucx_status_t ibf_ucx_probe(ibf_ucx_t *u, const ibf_ucx_probe_opts_t *o,
+			       ibf_ucx_probe_result_t *out,
+			       ibf_ucx_err_t *err);
+void ibf_ucx_probe_result_free(ibf_ucx_probe_result_t *r);
+
+/* Rank 0's outputs.  Text: summary, per-link latencies, the host x host
+ * matrix.  JSON: probe-solve's solution document plus "measurements",
+ * "rounds", "measure_s", "plan_s", "solve_s", "all_pairs", "hosts" and
+ * "matrix".  RTT file: "A B RTT" lines (ibflow probe-solve --rtt).  Plan:
+ * ibflow probe-plan's JSON (ibflow probe-solve --plan). */
+ibf_ucx_status_t ibf_ucx_probe_write_text(const ibf_ucx_t *u,
+					  const ibf_ucx_probe_result_t *r,
+					  FILE *fp, ibf_ucx_err_t *err);
+ibf_ucx_status_t ibf_ucx_probe_write_json(const ibf_ucx_t *u,
+					  const ibf_ucx_probe_result_t *r,
+					  FILE *fp, ibf_ucx_err_t *err);
+ibf_ucx_status_t ibf_ucx_probe_write_rtt(const ibf_ucx_t *u,
+					 const ibf_ucx_probe_result_t *r,
+					 FILE *fp, ibf_ucx_err_t *err);
+ibf_ucx_status_t ibf_ucx_probe_write_plan(const ibf_ucx_t *u,
+					  const ibf_ucx_probe_result_t *r,
+					  FILE *fp, ibf_ucx_err_t *err);
+
+/* ---- topology inference from RTTs (docs/ucx.md, docs/infer.md) ----------- */
+
+typedef struct ibf_ucx_infer_opts {
+	double tol_us;         /* coincidence radius, µs of RTT (ibf_infer_opts_t
+				  tol; UCX_IBFLOW_INFER_TOL) */
+	unsigned lookahead;    /* close-host search budget (ibf_infer_opts_t) */
+	uint64_t seed;         /* its random first choice */
+	ibf_ucx_probe_opts_t probe; /* one pair's measurement: stall,
+				       max_exchanges, runs, warmup, size,
+				       spin_s (UCX_IBFLOW_PROBE_*) */
+} ibf_ucx_infer_opts_t;
+
+/* Defaults from the context's UCX_IBFLOW_INFER_* and _PROBE_* variables. */
+void ibf_ucx_infer_opts_init(const ibf_ucx_t *u, ibf_ucx_infer_opts_t *o);
+
+typedef struct ibf_ucx_infer_result {
+	/* Rank 0: the whole run (tree, every pair measured in order, the
+	 * counts); other ranks: the tree only (meas NULL, stats zero). */
+	ibf_infer_result_t r;
+	uint32_t nhosts;
+	char **names;          /* [nhosts] host names, every rank */
+	uint64_t exchanges;    /* ping-pongs timed (rank 0) */
+	double measure_s;      /* the whole inference, first command to the
+				  tree's broadcast (rank 0) */
+} ibf_ucx_infer_result_t;
+
+/* Collective.  Infers the tree of the context's hosts (ibf_ucx_nhosts;
+ * each measured by its leader rank) with libibflow's ibf_infer_run at
+ * rank 0, whose oracle has the two ranks of each pair it asks for
+ * ping-pong over UCX (the probes' method: runs of ping-pongs, each until
+ * its best stood for `stall` exchanges or after `max_exchanges`; the
+ * minimum and maximum of the runs' bests); the other ranks serve such
+ * requests until rank 0 is done.  The tree is broadcast to every rank.
+ * Host names: ibf_ucx_host_name. */
+ibf_ucx_status_t ibf_ucx_infer(ibf_ucx_t *u, const ibf_ucx_infer_opts_t *o,
+			       ibf_ucx_infer_result_t *out,
+			       ibf_ucx_err_t *err);
+void ibf_ucx_infer_result_free(ibf_ucx_infer_result_t *r);
+/* With UCX_IBFLOW_FABRIC=infer: the inference ibf_ucx_init made, whose
+ * tree is the context's fabric (ibf_ucx_fabric; routes = the tree's
+ * paths); NULL otherwise. */
+const ibf_ucx_infer_result_t *ibf_ucx_inferred(const ibf_ucx_t *u);
+
+/* ---- built-in bootstrap for standalone tools ----------------------------- */
+
+/* A TCP rendezvous: rank 0 listens on addr ("HOST:PORT", IPv4 or a name),
+ * the others connect to it (retrying until the timeout); an allgather
+ * goes through rank 0.  Non-blocking: the library progresses it. */
+typedef struct ibf_ucx_boot ibf_ucx_boot_t;
+
+typedef struct ibf_ucx_boot_params {
+	char addr[256];
+	uint32_t rank, size;
+	double timeout_s;      /* connecting and every exchange */
+} ibf_ucx_boot_params_t;
+
+/* From IBFLOW_BOOT_ADDR, IBFLOW_BOOT_RANK, IBFLOW_BOOT_SIZE; rank and
+ * size default to OMPI_COMM_WORLD_RANK / _SIZE (started by mpirun), then
+ * PMIX_RANK / PMI_RANK and PMI_SIZE.  Fields already set (addr non-empty,
+ * size non-zero) are kept.  Errors name the variable. */
+ibf_ucx_status_t ibf_ucx_boot_params_env(ibf_ucx_boot_params_t *p,
+					 ibf_ucx_err_t *err);
+ibf_ucx_status_t ibf_ucx_boot_open(const ibf_ucx_boot_params_t *p,
+				   ibf_ucx_boot_t **out, ibf_ucx_err_t *err);
+const ibf_ucx_oob_t *ibf_ucx_boot_oob(const ibf_ucx_boot_t *b);
+/* What went wrong in the last failed exchange ("" if nothing). */
+const char *ibf_ucx_boot_error(const ibf_ucx_boot_t *b);
+void ibf_ucx_boot_close(ibf_ucx_boot_t *b);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * All-to-all over UCP tagged messages: along the liquid schedule, or
+ * pairwise (topology-unaware round robin) for comparison and fallback.
+ *
+ * Liquid: frame by frame, each process sends at most one block and
+ * receives at most one.  Frames are kept apart by pairwise readiness: a
+ * receiver, done with its previous frame, posts the receive for frame f
+ * and tells its sender "ready"; the sender starts only then.  So a frame's
+ * transfer never starts while either end is still busy with an earlier
+ * frame, without a job-wide barrier per frame (UCX_IBFLOW_ALLTOALL_SYNC=
+ * barrier puts one there, for measurement).  Large blocks go as UCP
+ * decides for their size: rendezvous, zero-copy where the transport can.
+ *
+ * Tags: (kind, call sequence, source rank).  Within one call a process
+ * sends one block and one ready token to each peer, so no frame number is
+ * needed; the sequence keeps consecutive calls apart.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/a2a_int.h"
+
+const char *ibf_ucx_a2a_alg_str(ibf_ucx_a2a_alg_t a)
+{
+	switch (a) {
+	case IBF_UCX_A2A_NONE: return "none";
+	case IBF_UCX_A2A_LIQUID: return "liquid";
+	case IBF_UCX_A2A_PAIRWISE: return "pairwise";
+	}
+	return "?";
+}
+
+ibf_ucx_a2a_alg_t ibf_ucx_alltoall_select(const ibf_ucx_t *u,
+					  size_t block_bytes)
+{
+	const ibf_ucx_cfg_t *v = &u->cfg->v;
+
+	if (u->a2a && u->a2a->no_sched)
+		return IBF_UCX_A2A_NONE;
+	switch ((ibf_ucx_a2a_mode_t)v->alltoall) {
+	case IBF_UCX_A2A_MODE_LIQUID:
+		return u->aware ? IBF_UCX_A2A_LIQUID : IBF_UCX_A2A_PAIRWISE;
+	case IBF_UCX_A2A_MODE_PAIRWISE:
+		return IBF_UCX_A2A_PAIRWISE;
+	case IBF_UCX_A2A_MODE_AUTO:
+		return u->aware && block_bytes >= v->alltoall_thresh ?
+			IBF_UCX_A2A_LIQUID : IBF_UCX_A2A_NONE;
+	case IBF_UCX_A2A_MODE_OFF:
+		break;
+	}
+	return IBF_UCX_A2A_NONE;
+}
+
+void ibf_ucxi_a2a_free(struct ibf_ucxi_a2a *a)
+{
+	if (!a)
+		return;
+	ibf_ucxi_a2a_sched_free(&a->sched);
+	free(a);
+}
+
+void ibf_ucx_a2a_stats(const ibf_ucx_t *u, ibf_ucx_a2a_stats_t *s)
+{
+	const struct ibf_ucxi_a2a *a = u->a2a;
+
+	memset(s, 0, sizeof(*s));
+	if (!a)
+		return;
+	s->liquid = a->nliquid;
+	s->pairwise = a->npairwise;
+	if (a->have_sched) {
+		s->nframes = a->sched.nframes;
+		s->duration = a->sched.duration;
+		s->schedule_liquid = a->sched.liquid;
+		s->schedule_s = a->sched.seconds;
+	}
+}
+
+/* The blocks of one call, alltoall or alltoallv. */
+typedef struct blocks {
+	const char *sbuf;
+	char *rbuf;
+	size_t block;                 /* alltoall: every block */
+	const size_t *sc, *sd, *rc, *rd;   /* alltoallv: per peer */
+} blocks_t;
+
+static const void *sblock(const blocks_t *b, uint32_t p, size_t *len)
+{
+	*len = b->sc ? b->sc[p] : b->block;
+	return b->sbuf + (b->sd ? b->sd[p] : p * b->block);
+}
+
+static void *rblock(const blocks_t *b, uint32_t p, size_t *len)
+{
+	*len = b->rc ? b->rc[p] : b->block;
+	return b->rbuf + (b->rd ? b->rd[p] : p * b->block);
+}
+
+static void copy_self(const ibf_ucx_t *u, const blocks_t *b)
+{
+	size_t sl, rl;
+	const void *s = sblock(b, u->rank, &sl);
+	void *r = rblock(b, u->rank, &rl);
+
+	if (sl && s != r)
+		memmove(r, s, sl < rl ? sl : rl);
+}
+
+/* One exchange: send to `to` and receive from `from` (either may be
+ * NOPEER), and wait for both. */
+static ibf_ucx_status_t exchange(ibf_ucx_t *u, const blocks_t *b,
+				 uint32_t seq, uint32_t to, uint32_t from,
+				 bool handshake, ibf_ucx_err_t *err)
+{
+	ibf_ucxi_req_t r[4];
+	unsigned n = 0;
+	char token = 0, ready;
+	size_t len;
+	ibf_ucx_status_t st;
+
+	/* receive side first: post the data receive, then say ready */
+	if (from != IBF_UCXI_NOPEER) {
+		void *buf = rblock(b, from, &len);
+
+		st = ibf_ucxi_irecv(u, from, ibf_ucxi_tag(IBF_UCXI_TAG_A2A_DATA,
+							  seq, from),
+				    buf, len, &r[n], err);
+		if (st != IBF_UCX_OK)
+			goto fail;
+		n++;
+		if (handshake) {
+			st = ibf_ucxi_isend(u, from,
+					    ibf_ucxi_tag(IBF_UCXI_TAG_A2A_READY,
+							 seq, u->rank),
+					    &token, 1, &r[n], err);
+			if (st != IBF_UCX_OK)
+				goto fail;
+			n++;
+		}
+	}
+	if (to != IBF_UCXI_NOPEER) {
+		const void *buf = sblock(b, to, &len);
+
+		if (handshake) {
+			ibf_ucxi_req_t rr;
+
+			st = ibf_ucxi_irecv(u, to,
+					    ibf_ucxi_tag(IBF_UCXI_TAG_A2A_READY,
+							 seq, to),
+					    &ready, 1, &rr, err);
+			if (st == IBF_UCX_OK)
+				st = ibf_ucxi_wait(u, &rr, 1, ibf_ucxi_now() +
+						   u->timeout, 0, err);
+			if (st != IBF_UCX_OK)
+				goto fail;
+		}
+		st = ibf_ucxi_isend(u, to, ibf_ucxi_tag(IBF_UCXI_TAG_A2A_DATA,
+							seq, u->rank),
+				    buf, len, &r[n], err);
+		if (st != IBF_UCX_OK)
+			goto fail;
+		n++;
+	}
+	return ibf_ucxi_wait(u, r, n, ibf_ucxi_now() + u->timeout, 0, err);
+fail:
+	/* give back what was posted; a short deadline cancels it */
+	if (n) {
+		ibf_ucx_err_t tmp;
+
+		ibf_ucxi_wait(u, r, n, ibf_ucxi_now(), 0, &tmp);
+	}
+	return st;
+}
+
+static ibf_ucx_status_t run_liquid(ibf_ucx_t *u, const blocks_t *b,
+				   ibf_ucx_err_t *err)
+{
+	struct ibf_ucxi_a2a *a = u->a2a;
+	bool barrier = u->cfg->v.alltoall_sync == IBF_UCX_A2A_SYNC_BARRIER;
+	uint32_t seq, f;
+	ibf_ucx_status_t st;
+
+	if (!a->have_sched) {
+		st = ibf_ucxi_a2a_schedule(u, &a->sched, err);
+		if (st == IBF_UCX_ERR_SCHEDULE)
+			a->no_sched = true;
+		if (st != IBF_UCX_OK)
+			return st;
+		a->have_sched = true;
+	}
+	seq = ++u->seq;
+	copy_self(u, b);
+	for (f = 0; f < a->sched.nframes; f++) {
+		if (barrier) {
+			st = ibf_ucx_barrier(u, err);
+			if (st != IBF_UCX_OK)
+				goto fail;
+		}
+		st = exchange(u, b, seq, a->sched.send_to[f],
+			      a->sched.recv_from[f], !barrier, err);
+		if (st != IBF_UCX_OK)
+			goto fail;
+	}
+	a->nliquid++;
+	return IBF_UCX_OK;
+fail:
+	ibf_ucx_err_prefix(err, "all-to-all (liquid), frame %u of %u: ", f + 1,
+			   a->sched.nframes);
+	return st;
+}
+
+static ibf_ucx_status_t run_pairwise(ibf_ucx_t *u, const blocks_t *b,
+				     ibf_ucx_err_t *err)
+{
+	uint32_t n = u->size, seq = ++u->seq, k;
+	ibf_ucx_status_t st;
+
+	copy_self(u, b);
+	for (k = 1; k < n; k++) {
+		st = exchange(u, b, seq, (u->rank + k) % n,
+			      (u->rank + n - k) % n, false, err);
+		if (st != IBF_UCX_OK) {
+			ibf_ucx_err_prefix(err, "all-to-all (pairwise), step "
+					   "%u of %u: ", k, n - 1);
+			return st;
+		}
+	}
+	u->a2a->npairwise++;
+	return IBF_UCX_OK;
+}
+
+static ibf_ucx_status_t run(ibf_ucx_t *u, const blocks_t *b,
+			    ibf_ucx_a2a_alg_t alg, ibf_ucx_err_t *err)
+{
+	ibf_ucx_err_clear(err);
+	if (!u->a2a) {
+		u->a2a = calloc(1, sizeof(*u->a2a));
+		if (!u->a2a)
+			return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
+					       "all-to-all: out of memory");
+	}
+	if (alg == IBF_UCX_A2A_NONE)
+		alg = ibf_ucx_alltoall_select(u, b->block);
+	if (alg == IBF_UCX_A2A_LIQUID && u->size > 1)
+		return run_liquid(u, b, err);
+	if (alg != IBF_UCX_A2A_LIQUID && alg != IBF_UCX_A2A_PAIRWISE &&
+	    alg != IBF_UCX_A2A_NONE)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID, "all-to-all:"
+				       " unknown algorithm %d", (int)alg);
+	return run_pairwise(u, b, err);
+}
+
+ibf_ucx_status_t ibf_ucx_alltoall(ibf_ucx_t *u, const void *sendbuf,
+				  void *recvbuf, size_t block_bytes,
+				  ibf_ucx_a2a_alg_t alg, ibf_ucx_err_t *err)
+{
+	blocks_t b = { .sbuf = sendbuf, .rbuf = recvbuf,
+		       .block = block_bytes };
+
+	if (!u || (block_bytes && (!sendbuf || !recvbuf)))
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID,
+				       "ibf_ucx_alltoall: NULL argument");
+	return run(u, &b, alg, err);
+}
+
+ibf_ucx_status_t ibf_ucx_alltoallv(ibf_ucx_t *u, const void *sendbuf,
+				   const size_t *scounts,
+				   const size_t *sdispls, void *recvbuf,
+				   const size_t *rcounts,
+				   const size_t *rdispls,
+				   ibf_ucx_a2a_alg_t alg, ibf_ucx_err_t *err)
+{
+	blocks_t b = { .sbuf = sendbuf, .rbuf = recvbuf, .sc = scounts,
+		       .sd = sdispls, .rc = rcounts, .rd = rdispls };
+	if (!u || !scounts || !sdispls || !rcounts || !rdispls)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID,
+				       "ibf_ucx_alltoallv: NULL argument");
+	/* Block sizes differ between ranks, and the choice must not: the
+	 * threshold does not apply, only the mode and the fabric. */
+	if (alg == IBF_UCX_A2A_NONE)
+		alg = ibf_ucx_alltoall_select(u, SIZE_MAX);
+	if (alg == IBF_UCX_A2A_NONE)
+		alg = IBF_UCX_A2A_PAIRWISE;
+	return run(u, &b, alg, err);
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * The liquid schedule of a context's all-to-all: the one adapter between
+ * libibflow_ucx and libibflow's scheduler (ibflow/liquid.h).
+ *
+ * Transfers are the ordered pairs (i, j), i != j, of ranks, numbered
+ * i * (size - 1) + (j < i ? j : j - 1).  Their links: the route's egress
+ * ports from ibf_ucx_route(), plus "rank i sends" and "rank j receives"
+ * links that keep several processes of one host (which share a route, or
+ * have none) to one block each way per frame.
+ *
+ * The scheduler's search stops at a time limit, so two processes could
+ * find different schedules; rank 0 therefore computes it alone and
+ * broadcasts the frame of every transfer.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <ibflow/liquid.h>
+
+#include "coll/a2a_int.h"
+
+#define SCHED_TIME_LIMIT 2.0   /* seconds: then the best schedule found */
+#define ROUTE_MAX 64
+
+static uint32_t tr_index(uint32_t n, uint32_t i, uint32_t j)
+{
+	return i * (n - 1) + (j < i ? j : j - 1);
+}
+
+/* The traffic of all ordered rank pairs, links as described above. */
+static ibf_ucx_status_t build_traffic(const ibf_ucx_t *u,
+				      ibf_liquid_traffic_t **out,
+				      ibf_ucx_err_t *err)
+{
+	uint32_t n = u->size, nt = n * (n - 1), i, j, k, t = 0;
+	uint32_t *off, *links, *src, *dst;
+	ibf_port_id_t route[ROUTE_MAX];
+	size_t cap = (size_t)nt * 8 + 1, len = 0;
+	ibf_ucx_status_t st = IBF_UCX_OK;
+	ibf_err_t e;
+	unsigned m;
+
+	off = malloc(((size_t)nt + 1) * sizeof(*off));
+	links = malloc(cap * sizeof(*links));
+	src = malloc(((size_t)nt + 1) * sizeof(*src));
+	dst = malloc(((size_t)nt + 1) * sizeof(*dst));
+	if (!off || !links || !src || !dst) {
+		st = ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "all-to-all "
+				     "schedule: out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < n; j++) {
+			if (i == j)
+				continue;
+			m = 0;
+			if (u->aware) {
+				st = ibf_ucx_route(u, i, j, route, ROUTE_MAX,
+						   &m, err);
+				if (st != IBF_UCX_OK)
+					goto out;
+			}
+			if (len + m + 2 > cap) {
+				uint32_t *nl;
+
+				cap = 2 * (len + m + 2);
+				nl = realloc(links, cap * sizeof(*links));
+				if (!nl) {
+					st = ibf_ucx_err_set(err,
+						IBF_UCX_ERR_NOMEM, "all-to-all"
+						" schedule: out of memory");
+					goto out;
+				}
+				links = nl;
+			}
+			off[t] = (uint32_t)len;
+			links[len++] = 2 * i;        /* i sends */
+			links[len++] = 2 * j + 1;    /* j receives */
+			for (k = 0; k < m; k++)
+				links[len++] = 2 * n + route[k];
+			src[t] = i;
+			dst[t] = j;
+			t++;
+		}
+	}
+	off[t] = (uint32_t)len;
+	if (ibf_liquid_traffic_from_sets(nt, off, links, n, src, dst, out,
+					 &e) != IBF_OK)
+		st = ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "all-to-all "
+				     "schedule: %s", e.msg);
+out:
+	free(off);
+	free(links);
+	free(src);
+	free(dst);
+	return st;
+}
+
+/* Rank 0: the frame of every transfer, after a 4-word header
+ * (nframes, duration, liquid, microseconds). */
+static ibf_ucx_status_t compute(ibf_ucx_t *u, uint32_t **blob, size_t *len,
+				ibf_ucx_err_t *err)
+{
+	ibf_liquid_opts_t o = { .time_limit = SCHED_TIME_LIMIT };
+	ibf_liquid_traffic_t *t = NULL;
+	ibf_liquid_result_t r;
+	ibf_ucx_status_t st;
+	uint32_t nt = u->size * (u->size - 1), *b;
+	ibf_err_t e;
+
+	st = build_traffic(u, &t, err);
+	if (st != IBF_UCX_OK)
+		return st;
+	memset(&r, 0, sizeof(r));
+	if (ibf_liquid_schedule(t, &o, &r, &e) != IBF_OK) {
+		ibf_liquid_traffic_destroy(t);
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC, "all-to-all "
+				       "schedule: %s", e.msg);
+	}
+	b = malloc(((size_t)nt + 4) * sizeof(*b));
+	if (!b) {
+		st = ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "all-to-all "
+				     "schedule: out of memory");
+	} else {
+		b[0] = r.nframes;
+		b[1] = r.duration;
+		b[2] = r.liquid;
+		b[3] = (uint32_t)(r.seconds * 1e6);
+		memcpy(b + 4, r.frame_of, (size_t)nt * sizeof(*b));
+		*blob = b;
+		*len = ((size_t)nt + 4) * sizeof(*b);
+	}
+	ibf_liquid_result_free(&r);
+	ibf_liquid_traffic_destroy(t);
+	return st;
+}
+
+/* This process's peers per frame from the broadcast frames. */
+static ibf_ucx_status_t unpack(const ibf_ucx_t *u, const uint32_t *b,
+			       size_t len, ibf_ucxi_a2a_sched_t *s,
+			       ibf_ucx_err_t *err)
+{
+	uint32_t n = u->size, me = u->rank, p, f;
+	size_t nt = (size_t)n * (n - 1);
+
+	if (len != (nt + 4) * sizeof(*b) || b[0] < (n > 1 ? 1 : 0))
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "all-to-all "
+				       "schedule from rank 0: malformed");
+	s->nframes = b[0];
+	s->duration = b[1];
+	s->liquid = b[2];
+	s->seconds = b[3] / 1e6;
+	s->send_to = malloc(((size_t)s->nframes + 1) * sizeof(uint32_t));
+	s->recv_from = malloc(((size_t)s->nframes + 1) * sizeof(uint32_t));
+	if (!s->send_to || !s->recv_from) {
+		ibf_ucxi_a2a_sched_free(s);
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "all-to-all "
+				       "schedule: out of memory");
+	}
+	for (f = 0; f < s->nframes; f++)
+		s->send_to[f] = s->recv_from[f] = IBF_UCXI_NOPEER;
+	for (p = 0; p < n; p++) {
+		uint32_t fs, fr;
+
+		if (p == me)
+			continue;
+		fs = b[4 + tr_index(n, me, p)];
+		fr = b[4 + tr_index(n, p, me)];
+		if (fs >= s->nframes || fr >= s->nframes ||
+		    s->send_to[fs] != IBF_UCXI_NOPEER ||
+		    s->recv_from[fr] != IBF_UCXI_NOPEER) {
+			ibf_ucxi_a2a_sched_free(s);
+			return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER,
+					       "all-to-all schedule: rank %u "
+					       "has two sends or receives in "
+					       "one frame", me);
+		}
+		s->send_to[fs] = p;
+		s->recv_from[fr] = p;
+	}
+	return IBF_UCX_OK;
+}
+
+ibf_ucx_status_t ibf_ucxi_a2a_schedule(ibf_ucx_t *u,
+				       ibf_ucxi_a2a_sched_t *s,
+				       ibf_ucx_err_t *err)
+{
+	uint32_t *blob = NULL, fail[4] = { 0, 0, 0, 0 };
+	size_t len = 0;
+	ibf_ucx_status_t st = IBF_UCX_OK, bst;
+	void *buf;
+
+	memset(s, 0, sizeof(*s));
+	if (u->rank == 0) {
+		st = compute(u, &blob, &len, err);
+		if (st != IBF_UCX_OK) {
+			/* the reason stays; the status tells the caller
+			 * that nothing was sent */
+			st = IBF_UCX_ERR_SCHEDULE;
+			if (err)
+				err->status = st;
+			/* nframes 0 tells the others rank 0 failed */
+			blob = malloc(sizeof(fail));
+			if (blob)
+				memcpy(blob, fail, sizeof(fail));
+			len = blob ? sizeof(fail) : 0;
+		}
+	}
+	buf = blob;
+	bst = ibf_ucxi_bcast_blob(u, 0, &buf, &len, err);
+	if (st != IBF_UCX_OK) {
+		free(buf);
+		return st;
+	}
+	if (bst != IBF_UCX_OK) {
+		free(buf);
+		return bst;
+	}
+	if (u->size > 1 && len == sizeof(fail))
+		st = ibf_ucx_err_set(err, IBF_UCX_ERR_SCHEDULE, "all-to-all "
+				     "schedule: rank 0 failed to compute it");
+	else
+		st = unpack(u, buf, len, s, err);
+	free(buf);
+	return st;
+}
+
+void ibf_ucxi_a2a_sched_free(ibf_ucxi_a2a_sched_t *s)
+{
+	free(s->send_to);
+	free(s->recv_from);
+	s->send_to = s->recv_from = NULL;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * UCX_IBFLOW_* configuration: the parsed values (private).
+ *
+ * To add a variable: a field here, one line in the table of config.c
+ * (name, default, doc, offset, type), and docs/ucx.md.  The bounded types
+ * IBF_UCX_CFG_UINT(min, max) and IBF_UCX_CFG_TIME(min, max) refuse what
+ * UCX's own types would accept as nonsense (a negative unsigned).
+ */
+#ifndef IBF_UCX_CFG_H
+#define IBF_UCX_CFG_H
+
+#include <ucs/sys/preprocessor.h>
+#include <ucs/config/parser.h>
+
+#include <ibflow/ucx.h>
+
+#define IBF_UCX_ENV_PREFIX   "UCX_"
+#define IBF_UCX_TABLE_PREFIX "IBFLOW_"
+#define IBF_UCX_VAR_PREFIX   IBF_UCX_ENV_PREFIX IBF_UCX_TABLE_PREFIX
+
+typedef enum ibf_ucx_probe_rounds {
+	IBF_UCX_ROUNDS_PARALLEL = 0,
+	IBF_UCX_ROUNDS_SERIAL,
+	IBF_UCX_ROUNDS_ALL_PAIRS,
+} ibf_ucx_probe_rounds_t;
+
+typedef enum ibf_ucx_a2a_mode {
+	IBF_UCX_A2A_MODE_AUTO = 0,
+	IBF_UCX_A2A_MODE_LIQUID,
+	IBF_UCX_A2A_MODE_PAIRWISE,
+	IBF_UCX_A2A_MODE_OFF,
+} ibf_ucx_a2a_mode_t;
+
+typedef enum ibf_ucx_a2a_sync {
+	IBF_UCX_A2A_SYNC_READY = 0,      /* pairwise readiness handshakes */
+	IBF_UCX_A2A_SYNC_BARRIER,        /* a barrier before every frame */
+} ibf_ucx_a2a_sync_t;
+
+typedef enum ibf_ucx_bcast_mode {
+	IBF_UCX_BCAST_MODE_OFF = 0,
+	IBF_UCX_BCAST_MODE_PIPELINE,
+} ibf_ucx_bcast_mode_t;
+
+typedef struct ibf_ucx_cfg {
+	char *fabric;                    /* export dir, "" or "infer" */
+	char *hostmap;                   /* file or "" */
+	char *addrmap;                   /* file or "" (default in FABRIC) */
+	unsigned lid_offset;
+	int fallback;                    /* ucs bool */
+	ucs_config_allow_list_t net_devices;
+	ucs_config_allow_list_t tls;
+	double timeout;                  /* seconds */
+	unsigned probe_stall;
+	unsigned probe_max;
+	unsigned probe_runs;
+	unsigned probe_warmup;
+	unsigned probe_size;
+	unsigned probe_tries;
+	unsigned probe_rounds;           /* ibf_ucx_probe_rounds_t */
+	double probe_spin;               /* seconds; < 0: auto */
+	unsigned probe_concurrency;      /* UINT_MAX: auto, 0: unlimited */
+	unsigned probe_model;            /* ibf_probe_model_t */
+	unsigned alltoall;               /* ibf_ucx_a2a_mode_t */
+	unsigned alltoall_thresh;        /* bytes per block */
+	unsigned alltoall_sync;          /* ibf_ucx_a2a_sync_t */
+	double infer_tol;                /* seconds of RTT */
+	unsigned bcast;                  /* ibf_ucx_bcast_mode_t */
+	unsigned bcast_thresh;           /* bytes */
+	unsigned bcast_chunk;            /* bytes */
+} ibf_ucx_cfg_t;
+
+struct ibf_ucx_config {
+	ibf_ucx_cfg_t v;
+};
+
+/* "NET_DEVICES" etc. as UCX's own variable wants it ("all", "a,b",
+ * "^a"). */
+ibf_ucx_status_t ibf_ucx_cfg_string(const ibf_ucx_config_t *c,
+				    const char *field, char *buf, size_t len,
+				    ibf_ucx_err_t *err);
+bool ibf_ucx_cfg_allow_all(const ucs_config_allow_list_t *l);
+ibf_ucx_status_t ibf_ucx_config_clone(const ibf_ucx_config_t *src,
+				      ibf_ucx_config_t **out,
+				      ibf_ucx_err_t *err);
+
+#endif

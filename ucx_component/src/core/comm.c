@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * Tagged point-to-point messages and the small collectives the library
+ * needs (barrier, broadcast, gather), all bounded by UCX_IBFLOW_TIMEOUT.
+ *
+ * Waiting spins on ucp_worker_progress() only for a caller-given time and
+ * then sleeps on the worker's event fd: ranks that are not in the current
+ * probe round must leave the CPU to those that are (tests oversubscribe 2
+ * cores with 16 processes).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/ucx_int.h"
+
+static ibf_ucx_status_t ucx_fail(ibf_ucx_err_t *err, const char *what,
+				 uint32_t peer, ucs_status_t st)
+{
+	return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "%s rank %u: %s", what,
+			       peer, ucs_status_string(st));
+}
+
+ibf_ucx_status_t ibf_ucx_ep(ibf_ucx_t *u, uint32_t rank, ucp_ep_h *ep,
+			    ibf_ucx_err_t *err)
+{
+	ucp_ep_params_t p;
+	const uint8_t *a;
+	ucs_status_t st;
+
+	if (rank >= u->size)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID,
+				       "rank %u out of range (size %u)", rank,
+				       u->size);
+	if (!u->eps[rank]) {
+		a = u->addrs + (size_t)rank * u->addr_stride;
+		memset(&p, 0, sizeof(p));
+		p.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+		p.address = (const ucp_address_t *)(a + sizeof(uint64_t));
+		st = ucp_ep_create(u->worker, &p, &u->eps[rank]);
+		if (st != UCS_OK) {
+			u->eps[rank] = NULL;
+			return ucx_fail(err, "connecting to", rank, st);
+		}
+	}
+	*ep = u->eps[rank];
+	return IBF_UCX_OK;
+}
+
+ibf_ucx_status_t ibf_ucxi_isend(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
+				const void *buf, size_t len, ibf_ucxi_req_t *r,
+				ibf_ucx_err_t *err)
+{
+	ucp_request_param_t p = { .op_attr_mask = 0 };
+	ucs_status_ptr_t sp;
+	ucp_ep_h ep;
+	ibf_ucx_status_t st;
+
+	r->req = NULL;
+	r->what = "sending to";
+	r->peer = peer;
+	st = ibf_ucx_ep(u, peer, &ep, err);
+	if (st != IBF_UCX_OK)
+		return st;
+	sp = ucp_tag_send_nbx(ep, buf, len, tag, &p);
+	if (UCS_PTR_IS_ERR(sp))
+		return ucx_fail(err, "sending to", peer, UCS_PTR_STATUS(sp));
+	r->req = sp;
+	return IBF_UCX_OK;
+}
+
+ibf_ucx_status_t ibf_ucxi_irecv(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
+				void *buf, size_t len, ibf_ucxi_req_t *r,
+				ibf_ucx_err_t *err)
+{
+	ucp_request_param_t p = { .op_attr_mask = 0 };
+	ucs_status_ptr_t sp;
+
+	r->what = "receiving from";
+	r->peer = peer;
+	sp = ucp_tag_recv_nbx(u->worker, buf, len, tag, (ucp_tag_t)-1, &p);
+	if (UCS_PTR_IS_ERR(sp)) {
+		r->req = NULL;
+		return ucx_fail(err, "receiving from", peer,
+				UCS_PTR_STATUS(sp));
+	}
+	r->req = sp;
+	return IBF_UCX_OK;
+}
+
+/* Completed: release it and keep its status in *st. */
+static bool reap(ibf_ucxi_req_t *r, ucs_status_t *st)
+{
+	ucs_status_t s;
+
+	if (!r->req) {
+		*st = UCS_OK;
+		return true;
+	}
+	s = ucp_request_check_status(r->req);
+	if (s == UCS_INPROGRESS)
+		return false;
+	ucp_request_free(r->req);
+	r->req = NULL;
+	*st = s;
+	return true;
+}
+
+bool ibf_ucxi_done(ibf_ucxi_req_t *r)
+{
+	return !r->req || ucp_request_check_status(r->req) != UCS_INPROGRESS;
+}
+
+/* A receive buffer must not be matched after its owner gave up on it:
+ * cancel, let UCX complete the cancellation, then free. */
+static void abandon(ibf_ucx_t *u, ibf_ucxi_req_t *r)
+{
+	double until = ibf_ucxi_now() + 1.0;
+
+	if (!r->req)
+		return;
+	ucp_request_cancel(u->worker, r->req);
+	while (ucp_request_check_status(r->req) == UCS_INPROGRESS &&
+	       ibf_ucxi_now() < until)
+		ucp_worker_progress(u->worker);
+	ucp_request_free(r->req);
+	r->req = NULL;
+}
+
+static void sleep_on_worker(ibf_ucx_t *u, double max_s)
+{
+	struct pollfd pfd = { .fd = u->efd, .events = POLLIN };
+	int ms = (int)(max_s * 1e3);
+
+	if (ucp_worker_arm(u->worker) != UCS_OK)
+		return;   /* events pending: progress again at once */
+	poll(&pfd, 1, ms < 1 ? 1 : ms);
+}
+
+void ibf_ucxi_progress_or_sleep(ibf_ucx_t *u, double max_s)
+{
+	if (!ucp_worker_progress(u->worker))
+		sleep_on_worker(u, max_s);
+}
+
+ibf_ucx_status_t ibf_ucxi_wait(ibf_ucx_t *u, ibf_ucxi_req_t *r, unsigned n,
+			       double deadline, double spin_s,
+			       ibf_ucx_err_t *err)
+{
+	double t, spin_until = ibf_ucxi_now() + spin_s;
+	ibf_ucx_status_t ret = IBF_UCX_OK;
+	unsigned i, left;
+	ucs_status_t st;
+
+	for (;;) {
+		while (ucp_worker_progress(u->worker))
+			;
+		for (i = left = 0; i < n; i++) {
+			if (!reap(&r[i], &st)) {
+				left++;
+			} else if (st != UCS_OK && ret == IBF_UCX_OK) {
+				ret = ucx_fail(err, r[i].what, r[i].peer, st);
+			}
+		}
+		if (!left)
+			return ret;
+		t = ibf_ucxi_now();
+		if (t > deadline)
+			break;
+		if (t >= spin_until)
+			sleep_on_worker(u, deadline - t < 0.1 ?
+					deadline - t : 0.1);
+	}
+	for (i = 0; i < n; i++) {
+		if (r[i].req && ret == IBF_UCX_OK)
+			ret = ibf_ucx_err_set(err, IBF_UCX_ERR_TIMEOUT,
+					      "%s rank %u: no answer within "
+					      "%g s (%sTIMEOUT)", r[i].what,
+					      r[i].peer, u->timeout,
+					      IBF_UCX_VAR_PREFIX);
+		abandon(u, &r[i]);
+	}
+	return ret;
+}
+
+ibf_ucx_status_t ibf_ucxi_send(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
+			       const void *buf, size_t len,
+			       ibf_ucx_err_t *err)
+{
+	ibf_ucxi_req_t r;
+	ibf_ucx_status_t st = ibf_ucxi_isend(u, peer, tag, buf, len, &r, err);
+
+	if (st != IBF_UCX_OK)
+		return st;
+	return ibf_ucxi_wait(u, &r, 1, ibf_ucxi_now() + u->timeout, 0, err);
+}
+
+ibf_ucx_status_t ibf_ucxi_recv(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
+			       void *buf, size_t len, ibf_ucx_err_t *err)
+{
+	ibf_ucxi_req_t r;
+	ibf_ucx_status_t st = ibf_ucxi_irecv(u, peer, tag, buf, len, &r, err);
+
+	if (st != IBF_UCX_OK)
+		return st;
+	return ibf_ucxi_wait(u, &r, 1, ibf_ucxi_now() + u->timeout, 0, err);
+}
+
+/* ---- collectives -------------------------------------------------------------- */
+
+/* Dissemination barrier: ceil(log2 n) steps, each a send to rank + 2^k
+ * and a receive from rank - 2^k.  The step is part of the tag, so
+ * messages of consecutive steps and barriers never match each other. */
+ibf_ucx_status_t ibf_ucx_barrier(ibf_ucx_t *u, ibf_ucx_err_t *err)
+{
+	uint32_t seq = ++u->seq, k, step = 0;
+	ibf_ucxi_req_t r[2];
+	char s = 0, d;
+	ibf_ucx_status_t st;
+
+	for (k = 1; k < u->size; k <<= 1, step++) {
+		uint32_t to = (u->rank + k) % u->size;
+		uint32_t from = (u->rank + u->size - k) % u->size;
+
+		st = ibf_ucxi_irecv(u, from, ibf_ucxi_tag(IBF_UCXI_TAG_BARRIER,
+							  seq << 5 | step, from),
+				    &d, 1, &r[0], err);
+		if (st != IBF_UCX_OK)
+			return st;
+		st = ibf_ucxi_isend(u, to, ibf_ucxi_tag(IBF_UCXI_TAG_BARRIER,
+							seq << 5 | step,
+							u->rank),
+				    &s, 1, &r[1], err);
+		if (st != IBF_UCX_OK) {
+			abandon(u, &r[0]);
+			return st;
+		}
+		st = ibf_ucxi_wait(u, r, 2, ibf_ucxi_now() + u->timeout, 0,
+				   err);
+		if (st != IBF_UCX_OK) {
+			ibf_ucx_err_prefix(err, "barrier: ");
+			return st;
+		}
+	}
+	return IBF_UCX_OK;
+}
+
+/* Binomial tree from the root. */
+static ibf_ucx_status_t bcast_tree(ibf_ucx_t *u, uint32_t root, void *buf,
+				   size_t len, uint32_t seq,
+				   ibf_ucx_err_t *err)
+{
+	uint32_t n = u->size, vr = (u->rank + n - root) % n, mask = 1;
+	ibf_ucx_status_t st;
+
+	for (; mask < n; mask <<= 1) {
+		if (vr & mask) {
+			uint32_t src = (vr - mask + root) % n;
+
+			st = ibf_ucxi_recv(u, src, ibf_ucxi_tag(
+					   IBF_UCXI_TAG_BCAST, seq, src),
+					   buf, len, err);
+			if (st != IBF_UCX_OK)
+				return st;
+			break;
+		}
+	}
+	for (mask >>= 1; mask > 0; mask >>= 1) {
+		if (vr + mask < n) {
+			uint32_t dst = (vr + mask + root) % n;
+
+			st = ibf_ucxi_send(u, dst, ibf_ucxi_tag(
+					   IBF_UCXI_TAG_BCAST, seq, u->rank),
+					   buf, len, err);
+			if (st != IBF_UCX_OK)
+				return st;
+		}
+	}
+	return IBF_UCX_OK;
+}
+
+ibf_ucx_status_t ibf_ucx_bcast(ibf_ucx_t *u, uint32_t root, void *buf,
+			       size_t len, ibf_ucx_err_t *err)
+{
+	ibf_ucx_status_t st;
+
+	if (root >= u->size)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID,
+				       "bcast: root %u out of range (size "
+				       "%u)", root, u->size);
+	st = bcast_tree(u, root, buf, len, ++u->seq, err);
+	if (st != IBF_UCX_OK)
+		ibf_ucx_err_prefix(err, "bcast: ");
+	return st;
+}
+
+ibf_ucx_status_t ibf_ucxi_bcast_blob(ibf_ucx_t *u, uint32_t root,
+				     void **buf, size_t *len,
+				     ibf_ucx_err_t *err)
+{
+	uint64_t n = *len;
+	ibf_ucx_status_t st = ibf_ucx_bcast(u, root, &n, sizeof(n), err);
+
+	if (st != IBF_UCX_OK)
+		return st;
+	if (u->rank != root) {
+		*len = n;
+		*buf = malloc(n ? n : 1);
+		if (!*buf)
+			return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
+					       "out of memory (%llu bytes)",
+					       (unsigned long long)n);
+	}
+	return ibf_ucx_bcast(u, root, *buf, n, err);
+}
+
+ibf_ucx_status_t ibf_ucxi_gather(ibf_ucx_t *u, uint32_t root,
+				 const void *sbuf, void *rbuf, size_t len,
+				 ibf_ucx_err_t *err)
+{
+	uint32_t seq = ++u->seq, i, n = 0;
+	ibf_ucxi_req_t *r;
+	ibf_ucx_status_t st = IBF_UCX_OK;
+
+	if (u->rank != root)
+		return ibf_ucxi_send(u, root, ibf_ucxi_tag(IBF_UCXI_TAG_GATHER,
+							   seq, u->rank),
+				     sbuf, len, err);
+	memcpy((char *)rbuf + (size_t)root * len, sbuf, len);
+	r = calloc(u->size, sizeof(*r));
+	if (!r)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
+	for (i = 0; i < u->size && st == IBF_UCX_OK; i++) {
+		if (i == root)
+			continue;
+		st = ibf_ucxi_irecv(u, i, ibf_ucxi_tag(IBF_UCXI_TAG_GATHER, seq,
+						       i),
+				    (char *)rbuf + (size_t)i * len, len, &r[n],
+				    err);
+		if (st == IBF_UCX_OK)
+			n++;
+	}
+	if (st == IBF_UCX_OK)
+		st = ibf_ucxi_wait(u, r, n, ibf_ucxi_now() + u->timeout, 0,
+				   err);
+	else
+		for (i = 0; i < n; i++)
+			abandon(u, &r[i]);
+	free(r);
+	return st;
+}
+
+ibf_ucx_status_t ibf_ucxi_gatherv(ibf_ucx_t *u, uint32_t root,
+				  const void *sbuf, size_t slen, void **rbuf,
+				  size_t *rlen, ibf_ucx_err_t *err)
+{
+	uint64_t mine = slen, *lens = NULL;
+	ibf_ucxi_req_t *r = NULL;
+	uint32_t seq, i, n = 0;
+	ibf_ucx_status_t st;
+
+	if (u->rank == root && !(lens = calloc(u->size, sizeof(*lens))))
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
+	st = ibf_ucxi_gather(u, root, &mine, lens, sizeof(mine), err);
+	seq = ++u->seq;
+	if (st != IBF_UCX_OK || u->rank != root) {
+		free(lens);
+		if (st != IBF_UCX_OK || !slen)
+			return st;
+		return ibf_ucxi_send(u, root, ibf_ucxi_tag(IBF_UCXI_TAG_GATHER,
+							   seq, u->rank),
+				     sbuf, slen, err);
+	}
+	r = calloc(u->size, sizeof(*r));
+	if (!r) {
+		free(lens);
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
+	}
+	for (i = 0; i < u->size; i++) {
+		rlen[i] = lens[i];
+		rbuf[i] = lens[i] ? malloc(lens[i]) : NULL;
+		if (lens[i] && !rbuf[i])
+			st = ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
+					     "out of memory");
+	}
+	for (i = 0; i < u->size && st == IBF_UCX_OK; i++) {
+		if (!lens[i])
+			continue;
+		if (i == root) {
+			memcpy(rbuf[i], sbuf, slen);
+			continue;
+		}
+		st = ibf_ucxi_irecv(u, i, ibf_ucxi_tag(IBF_UCXI_TAG_GATHER, seq,
+						       i),
+				    rbuf[i], lens[i], &r[n], err);
+		if (st == IBF_UCX_OK)
+			n++;
+	}
+	if (st == IBF_UCX_OK)
+		st = ibf_ucxi_wait(u, r, n, ibf_ucxi_now() + u->timeout, 0,
+				   err);
+	else
+		for (i = 0; i < n; i++)
+			abandon(u, &r[i]);
+	free(r);
+	free(lens);
+	return st;
+}
+
+/* ---- the caller's OOB ------------------------------------------------------- */
+
+ibf_ucx_status_t ibf_ucxi_oob_allgather(ibf_ucx_t *u, void *sbuf, void *rbuf,
+					size_t len, ibf_ucx_err_t *err)
+{
+	double deadline = ibf_ucxi_now() + u->timeout;
+	struct timespec nap = { 0, 200000 };
+	ibf_ucx_status_t st;
+	void *req = NULL;
+
+	st = u->oob.allgather(sbuf, rbuf, len, u->oob.coll_info, &req);
+	if (st != IBF_UCX_OK)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_OOB, "out-of-band "
+				       "allgather failed to start: %s",
+				       ibf_ucx_status_str(st));
+	while ((st = u->oob.req_test(req)) == IBF_UCX_INPROGRESS) {
+		if (ibf_ucxi_now() > deadline) {
+			u->oob.req_free(req);
+			return ibf_ucx_err_set(err, IBF_UCX_ERR_TIMEOUT,
+					       "out-of-band allgather: not "
+					       "complete within %g s (%s"
+					       "TIMEOUT)", u->timeout,
+					       IBF_UCX_VAR_PREFIX);
+		}
+		/* The OOB may be waiting for a peer that waits for our
+		 * UCX progress (endpoint flush at finalize). */
+		if (u->worker)
+			ucp_worker_progress(u->worker);
+		nanosleep(&nap, NULL);
+	}
+	u->oob.req_free(req);
+	if (st != IBF_UCX_OK)
+		return ibf_ucx_err_set(err, st == IBF_UCX_ERR_TIMEOUT ? st :
+				       IBF_UCX_ERR_OOB, "out-of-band "
+				       "allgather failed: %s",
+				       ibf_ucx_status_str(st));
+	return IBF_UCX_OK;
+}

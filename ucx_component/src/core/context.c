@@ -1,0 +1,614 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * The context: UCP context and worker of its own, worker addresses and
+ * fabric endpoints exchanged over the caller's OOB, the host list.
+ *
+ * Everything that can fail locally (configuration, UCX, the fabric files,
+ * finding the endpoint) is recorded and exchanged before anyone gives up,
+ * so that every process fails with the same message naming the process
+ * that failed and why, instead of the others timing out.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ibflow/trace.h>
+
+#include "core/ucx_int.h"
+
+#define MAX_LISTED 4   /* failing processes named in one message */
+
+/* ---- local set-up ------------------------------------------------------------- */
+
+/* UCX's configuration with UCX_IBFLOW_NET_DEVICES / _TLS applied: they
+ * restrict this context only, not the application's own UCX use. */
+static ibf_ucx_status_t ucx_config(const ibf_ucx_config_t *c,
+				   ucp_config_t **out, ibf_ucx_err_t *err)
+{
+	static const char *const vars[] = { "NET_DEVICES", "TLS" };
+	const ucs_config_allow_list_t *lists[] = { &c->v.net_devices,
+						   &c->v.tls };
+	char val[512];
+	ucs_status_t us;
+	unsigned i;
+
+	us = ucp_config_read(NULL, NULL, out);
+	if (us != UCS_OK)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "ucp_config_read: "
+				       "%s", ucs_status_string(us));
+	for (i = 0; i < 2; i++) {
+		if (ibf_ucx_cfg_allow_all(lists[i]))
+			continue;
+		if (ibf_ucx_cfg_string(c, vars[i], val, sizeof(val), err) !=
+		    IBF_UCX_OK)
+			goto fail;
+		us = ucp_config_modify(*out, vars[i], val);
+		if (us != UCS_OK) {
+			ibf_ucx_err_set(err, IBF_UCX_ERR_CONFIG, "%s%s=%s: UCX "
+					"refuses it: %s", IBF_UCX_VAR_PREFIX,
+					vars[i], val, ucs_status_string(us));
+			goto fail;
+		}
+	}
+	return IBF_UCX_OK;
+fail:
+	ucp_config_release(*out);
+	*out = NULL;
+	return err ? err->status : IBF_UCX_ERR_CONFIG;
+}
+
+static ibf_ucx_status_t ucx_open(ibf_ucx_t *u, ucp_address_t **addr,
+				 size_t *addr_len, ibf_ucx_err_t *err)
+{
+	ucp_params_t p;
+	ucp_worker_params_t wp;
+	ucp_config_t *uc;
+	ucs_status_t us;
+	ibf_ucx_status_t st;
+
+	st = ucx_config(u->cfg, &uc, err);
+	if (st != IBF_UCX_OK)
+		return st;
+	memset(&p, 0, sizeof(p));
+	p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
+	p.features = UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP;
+	p.name = "ibflow";
+	us = ucp_init(&p, uc, &u->ctx);
+	ucp_config_release(uc);
+	if (us != UCS_OK)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "ucp_init: %s",
+				       ucs_status_string(us));
+	memset(&wp, 0, sizeof(wp));
+	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+	wp.thread_mode = UCS_THREAD_MODE_SINGLE;
+	us = ucp_worker_create(u->ctx, &wp, &u->worker);
+	if (us == UCS_OK)
+		us = ucp_worker_get_efd(u->worker, &u->efd);
+	if (us == UCS_OK)
+		us = ucp_worker_get_address(u->worker, addr, addr_len);
+	if (us != UCS_OK)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "UCP worker: %s",
+				       ucs_status_string(us));
+	return IBF_UCX_OK;
+}
+
+/* The kernel's boot id tells machines apart (network and UTS namespaces
+ * do not change it). */
+static uint64_t machine_id(void)
+{
+	char buf[64] = "";
+	uint64_t h = 0xcbf29ce484222325ull;
+	FILE *fp = fopen("/proc/sys/kernel/random/boot_id", "r");
+	size_t i;
+
+	if (fp) {
+		if (!fgets(buf, sizeof(buf), fp))
+			buf[0] = '\0';
+		fclose(fp);
+	}
+	if (!buf[0])
+		gethostname(buf, sizeof(buf) - 1);
+	for (i = 0; buf[i]; i++) {
+		h ^= (unsigned char)buf[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static void host_name(char *buf, size_t len)
+{
+	if (gethostname(buf, len) != 0)
+		snprintf(buf, len, "?");
+	buf[len - 1] = '\0';
+}
+
+/* Record a local failure in what the process tells the others. */
+static void record(ibf_ucxi_whoami_t *w, const ibf_ucx_err_t *e)
+{
+	w->status = e->status;
+	snprintf(w->why, sizeof(w->why), "%.*s", (int)sizeof(w->why) - 1,
+		 e->msg);
+}
+
+/* ---- judging what everybody said -------------------------------------------- */
+
+static bool is_map_failure(int32_t st)
+{
+	return st == IBF_UCX_ERR_MAP;
+}
+
+/* Name up to MAX_LISTED failing processes of one kind. */
+static ibf_ucx_status_t report(ibf_ucx_t *u, bool map_failures,
+			       ibf_ucx_status_t st, ibf_ucx_err_t *err)
+{
+	char msg[IBF_UCX_ERR_MSG_MAX];
+	size_t off = 0;
+	uint32_t i, nbad = 0;
+
+	uint32_t j, same;
+
+	/* One entry per distinct reason: the first process that gave it,
+	 * and how many more gave the very same. */
+	for (i = 0; i < u->size; i++) {
+		const ibf_ucxi_whoami_t *w = &u->who[i];
+
+		if (w->status == IBF_UCX_OK ||
+		    is_map_failure(w->status) != map_failures)
+			continue;
+		for (j = 0; j < i; j++)
+			if (u->who[j].status == w->status &&
+			    !strcmp(u->who[j].why, w->why))
+				break;
+		if (j < i)
+			continue;   /* reported with process j */
+		for (j = i + 1, same = 0; j < u->size; j++)
+			same += u->who[j].status == w->status &&
+				!strcmp(u->who[j].why, w->why);
+		if (nbad++ < MAX_LISTED && off < sizeof(msg))
+			off += snprintf(msg + off, sizeof(msg) - off,
+					"%sprocess %u (%s pid %u)%s: %s",
+					nbad > 1 ? "; " : "", i, w->host,
+					w->pid, same ? " and others" : "",
+					w->why);
+		if (same && off < sizeof(msg))
+			off += snprintf(msg + off, sizeof(msg) - off,
+					" (%u more processes alike)", same);
+	}
+	if (nbad > MAX_LISTED && off < sizeof(msg))
+		snprintf(msg + off, sizeof(msg) - off, "; and %u more reasons",
+			 nbad - MAX_LISTED);
+	return ibf_ucx_err_set(err, st, "%s", msg);
+}
+
+static uint32_t count_status(const ibf_ucx_t *u, bool map_failures)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < u->size; i++)
+		n += u->who[i].status != IBF_UCX_OK &&
+		     is_map_failure(u->who[i].status) == map_failures;
+	return n;
+}
+
+static ibf_ucx_status_t check_digests(ibf_ucx_t *u, ibf_ucx_err_t *err)
+{
+	uint32_t i;
+
+	for (i = 1; i < u->size; i++)
+		if (u->who[i].digest != u->who[0].digest)
+			return ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC,
+					       "process %u (%s) read other "
+					       "fabric files than process 0 "
+					       "(%s): was %s re-exported "
+					       "meanwhile?", i, u->who[i].host,
+					       u->who[0].host, u->fab.dir);
+	return IBF_UCX_OK;
+}
+
+/* Hosts: distinct endpoints in order of their lowest rank (aware), or
+ * one per process. */
+static ibf_ucx_status_t build_hosts(ibf_ucx_t *u, ibf_ucx_err_t *err)
+{
+	uint32_t i, h;
+
+	u->rank_host = calloc(u->size, sizeof(*u->rank_host));
+	u->host_leader = calloc(u->size, sizeof(*u->host_leader));
+	u->hosts.ports = calloc(u->size, sizeof(*u->hosts.ports));
+	if (!u->rank_host || !u->host_leader || !u->hosts.ports)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
+	u->nhosts = 0;
+	for (i = 0; i < u->size; i++) {
+		ibf_port_id_t p = IBF_NO_ID;
+
+		if (u->aware) {
+			p = ibf_fabric_port_by_guid(u->fab.fabric,
+						    u->who[i].port_guid);
+			for (h = 0; h < u->nhosts; h++)
+				if (u->hosts.ports[h] == p)
+					break;
+		} else {
+			h = u->nhosts;
+		}
+		if (h == u->nhosts) {
+			u->hosts.ports[h] = p;
+			u->host_leader[h] = i;
+			u->nhosts++;
+		}
+		u->rank_host[i] = h;
+	}
+	u->hosts.n = u->nhosts;
+	return IBF_UCX_OK;
+}
+
+static ibf_ucx_status_t judge(ibf_ucx_t *u, bool fallback,
+			      ibf_ucx_err_t *err)
+{
+	const ibf_ucxi_whoami_t *me = &u->who[u->rank];
+	ibf_ucx_err_t why;
+	uint32_t i;
+
+	for (i = 0, u->local_procs = 0; i < u->size; i++)
+		u->local_procs += u->who[i].machine == me->machine;
+	if (count_status(u, false)) {
+		report(u, false, me->status != IBF_UCX_OK &&
+		       !is_map_failure(me->status) ? me->status :
+		       IBF_UCX_ERR_PEER, err);
+		return err ? err->status : IBF_UCX_ERR_PEER;
+	}
+	u->aware = u->fab.fabric != NULL;
+	if (u->aware && check_digests(u, err) != IBF_UCX_OK)
+		return IBF_UCX_ERR_FABRIC;
+	if (u->aware && count_status(u, true)) {
+		report(u, true, IBF_UCX_ERR_MAP, &why);
+		if (!fallback) {
+			ibf_ucx_err_set(err, IBF_UCX_ERR_MAP, "%s", why.msg);
+			return IBF_UCX_ERR_MAP;
+		}
+		snprintf(u->why, sizeof(u->why), "%s", why.msg);
+		u->aware = false;
+	} else if (!u->fab.fabric) {
+		snprintf(u->why, sizeof(u->why), "no fabric configured (%s"
+			 "FABRIC)", IBF_UCX_VAR_PREFIX);
+	}
+	return build_hosts(u, err);
+}
+
+/* ---- init / finalize ------------------------------------------------------- */
+
+typedef struct exch1 {
+	ibf_ucxi_whoami_t who;
+	uint64_t addr_len;
+} exch1_t;
+
+static ibf_ucx_status_t check_params(const ibf_ucx_params_t *p,
+				     ibf_ucx_err_t *err)
+{
+	const ibf_ucx_oob_t *o = p ? p->oob : NULL;
+
+	if (!o || !o->allgather || !o->req_test || !o->req_free)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID,
+				       "ibf_ucx_init: an OOB allgather "
+				       "(allgather, req_test, req_free) is "
+				       "required");
+	if (!o->size || o->rank >= o->size)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID,
+				       "ibf_ucx_init: OOB rank %u of size %u",
+				       o->rank, o->size);
+	return IBF_UCX_OK;
+}
+
+/* Local phase: whatever fails is recorded in me, not returned. */
+static void local_setup(ibf_ucx_t *u, ibf_ucxi_whoami_t *me,
+			ucp_address_t **addr, size_t *addr_len)
+{
+	ibf_ucx_err_t e;
+
+	ibf_ucx_err_clear(&e);
+	me->pid = (uint32_t)getpid();
+	me->machine = machine_id();
+	me->ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+	host_name(me->host, sizeof(me->host));
+	if (ucx_open(u, addr, addr_len, &e) != IBF_UCX_OK) {
+		record(me, &e);
+		return;
+	}
+	if (u->cfg->v.fabric[0] && strcmp(u->cfg->v.fabric, "infer")) {
+		if (ibf_ucxi_fabric_load(u->cfg->v.fabric, &u->fab, &e) !=
+		    IBF_UCX_OK) {
+			record(me, &e);
+			return;
+		}
+		me->digest = u->fab.digest;
+		if (u->cfg->v.lid_offset >= 1u << u->fab.fabric->lmc) {
+			ibf_ucx_err_set(&e, IBF_UCX_ERR_CONFIG, "%sLID_OFFSET="
+					"%u: the fabric's LMC is %u (offsets 0.."
+					"%u)", IBF_UCX_VAR_PREFIX,
+					u->cfg->v.lid_offset,
+					u->fab.fabric->lmc,
+					(1u << u->fab.fabric->lmc) - 1);
+			record(me, &e);
+			return;
+		}
+		ibf_ucxi_locate(u->cfg, &u->fab, u->rank, me);
+	}
+}
+
+static ibf_ucx_status_t exchange(ibf_ucx_t *u, const ibf_ucxi_whoami_t *me,
+				 const ucp_address_t *addr, size_t addr_len,
+				 ibf_ucx_err_t *err)
+{
+	exch1_t mine, *all;
+	uint8_t *pad;
+	uint64_t max = 0;
+	uint32_t i;
+	ibf_ucx_status_t st;
+
+	memset(&mine, 0, sizeof(mine));
+	mine.who = *me;
+	mine.addr_len = addr ? addr_len : 0;
+	all = calloc(u->size, sizeof(*all));
+	u->who = calloc(u->size, sizeof(*u->who));
+	if (!all || !u->who) {
+		free(all);
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
+	}
+	st = ibf_ucxi_oob_allgather(u, &mine, all, sizeof(mine), err);
+	for (i = 0; st == IBF_UCX_OK && i < u->size; i++) {
+		u->who[i] = all[i].who;
+		u->who[i].host[IBF_UCXI_HOST_MAX - 1] = '\0';
+		u->who[i].why[IBF_UCXI_WHY_MAX - 1] = '\0';
+		u->who[i].source[IBF_UCXI_SRC_MAX - 1] = '\0';
+		if (all[i].addr_len > max)
+			max = all[i].addr_len;
+	}
+	free(all);
+	if (st != IBF_UCX_OK)
+		return st;
+	/* Worker addresses, padded to the longest, each after its length.
+	 * Done even when someone failed, so nobody is left waiting. */
+	u->addr_stride = sizeof(uint64_t) + max;
+	pad = calloc(1, u->addr_stride);
+	u->addrs = calloc(u->size, u->addr_stride);
+	if (!pad || !u->addrs) {
+		free(pad);
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
+	}
+	memcpy(pad, &mine.addr_len, sizeof(uint64_t));
+	if (addr)
+		memcpy(pad + sizeof(uint64_t), addr, addr_len);
+	st = ibf_ucxi_oob_allgather(u, pad, u->addrs, u->addr_stride, err);
+	free(pad);
+	return st;
+}
+
+static void destroy(ibf_ucx_t *u)
+{
+	if (u->worker)
+		ucp_worker_destroy(u->worker);
+	if (u->ctx)
+		ucp_cleanup(u->ctx);
+	ibf_ucxi_fabric_free(&u->fab);
+	ibf_ucx_config_release(u->cfg);
+	free(u->eps);
+	free(u->addrs);
+	free(u->who);
+	free(u->rank_host);
+	free(u->host_leader);
+	free(u->hosts.ports);
+	ibf_ucxi_a2a_free(u->a2a);
+	ibf_ucxi_infer_free(u->inferred);
+	free(u->bcast_chain);
+	free(u);
+}
+
+ibf_ucx_status_t ibf_ucx_init(const ibf_ucx_params_t *p, ibf_ucx_t **out,
+			      ibf_ucx_err_t *err)
+{
+	ibf_ucxi_whoami_t me;
+	ucp_address_t *addr = NULL;
+	size_t addr_len = 0;
+	ibf_ucx_status_t st;
+	ibf_ucx_t *u;
+
+	*out = NULL;
+	ibf_ucx_err_clear(err);
+	st = check_params(p, err);
+	if (st != IBF_UCX_OK)
+		return st;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
+	u->oob = *p->oob;
+	u->rank = p->oob->rank;
+	u->size = p->oob->size;
+	u->timeout = 60;
+	u->efd = -1;
+	memset(&me, 0, sizeof(me));
+	st = p->config ? ibf_ucx_config_clone(p->config, &u->cfg, err) :
+	     ibf_ucx_config_read(&u->cfg, err);
+	if (st == IBF_UCX_OK) {
+		u->timeout = u->cfg->v.timeout;
+		u->eps = calloc(u->size, sizeof(*u->eps));
+		if (!u->eps)
+			st = ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
+					     "out of memory");
+	}
+	if (st != IBF_UCX_OK)
+		record(&me, err);
+	else
+		local_setup(u, &me, &addr, &addr_len);
+	st = exchange(u, &me, addr, addr_len, err);
+	if (addr)
+		ucp_worker_release_address(u->worker, addr);
+	if (st == IBF_UCX_OK)
+		st = judge(u, (p->flags & IBF_UCX_INIT_FALLBACK) ||
+			   (u->cfg && u->cfg->v.fallback), err);
+	/* No export: the fabric is the tree inferred from RTTs. */
+	if (st == IBF_UCX_OK && !strcmp(u->cfg->v.fabric, "infer"))
+		st = ibf_ucxi_infer_install(u, err);
+	if (st != IBF_UCX_OK) {
+		destroy(u);
+		return st;
+	}
+	*out = u;
+	return IBF_UCX_OK;
+}
+
+/* Close every endpoint with a flush, then an OOB fence so that nobody
+ * destroys its worker while a peer still flushes towards it. */
+ibf_ucx_status_t ibf_ucx_finalize(ibf_ucx_t *u, ibf_ucx_err_t *err)
+{
+	ucp_request_param_t cp = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+				   .flags = UCP_EP_CLOSE_FLAG_FORCE };
+	ucs_status_ptr_t *r;
+	double deadline;
+	uint32_t i, left;
+	char x = 0, *all;
+	ibf_ucx_status_t st = IBF_UCX_OK;
+
+	if (!u)
+		return IBF_UCX_OK;
+	/* Every process first says it is done: then all its receives have
+	 * completed, so no message of this context is still on its way and
+	 * the endpoints can be closed without a flush.  (A flushing close
+	 * needs the peer to progress its worker, which it no longer does
+	 * once it is back in the application: each close then waited for
+	 * the whole timeout.) */
+	all = malloc(u->size);
+	if (all) {
+		st = ibf_ucxi_oob_allgather(u, &x, all, 1, err);
+		free(all);
+	}
+	/* What this process sent must have left it before a forced close
+	 * (a completed eager send may still sit in the transport's buffer):
+	 * flush the worker.  Without the exchange above (a caller that
+	 * cannot do one any more) this is all that keeps the last messages. */
+	deadline = ibf_ucxi_now() + u->timeout;
+	{
+		ucp_request_param_t fp = { .op_attr_mask = 0 };
+		ucs_status_ptr_t f = ucp_worker_flush_nbx(u->worker, &fp);
+
+		while (UCS_PTR_IS_PTR(f) &&
+		       ucp_request_check_status(f) == UCS_INPROGRESS &&
+		       ibf_ucxi_now() < deadline)
+			ibf_ucxi_progress_or_sleep(u, 0.01);
+		if (UCS_PTR_IS_PTR(f))
+			ucp_request_free(f);
+	}
+	r = calloc(u->size + 1, sizeof(*r));
+	for (i = 0; i < u->size; i++) {
+		if (!u->eps[i])
+			continue;
+		if (r)
+			r[i] = ucp_ep_close_nbx(u->eps[i], &cp);
+		else
+			ucp_ep_destroy(u->eps[i]);
+		u->eps[i] = NULL;
+	}
+	do {
+		for (i = left = 0; r && i < u->size; i++) {
+			if (!UCS_PTR_IS_PTR(r[i]))
+				continue;
+			if (ucp_request_check_status(r[i]) != UCS_INPROGRESS) {
+				ucp_request_free(r[i]);
+				r[i] = NULL;
+			} else {
+				left++;
+			}
+		}
+		if (left)
+			ibf_ucxi_progress_or_sleep(u, 0.01);
+	} while (left && ibf_ucxi_now() < deadline);
+	for (i = 0; r && i < u->size; i++)
+		if (UCS_PTR_IS_PTR(r[i]))
+			ucp_request_free(r[i]);
+	free(r);
+	destroy(u);
+	return st;
+}
+
+/* ---- accessors ------------------------------------------------------------- */
+
+uint32_t ibf_ucx_rank(const ibf_ucx_t *u) { return u->rank; }
+uint32_t ibf_ucx_size(const ibf_ucx_t *u) { return u->size; }
+const ibf_ucx_config_t *ibf_ucx_get_config(const ibf_ucx_t *u)
+{
+	return u->cfg;
+}
+ucp_context_h ibf_ucx_ucp_context(const ibf_ucx_t *u) { return u->ctx; }
+ucp_worker_h ibf_ucx_ucp_worker(const ibf_ucx_t *u) { return u->worker; }
+bool ibf_ucx_topology_aware(const ibf_ucx_t *u) { return u->aware; }
+const char *ibf_ucx_unaware_why(const ibf_ucx_t *u)
+{
+	return u->aware ? "" : u->why;
+}
+const ibf_fabric_t *ibf_ucx_fabric(const ibf_ucx_t *u)
+{
+	return u->aware ? u->fab.fabric : NULL;
+}
+const ibf_lfts_t *ibf_ucx_lfts(const ibf_ucx_t *u)
+{
+	return u->aware ? u->fab.lfts : NULL;
+}
+const ibf_hostlist_t *ibf_ucx_hosts(const ibf_ucx_t *u)
+{
+	return u->aware ? &u->hosts : NULL;
+}
+uint32_t ibf_ucx_nhosts(const ibf_ucx_t *u) { return u->nhosts; }
+
+uint32_t ibf_ucx_rank_host(const ibf_ucx_t *u, uint32_t rank)
+{
+	return rank < u->size ? u->rank_host[rank] : UINT32_MAX;
+}
+
+uint32_t ibf_ucx_host_leader(const ibf_ucx_t *u, uint32_t host)
+{
+	return host < u->nhosts ? u->host_leader[host] : UINT32_MAX;
+}
+
+const char *ibf_ucx_rank_source(const ibf_ucx_t *u, uint32_t rank)
+{
+	return rank < u->size ? u->who[rank].source : "";
+}
+
+const char *ibf_ucx_host_name(const ibf_ucx_t *u, uint32_t host, char *buf,
+			      size_t len)
+{
+	if (host >= u->nhosts) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	if (u->aware)
+		return ibf_port_host_name(u->fab.fabric, u->hosts.ports[host],
+					  buf, len);
+	snprintf(buf, len, "rank%u@%s", u->host_leader[host],
+		 u->who[u->host_leader[host]].host);
+	return buf;
+}
+
+ibf_ucx_status_t ibf_ucx_route(const ibf_ucx_t *u, uint32_t src_rank,
+			       uint32_t dst_rank, ibf_port_id_t *links,
+			       unsigned max, unsigned *n, ibf_ucx_err_t *err)
+{
+	ibf_port_id_t s, d;
+	ibf_trace_result_t r;
+
+	if (!u->aware)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_UNSUPPORTED,
+				       "route: topology-unaware (%s)", u->why);
+	if (src_rank >= u->size || dst_rank >= u->size)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID,
+				       "route: rank out of range");
+	s = u->hosts.ports[u->rank_host[src_rank]];
+	d = u->hosts.ports[u->rank_host[dst_rank]];
+	r = ibf_trace(u->fab.lfts, s,
+		      ibf_port(u->fab.fabric, d)->lid + u->cfg->v.lid_offset,
+		      links, max, n);
+	if (r != IBF_TRACE_OK)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC, "route from "
+				       "rank %u to rank %u: %s", src_rank,
+				       dst_rank, ibf_trace_result_str(r));
+	return IBF_UCX_OK;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/* Status codes and one-line error reports. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/ucx_int.h"
+
+const char *ibf_ucx_status_str(ibf_ucx_status_t status)
+{
+	switch (status) {
+	case IBF_UCX_OK:              return "success";
+	case IBF_UCX_INPROGRESS:      return "in progress";
+	case IBF_UCX_ERR_NOMEM:       return "out of memory";
+	case IBF_UCX_ERR_INVALID:     return "invalid argument";
+	case IBF_UCX_ERR_CONFIG:      return "bad configuration";
+	case IBF_UCX_ERR_FABRIC:      return "bad fabric description";
+	case IBF_UCX_ERR_MAP:         return "process not mapped to the fabric";
+	case IBF_UCX_ERR_UCX:         return "UCX error";
+	case IBF_UCX_ERR_OOB:         return "out-of-band exchange failed";
+	case IBF_UCX_ERR_TIMEOUT:     return "timed out";
+	case IBF_UCX_ERR_IO:          return "I/O error";
+	case IBF_UCX_ERR_UNSUPPORTED: return "unsupported";
+	case IBF_UCX_ERR_PEER:        return "another process failed";
+	case IBF_UCX_ERR_SCHEDULE:    return "no schedule";
+	}
+	return "unknown status";
+}
+
+ibf_ucx_status_t ibf_ucx_err_set(ibf_ucx_err_t *err, ibf_ucx_status_t st,
+				 const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		err->status = st;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return st;
+}
+
+void ibf_ucx_err_clear(ibf_ucx_err_t *err)
+{
+	if (err) {
+		err->status = IBF_UCX_OK;
+		err->msg[0] = '\0';
+	}
+}
+
+void ibf_ucx_err_prefix(ibf_ucx_err_t *err, const char *fmt, ...)
+{
+	char head[IBF_UCX_ERR_MSG_MAX];
+	size_t hl, ml, max = sizeof(err->msg) - 1;
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(head, sizeof(head), fmt, ap);
+	va_end(ap);
+	hl = strlen(head);
+	ml = strlen(err->msg);
+	if (hl > max)
+		hl = max;
+	if (hl + ml > max)
+		ml = max - hl;
+	memmove(err->msg + hl, err->msg, ml);
+	memcpy(err->msg, head, hl);
+	err->msg[hl + ml] = '\0';
+}
+
+double ibf_ucxi_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * libibflow_ucx internals shared by the folders of src/ (core, config,
+ * fabric, probe, boot).  Nothing here is exported: the version script
+ * keeps every symbol but ibf_ucx_* local, and these use the ibf_ucxi_
+ * prefix so they never look public.
+ */
+#ifndef IBF_UCX_INT_H
+#define IBF_UCX_INT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ibflow/ucx.h>
+
+#include "config/cfg.h"
+
+#define IBF_UCXI_HOST_MAX  64   /* process host name kept per rank */
+#define IBF_UCXI_WHY_MAX   384  /* a process's mapping error */
+#define IBF_UCXI_SRC_MAX   96   /* how a process found its endpoint */
+
+ibf_ucx_status_t ibf_ucx_err_set(ibf_ucx_err_t *err, ibf_ucx_status_t st,
+				 const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void ibf_ucx_err_clear(ibf_ucx_err_t *err);
+/* Prepend "text: " to the message. */
+void ibf_ucx_err_prefix(ibf_ucx_err_t *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+double ibf_ucxi_now(void);  /* monotonic seconds */
+
+/* ---- fabric (src/fabric) ---------------------------------------------------- */
+
+typedef struct ibf_ucxi_fabric {
+	ibf_fabric_t *fabric;
+	ibf_lfts_t *lfts;
+	char *dir;
+	char engine[64];
+	uint64_t routing;        /* the manifest's routing number */
+	uint64_t digest;         /* of manifest + topology + LFT bytes */
+	char *addrmap;           /* path of the address map, or NULL */
+	char *topo_path;         /* the data files read */
+	char *lfts_path;
+} ibf_ucxi_fabric_t;
+
+/* Load an export directory: manifest, topology, LFTs, checked for one
+ * consistent set. */
+ibf_ucx_status_t ibf_ucxi_fabric_load(const char *dir, ibf_ucxi_fabric_t *f,
+				      ibf_ucx_err_t *err);
+void ibf_ucxi_fabric_free(ibf_ucxi_fabric_t *f);
+
+/* What this process knows about itself, exchanged with every other. */
+typedef struct ibf_ucxi_whoami {
+	uint64_t port_guid;      /* fabric port GUID, 0 when not mapped */
+	uint64_t digest;         /* fabric files read */
+	uint64_t machine;        /* hash of the kernel's boot id: processes
+				    on one machine share it, whatever their
+				    namespaces or hostnames */
+	int32_t status;          /* ibf_ucx_status_t of the mapping */
+	uint32_t pid;
+	uint32_t ncpus;          /* online CPUs of the machine */
+	char host[IBF_UCXI_HOST_MAX];
+	char source[IBF_UCXI_SRC_MAX];  /* how the endpoint was found */
+	char why[IBF_UCXI_WHY_MAX];     /* mapping error */
+} ibf_ucxi_whoami_t;
+
+/* Find this process's endpoint (HOSTMAP, ibverbs, address map, hostname);
+ * on failure w->status and w->why say why. */
+void ibf_ucxi_locate(const ibf_ucx_config_t *cfg, const ibf_ucxi_fabric_t *f,
+		     uint32_t rank, ibf_ucxi_whoami_t *w);
+
+/* ---- the context -------------------------------------------------------------- */
+
+/* Tag: kind (8 bits) | sequence (24 bits) | source rank (32 bits). */
+typedef enum ibf_ucxi_kind {
+	IBF_UCXI_TAG_BARRIER = 1,
+	IBF_UCXI_TAG_BCAST = 2,
+	IBF_UCXI_TAG_GATHER = 3,
+	IBF_UCXI_TAG_PROBE = 4,
+	IBF_UCXI_TAG_A2A_DATA = 5,
+	IBF_UCXI_TAG_A2A_READY = 6,
+	IBF_UCXI_TAG_INFER = 7,
+	IBF_UCXI_TAG_BCAST_PIPE = 8,
+} ibf_ucxi_kind_t;
+
+static inline ucp_tag_t ibf_ucxi_tag(ibf_ucxi_kind_t kind, uint32_t seq,
+				     uint32_t src)
+{
+	return ((ucp_tag_t)kind << 56) | ((ucp_tag_t)(seq & 0xffffff) << 32) |
+	       src;
+}
+
+struct ibf_ucx {
+	ibf_ucx_config_t *cfg;
+	ibf_ucx_oob_t oob;
+	uint32_t rank, size;
+	double timeout;
+	ucp_context_h ctx;
+	ucp_worker_h worker;
+	int efd;
+	ucp_ep_h *eps;            /* [size], created on first use */
+	uint8_t *addrs;           /* [size * addr_stride]: length + address */
+	size_t addr_stride;
+	uint32_t seq;             /* collective calls so far (same on all) */
+	/* fabric view */
+	ibf_ucxi_fabric_t fab;
+	bool aware;
+	char why[IBF_UCX_ERR_MSG_MAX];
+	ibf_ucxi_whoami_t *who;   /* [size] */
+	uint32_t nhosts;
+	ibf_hostlist_t hosts;     /* aware: fabric port of each host */
+	uint32_t *rank_host;      /* [size] */
+	uint32_t *host_leader;    /* [nhosts] */
+	uint32_t local_procs;     /* processes on this machine (incl. me) */
+	struct ibf_ucxi_a2a *a2a; /* all-to-all schedule and counters */
+	ibf_ucx_infer_result_t *inferred; /* FABRIC=infer: the tree used */
+	uint32_t *bcast_chain;    /* [size] pipelined broadcast order */
+	uint64_t nbcast_pipeline; /* pipelined broadcasts so far */
+};
+
+/* src/infer/infer.c: FABRIC=infer at init (collective, after the host
+ * list is built topology-unaware): infer, then make the tree the
+ * context's fabric and its paths the routes. */
+ibf_ucx_status_t ibf_ucxi_infer_install(ibf_ucx_t *u, ibf_ucx_err_t *err);
+void ibf_ucxi_infer_free(ibf_ucx_infer_result_t *r);
+
+/* src/coll/alltoall.c */
+void ibf_ucxi_a2a_free(struct ibf_ucxi_a2a *a);
+
+/* ---- communication (src/core/comm.c) ----------------------------------------- */
+
+/* Run the caller's OOB allgather to completion, progressing UCX. */
+ibf_ucx_status_t ibf_ucxi_oob_allgather(ibf_ucx_t *u, void *sbuf, void *rbuf,
+					size_t len, ibf_ucx_err_t *err);
+
+/* A request handle: NULL when the operation completed at once. */
+typedef struct ibf_ucxi_req {
+	void *req;
+	const char *what;  /* for timeout messages */
+	uint32_t peer;
+} ibf_ucxi_req_t;
+
+ibf_ucx_status_t ibf_ucxi_isend(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
+				const void *buf, size_t len, ibf_ucxi_req_t *r,
+				ibf_ucx_err_t *err);
+ibf_ucx_status_t ibf_ucxi_irecv(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
+				void *buf, size_t len, ibf_ucxi_req_t *r,
+				ibf_ucx_err_t *err);
+/* Has the request completed (test without waiting)?  Errors complete. */
+bool ibf_ucxi_done(ibf_ucxi_req_t *r);
+/* Wait for n requests until the deadline (absolute ibf_ucxi_now()
+ * seconds); spin (busy progress) at most spin_s before sleeping on the
+ * worker's event fd.  Releases the requests in all cases. */
+ibf_ucx_status_t ibf_ucxi_wait(ibf_ucx_t *u, ibf_ucxi_req_t *r, unsigned n,
+			       double deadline, double spin_s,
+			       ibf_ucx_err_t *err);
+/* Progress once; sleep on the event fd at most max_s if nothing
+ * happened. */
+void ibf_ucxi_progress_or_sleep(ibf_ucx_t *u, double max_s);
+
+ibf_ucx_status_t ibf_ucxi_send(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
+			       const void *buf, size_t len,
+			       ibf_ucx_err_t *err);
+ibf_ucx_status_t ibf_ucxi_recv(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
+			       void *buf, size_t len, ibf_ucx_err_t *err);
+/* Root receives len bytes from every rank (rank order); others send. */
+ibf_ucx_status_t ibf_ucxi_gather(ibf_ucx_t *u, uint32_t root,
+				 const void *sbuf, void *rbuf, size_t len,
+				 ibf_ucx_err_t *err);
+/* Root receives a buffer of any length from every rank: rbuf[i] malloc'd
+ * (NULL when empty), rlen[i] its length; rbuf and rlen have size entries
+ * and are left alone on other ranks. */
+ibf_ucx_status_t ibf_ucxi_gatherv(ibf_ucx_t *u, uint32_t root,
+				  const void *sbuf, size_t slen, void **rbuf,
+				  size_t *rlen, ibf_ucx_err_t *err);
+/* Broadcast of a buffer whose length only the root knows: the others get
+ * a malloc'd copy. */
+ibf_ucx_status_t ibf_ucxi_bcast_blob(ibf_ucx_t *u, uint32_t root,
+				     void **buf, size_t *len,
+				     ibf_ucx_err_t *err);
+
+#endif

@@ -1,0 +1,517 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * Topology inference from RTTs measured over UCX (docs/ucx.md, "Topology
+ * inference"): libibflow's ibf_infer_run at rank 0 over an oracle that has
+ * the two ranks of each pair it asks for ping-pong, and the use of the
+ * inferred tree as the context's fabric (UCX_IBFLOW_FABRIC=infer).
+ *
+ * Rank 0 drives: the algorithm asks for one pair at a time, so rank 0
+ * sends the responder a PONG command and the initiator a PING command
+ * (rank 0 is the initiator itself when it is in the pair), and the
+ * initiator reports the runs' minimum and maximum.  Every other rank
+ * serves commands until DONE.  Ranks that have heard nothing for a
+ * while get a NOP so that their wait for the next command can keep the
+ * usual bound (UCX_IBFLOW_TIMEOUT) however long the whole run takes.
+ * The tree (or rank 0's error) is then broadcast, so every rank ends the
+ * same way.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ibflow/route.h>
+
+#include "core/ucx_int.h"
+#include "probe/probe_int.h"
+
+enum { CMD_PING = 1, CMD_PONG = 2, CMD_NOP = 3, CMD_DONE = 4 };
+
+/* Sequence numbers of the ping-pongs: the upper half of the 24-bit
+ * field, apart from the collectives' (u->seq counts up from 1). */
+#define PP_SEQ_BASE 0x800000u
+#define PP_SEQ_MASK 0x7fffffu
+
+typedef struct cmd {
+	uint32_t op, peer, seq, pad;
+} cmd_t;
+
+typedef struct report {
+	int32_t status;
+	uint32_t exchanges;
+	double min, max;
+	char msg[256];
+} report_t;
+
+/* rank 0's oracle state */
+typedef struct driver {
+	ibf_ucx_t *u;
+	const ibf_ucx_probe_opts_t *po;
+	uint32_t nmeas;
+	uint64_t exchanges;
+	double *last;          /* [size] when rank 0 last sent to it */
+	ibf_ucx_err_t uerr;    /* the UCX failure that stopped the run */
+} driver_t;
+
+static ucp_tag_t cmd_tag(void)
+{
+	return ibf_ucxi_tag(IBF_UCXI_TAG_INFER, 0, 0);
+}
+
+static ucp_tag_t report_tag(uint32_t from)
+{
+	return ibf_ucxi_tag(IBF_UCXI_TAG_INFER, 1, from);
+}
+
+static ibf_ucx_status_t send_cmd(driver_t *d, uint32_t to, uint32_t op,
+				 uint32_t peer, uint32_t seq,
+				 ibf_ucx_err_t *err)
+{
+	cmd_t c = { .op = op, .peer = peer, .seq = seq };
+
+	d->last[to] = ibf_ucxi_now();
+	return ibf_ucxi_send(d->u, to, cmd_tag(), &c, sizeof(c), err);
+}
+
+/* Keep idle ranks' command waits alive. */
+static ibf_ucx_status_t keepalive(driver_t *d, ibf_ucx_err_t *err)
+{
+	double now = ibf_ucxi_now();
+	uint32_t i;
+	ibf_ucx_status_t st;
+
+	for (i = 1; i < d->u->size; i++)
+		if (now - d->last[i] > d->u->timeout / 4) {
+			st = send_cmd(d, i, CMD_NOP, 0, 0, err);
+			if (st != IBF_UCX_OK)
+				return st;
+		}
+	return IBF_UCX_OK;
+}
+
+/* The initiator's side of one pair: runs of ping-pongs, min and max of
+ * their bests (µs). */
+static ibf_ucx_status_t pinger(ibf_ucx_t *u, uint32_t peer, uint32_t seq,
+			       const ibf_ucx_probe_opts_t *po, report_t *rep,
+			       ibf_ucx_err_t *err)
+{
+	ibf_ucx_status_t st = IBF_UCX_OK;
+	double best;
+	unsigned i;
+
+	rep->min = INFINITY;
+	rep->max = -INFINITY;
+	rep->exchanges = 0;
+	for (i = 0; i < po->runs && st == IBF_UCX_OK; i++) {
+		st = ibf_ucxi_ping(u, peer, seq, po, i == 0, &best,
+				   &rep->exchanges, err);
+		if (st == IBF_UCX_OK) {
+			rep->min = fmin(rep->min, best);
+			rep->max = fmax(rep->max, best);
+		}
+	}
+	return st;
+}
+
+static ibf_ucx_status_t ponger(ibf_ucx_t *u, uint32_t peer, uint32_t seq,
+			       const ibf_ucx_probe_opts_t *po,
+			       ibf_ucx_err_t *err)
+{
+	ibf_ucx_status_t st = IBF_UCX_OK;
+	unsigned i;
+
+	for (i = 0; i < po->runs && st == IBF_UCX_OK; i++)
+		st = ibf_ucxi_pong(u, peer, seq, po, err);
+	return st;
+}
+
+/* The oracle: hosts a and b are measured by their leader ranks. */
+static ibf_status_t measure(void *ctx, uint32_t a, uint32_t b, double *min,
+			    double *max, ibf_err_t *ierr)
+{
+	driver_t *d = ctx;
+	ibf_ucx_t *u = d->u;
+	uint32_t ra = u->host_leader[a], rb = u->host_leader[b], t;
+	uint32_t seq = PP_SEQ_BASE | (d->nmeas++ & PP_SEQ_MASK);
+	ibf_ucx_err_t *e = &d->uerr;
+	ibf_ucxi_req_t r;
+	report_t rep;
+	ibf_ucx_status_t st;
+
+	if (rb == 0) {   /* rank 0 initiates whenever it takes part */
+		t = ra;
+		ra = rb;
+		rb = t;
+	}
+	st = keepalive(d, e);
+	if (st == IBF_UCX_OK)
+		st = send_cmd(d, rb, CMD_PONG, ra, seq, e);
+	if (st == IBF_UCX_OK && ra == 0) {
+		st = pinger(u, rb, seq, d->po, &rep, e);
+	} else if (st == IBF_UCX_OK) {
+		st = send_cmd(d, ra, CMD_PING, rb, seq, e);
+		if (st == IBF_UCX_OK)
+			st = ibf_ucxi_irecv(u, ra, report_tag(ra), &rep,
+					    sizeof(rep), &r, e);
+		/* the initiator reports its own failure within a timeout */
+		if (st == IBF_UCX_OK)
+			st = ibf_ucxi_wait(u, &r, 1, ibf_ucxi_now() +
+					   2 * u->timeout, 0, e);
+		if (st == IBF_UCX_OK && rep.status != IBF_UCX_OK) {
+			rep.msg[sizeof(rep.msg) - 1] = '\0';
+			st = ibf_ucx_err_set(e, (ibf_ucx_status_t)rep.status,
+					     "%s", rep.msg);
+		}
+	}
+	if (st != IBF_UCX_OK)
+		return ibf_err_set(ierr, IBF_ERR_IO, "%s", e->msg);
+	d->exchanges += rep.exchanges;
+	*min = rep.min;
+	*max = rep.max;
+	return IBF_OK;
+}
+
+/* Ranks other than 0: serve commands until DONE.  A failure of one's
+ * own ping-pong is reported to rank 0 (as initiator) or left to the
+ * initiator to report (as responder); serving goes on either way, so
+ * that the final broadcast finds everybody. */
+static ibf_ucx_status_t serve(ibf_ucx_t *u, const ibf_ucx_probe_opts_t *po,
+			      ibf_ucx_err_t *err)
+{
+	ibf_ucx_status_t st;
+	ibf_ucx_err_t e;
+	report_t rep;
+	cmd_t c;
+
+	for (;;) {
+		st = ibf_ucxi_recv(u, 0, cmd_tag(), &c, sizeof(c), err);
+		if (st != IBF_UCX_OK) {
+			ibf_ucx_err_prefix(err, "rank %u waiting for rank 0's "
+					   "next measurement: ", u->rank);
+			return st;
+		}
+		if (c.op == CMD_DONE)
+			return IBF_UCX_OK;
+		if (c.peer >= u->size || c.peer == u->rank)
+			continue;
+		if (c.op == CMD_PONG) {
+			ponger(u, c.peer, c.seq, po, &e);
+		} else if (c.op == CMD_PING) {
+			memset(&rep, 0, sizeof(rep));
+			ibf_ucx_err_clear(&e);
+			rep.status = pinger(u, c.peer, c.seq, po, &rep, &e);
+			snprintf(rep.msg, sizeof(rep.msg), "%.255s", e.msg);
+			st = ibf_ucxi_send(u, 0, report_tag(u->rank), &rep,
+					   sizeof(rep), err);
+			if (st != IBF_UCX_OK)
+				return st;
+		}
+	}
+}
+
+/* ---- the tree on the wire -------------------------------------------------- */
+
+typedef struct blob_head {
+	int32_t status;
+	uint32_t nhosts, nnodes, nedges;
+	char msg[IBF_UCX_ERR_MSG_MAX];
+} blob_head_t;
+
+static void *pack(const ibf_infer_tree_t *t, ibf_ucx_status_t st,
+		  const char *msg, size_t *len)
+{
+	blob_head_t h;
+	size_t ne = st == IBF_UCX_OK ? t->nedges : 0;
+	uint8_t *b;
+
+	memset(&h, 0, sizeof(h));
+	h.status = st;
+	snprintf(h.msg, sizeof(h.msg), "%s", msg ? msg : "");
+	if (st == IBF_UCX_OK) {
+		h.nhosts = t->nhosts;
+		h.nnodes = t->nnodes;
+		h.nedges = t->nedges;
+	}
+	*len = sizeof(h) + ne * (2 * sizeof(uint32_t) + sizeof(double));
+	b = malloc(*len);
+	if (!b)
+		return NULL;
+	memcpy(b, &h, sizeof(h));
+	if (ne) {
+		memcpy(b + sizeof(h), t->ea, ne * sizeof(uint32_t));
+		memcpy(b + sizeof(h) + ne * sizeof(uint32_t), t->eb,
+		       ne * sizeof(uint32_t));
+		memcpy(b + sizeof(h) + 2 * ne * sizeof(uint32_t), t->lat,
+		       ne * sizeof(double));
+	}
+	return b;
+}
+
+static ibf_ucx_status_t unpack(const uint8_t *b, size_t len,
+			       ibf_infer_tree_t *t, ibf_ucx_err_t *err)
+{
+	blob_head_t h;
+	size_t ne;
+
+	if (len < sizeof(h))
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "inference: "
+				       "short tree message from rank 0");
+	memcpy(&h, b, sizeof(h));
+	h.msg[sizeof(h.msg) - 1] = '\0';
+	if (h.status != IBF_UCX_OK)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "%s", h.msg);
+	ne = h.nedges;
+	if (len != sizeof(h) + ne * (2 * sizeof(uint32_t) + sizeof(double)))
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "inference: "
+				       "malformed tree message from rank 0");
+	memset(t, 0, sizeof(*t));
+	t->ea = malloc((ne ? ne : 1) * sizeof(uint32_t));
+	t->eb = malloc((ne ? ne : 1) * sizeof(uint32_t));
+	t->lat = malloc((ne ? ne : 1) * sizeof(double));
+	if (!t->ea || !t->eb || !t->lat)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
+	t->nhosts = h.nhosts;
+	t->nnodes = h.nnodes;
+	t->nedges = h.nedges;
+	memcpy(t->ea, b + sizeof(h), ne * sizeof(uint32_t));
+	memcpy(t->eb, b + sizeof(h) + ne * sizeof(uint32_t),
+	       ne * sizeof(uint32_t));
+	memcpy(t->lat, b + sizeof(h) + 2 * ne * sizeof(uint32_t),
+	       ne * sizeof(double));
+	return IBF_UCX_OK;
+}
+
+/* ---- the public call ------------------------------------------------------- */
+
+void ibf_ucx_infer_opts_init(const ibf_ucx_t *u, ibf_ucx_infer_opts_t *o)
+{
+	memset(o, 0, sizeof(*o));
+	ibf_ucx_probe_opts_init(u, &o->probe);
+	o->tol_us = u->cfg->v.infer_tol * 1e6;
+	o->lookahead = 0;
+	o->seed = 1;
+}
+
+void ibf_ucx_infer_result_free(ibf_ucx_infer_result_t *r)
+{
+	uint32_t i;
+
+	if (!r)
+		return;
+	ibf_infer_result_free(&r->r);
+	for (i = 0; r->names && i < r->nhosts; i++)
+		free(r->names[i]);
+	free(r->names);
+	memset(r, 0, sizeof(*r));
+}
+
+static ibf_ucx_status_t host_names(ibf_ucx_t *u, ibf_ucx_infer_result_t *out,
+				   ibf_ucx_err_t *err)
+{
+	char buf[256];
+	uint32_t h;
+
+	out->nhosts = u->nhosts;
+	out->names = calloc(u->nhosts, sizeof(*out->names));
+	if (!out->names)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
+	for (h = 0; h < u->nhosts; h++) {
+		out->names[h] = strdup(ibf_ucx_host_name(u, h, buf,
+							 sizeof(buf)));
+		if (!out->names[h])
+			return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
+					       "out of memory");
+	}
+	return IBF_UCX_OK;
+}
+
+/* Rank 0, when it cannot even start: let the others leave their loops. */
+static void release(ibf_ucx_t *u)
+{
+	cmd_t c = { .op = CMD_DONE };
+	uint32_t i;
+
+	for (i = 1; i < u->size; i++)
+		ibf_ucxi_send(u, i, cmd_tag(), &c, sizeof(c), NULL);
+}
+
+/* Rank 0: run the algorithm, then tell everyone DONE.  The status is
+ * what the broadcast will carry. */
+static ibf_ucx_status_t drive(ibf_ucx_t *u, const ibf_ucx_infer_opts_t *o,
+			      ibf_ucx_infer_result_t *out,
+			      ibf_ucx_err_t *err)
+{
+	ibf_infer_oracle_t orc;
+	ibf_infer_opts_t io;
+	ibf_ucx_status_t st = IBF_UCX_OK, st2;
+	ibf_err_t ie;
+	driver_t d;
+	uint32_t i;
+
+	memset(&d, 0, sizeof(d));
+	d.u = u;
+	d.po = &o->probe;
+	d.last = calloc(u->size, sizeof(*d.last));
+	if (!d.last)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
+	for (i = 0; i < u->size; i++)
+		d.last[i] = ibf_ucxi_now();
+	ibf_ucx_err_clear(&d.uerr);
+	memset(&io, 0, sizeof(io));
+	io.tol = o->tol_us;
+	io.lookahead = o->lookahead;
+	io.seed = o->seed;
+	orc.nhosts = u->nhosts;
+	orc.measure = measure;
+	orc.ctx = &d;
+	ibf_err_clear(&ie);
+	if (ibf_infer_run(&orc, &io, &out->r, &ie) != IBF_OK) {
+		if (d.uerr.status != IBF_UCX_OK)
+			st = ibf_ucx_err_set(err, d.uerr.status, "inference: "
+					     "%s", d.uerr.msg);
+		else
+			st = ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID,
+					     "inference: %s", ie.msg);
+	}
+	out->exchanges = d.exchanges;
+	/* Everyone must leave its loop, also after a failure. */
+	for (i = 1; i < u->size; i++) {
+		ibf_ucx_err_t e;
+
+		st2 = send_cmd(&d, i, CMD_DONE, 0, 0, &e);
+		if (st2 != IBF_UCX_OK && st == IBF_UCX_OK)
+			st = ibf_ucx_err_set(err, st2, "%s", e.msg);
+	}
+	free(d.last);
+	return st;
+}
+
+ibf_ucx_status_t ibf_ucx_infer(ibf_ucx_t *u, const ibf_ucx_infer_opts_t *o,
+			       ibf_ucx_infer_result_t *out,
+			       ibf_ucx_err_t *err)
+{
+	ibf_ucx_infer_opts_t dflt;
+	ibf_ucx_status_t st, local;
+	ibf_ucx_err_t e;
+	double t0 = ibf_ucxi_now();
+	void *blob = NULL;
+	size_t len = 0;
+
+	memset(out, 0, sizeof(*out));
+	ibf_ucx_err_clear(&e);
+	if (!o) {
+		ibf_ucx_infer_opts_init(u, &dflt);
+		o = &dflt;
+	}
+	local = host_names(u, out, &e);
+	if (u->nhosts < 2 && local == IBF_UCX_OK)
+		local = ibf_ucx_err_set(&e, IBF_UCX_ERR_INVALID, "inference: "
+					"%u host%s; at least 2 are needed",
+					u->nhosts, u->nhosts == 1 ? "" : "s");
+	if (u->rank == 0) {
+		if (local == IBF_UCX_OK)
+			local = drive(u, o, out, &e);
+		else if (u->nhosts >= 2)
+			release(u);
+		blob = pack(&out->r.tree, local, e.msg, &len);
+		if (!blob)
+			local = ibf_ucx_err_set(&e, IBF_UCX_ERR_NOMEM,
+						"out of memory");
+	} else if (u->nhosts >= 2) {
+		/* serve even after a local failure: rank 0 may ask */
+		st = serve(u, &o->probe, local == IBF_UCX_OK ? &e : NULL);
+		if (st != IBF_UCX_OK && local == IBF_UCX_OK)
+			local = st;
+	}
+	st = ibf_ucxi_bcast_blob(u, 0, &blob, &len, err);
+	if (st == IBF_UCX_OK && u->rank != 0)
+		st = unpack(blob, len, &out->r.tree, err);
+	free(blob);
+	if (st == IBF_UCX_OK && local != IBF_UCX_OK)
+		st = ibf_ucx_err_set(err, local, "%s", e.msg);
+	if (st == IBF_UCX_OK && u->rank == 0)
+		st = local;
+	out->measure_s = ibf_ucxi_now() - t0;
+	if (st != IBF_UCX_OK)
+		ibf_ucx_infer_result_free(out);
+	return st;
+}
+
+const ibf_ucx_infer_result_t *ibf_ucx_inferred(const ibf_ucx_t *u)
+{
+	return u->inferred;
+}
+
+/* ---- UCX_IBFLOW_FABRIC=infer ----------------------------------------------- */
+
+/* Every rank builds the same fabric and routes from the same tree:
+ * minhop on a tree gives the tree's unique paths. */
+static ibf_ucx_status_t make_fabric(ibf_ucx_t *u,
+				    const ibf_ucx_infer_result_t *res,
+				    ibf_ucx_err_t *err)
+{
+	ibf_routing_t *rt = NULL;
+	ibf_fabric_t *f = NULL;
+	ibf_err_t ie;
+	uint32_t h;
+
+	ibf_err_clear(&ie);
+	if (ibf_infer_tree_fabric(&res->r.tree,
+				  (const char *const *)res->names, 0, &f,
+				  &ie) != IBF_OK ||
+	    ibf_route(f, "minhop", NULL, &rt, &ie) != IBF_OK) {
+		ibf_fabric_destroy(f);
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC, "%sFABRIC="
+				       "infer: the inferred tree: %s",
+				       IBF_UCX_VAR_PREFIX, ie.msg);
+	}
+	for (h = 0; h < u->nhosts; h++)
+		if (ibf_fabric_resolve_host(f, res->names[h],
+					    &u->hosts.ports[h], &ie) != IBF_OK)
+			break;
+	if (h < u->nhosts) {
+		ibf_routing_destroy(rt);
+		ibf_fabric_destroy(f);
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC, "%sFABRIC="
+				       "infer: host %s: %s", IBF_UCX_VAR_PREFIX,
+				       res->names[h], ie.msg);
+	}
+	u->fab.fabric = f;
+	u->fab.lfts = rt->lfts;
+	rt->lfts = NULL;
+	ibf_routing_destroy(rt);
+	snprintf(u->fab.engine, sizeof(u->fab.engine), "minhop");
+	u->hosts.n = u->nhosts;
+	u->aware = true;
+	u->why[0] = '\0';
+	return IBF_UCX_OK;
+}
+
+ibf_ucx_status_t ibf_ucxi_infer_install(ibf_ucx_t *u, ibf_ucx_err_t *err)
+{
+	ibf_ucx_infer_result_t *res = calloc(1, sizeof(*res));
+	ibf_ucx_status_t st;
+
+	if (!res)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
+	st = ibf_ucx_infer(u, NULL, res, err);
+	if (st != IBF_UCX_OK) {
+		free(res);
+		return st;
+	}
+	st = make_fabric(u, res, err);
+	if (st != IBF_UCX_OK) {
+		ibf_ucx_infer_result_free(res);
+		free(res);
+		return st;
+	}
+	u->inferred = res;
+	return IBF_UCX_OK;
+}
+
+void ibf_ucxi_infer_free(ibf_ucx_infer_result_t *r)
+{
+	ibf_ucx_infer_result_free(r);
+	free(r);
+}

@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * ibflow-infer: the topology of a job's hosts inferred from RTTs measured
+ * over UCX (docs/ucx.md, "Topology inference"; the algorithm:
+ * docs/infer.md).
+ *
+ * Every process runs this program; they meet through the built-in TCP
+ * bootstrap as ibflow-probe's do (IBFLOW_BOOT_ADDR, IBFLOW_BOOT_RANK/_SIZE
+ * or mpirun's variables), or --np N starts N local processes.  Rank 0
+ * runs the inference, asking pair by pair for ping-pongs, prints the tree
+ * and writes the files.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ibflow/topo_io.h>
+#include <ibflow/ucx.h>
+
+#include "tool.h"
+
+
+static const char *const PROG = "ibflow-infer";
+
+typedef struct args {
+	ibf_ucx_boot_params_t boot;
+	const char *topo, *trace, *dot, *json;
+	double tol;            /* µs; < 0: UCX_IBFLOW_INFER_TOL */
+	unsigned lookahead;
+	uint64_t seed;
+	bool quiet;
+	unsigned np;
+} args_t;
+
+/* One process of --np: its arguments and the configuration. */
+struct job {
+	args_t a;
+	const ibf_ucx_config_t *cfg;
+};
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: ibflow-infer [options]\n"
+"\n"
+"Infer the network among the hosts of a job (every process a host) as a\n"
+"tree from round-trip times measured over UCX, for fabrics without a\n"
+"subnet manager's export (RoCE, Ethernet).  Rank 0 adds the hosts one by\n"
+"one and asks for the RTTs the algorithm needs - far fewer than all\n"
+"pairs - each measured by the two processes of the pair: runs of\n"
+"ping-pongs until the best has not improved for UCX_IBFLOW_PROBE_STALL\n"
+"exchanges (at most _PROBE_MAX), _PROBE_RUNS runs, minimum and maximum of\n"
+"the runs' bests.  Prints the tree and the pairs measured.\n"
+"\n"
+"  -o, --topo FILE    the tree as a topology (ibnetdiscover format): hosts\n"
+"                     keep their names (rankN@HOSTNAME), switches are\n"
+"                     infer-sN (ibflow route --engine minhop routes it)\n"
+"  --trace FILE       every pair measured, in order (an RTT file: `ibflow\n"
+"                     infer --rtt FILE` with the same --tol, --lookahead,\n"
+"                     --seed replays the run)\n"
+"  --dot FILE         the tree for Graphviz\n"
+"  --json FILE        tree, counts, times (ibflow infer --json's document)\n"
+"  --tol US           coincidence radius, µs of RTT (default\n"
+"                     UCX_IBFLOW_INFER_TOL)\n"
+"  --lookahead N      close-host search budget (default 8, 0 off, all)\n"
+"  --seed N           the search's random first choice (default 1)\n"
+"  --quiet            no text report\n"
+"  --np N             start N local processes (one machine; for tests)\n"
+"  --boot HOST:PORT   where rank 0 listens (IBFLOW_BOOT_ADDR)\n"
+"  --rank R           this process's rank (IBFLOW_BOOT_RANK; default\n"
+"                     OMPI_COMM_WORLD_RANK under mpirun)\n"
+"  --size N           processes (IBFLOW_BOOT_SIZE / OMPI_COMM_WORLD_SIZE)\n"
+"  -h, --help         this text\n"
+"\n"
+"With UCX_IBFLOW_FABRIC=infer the processes infer when they meet (with\n"
+"UCX_IBFLOW_INFER_TOL; --tol, --lookahead, --seed do not apply) and that\n"
+"inference is reported.\n"
+"Files are written by rank 0, each whole or not at all (\"-\" = stdout).\n"
+"Configuration: UCX_IBFLOW_* (docs/ucx.md).  Exit status: 0 ok, 2 bad\n"
+"usage or configuration, 3 communication failure.\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", PROG);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (--help for usage)\n");
+	return EXIT_INPUT;
+}
+
+static bool parse_u32(const char *s, uint32_t *v)
+{
+	unsigned long x;
+	char *end;
+
+	if (!s[0] || s[0] == '-')
+		return false;
+	errno = 0;
+	x = strtoul(s, &end, 10);
+	if (*end || errno || x > UINT32_MAX)
+		return false;
+	*v = (uint32_t)x;
+	return true;
+}
+
+static bool parse_us(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return s[0] && !*end && !errno && isfinite(*v) && *v >= 0 &&
+	       *v <= 1e6;
+}
+
+static int parse_args(int argc, char **argv, args_t *a)
+{
+	static const struct option opts[] = {
+		{ "topo", required_argument, NULL, 'o' },
+		{ "trace", required_argument, NULL, 't' },
+		{ "dot", required_argument, NULL, 'd' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "tol", required_argument, NULL, 'T' },
+		{ "lookahead", required_argument, NULL, 'L' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "np", required_argument, NULL, 'n' },
+		{ "boot", required_argument, NULL, 'b' },
+		{ "rank", required_argument, NULL, 'R' },
+		{ "size", required_argument, NULL, 'Z' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool have_rank = false;
+	uint32_t v;
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->tol = -1;
+	a->seed = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': a->topo = optarg; break;
+		case 't': a->trace = optarg; break;
+		case 'd': a->dot = optarg; break;
+		case 'j': a->json = optarg; break;
+		case 'q': a->quiet = true; break;
+		case 'T':
+			if (!parse_us(optarg, &a->tol))
+				return usage_error("--tol: '%s' is not a number "
+						   "of µs in [0, 1e6]", optarg);
+			break;
+		case 'L':
+			if (!strcmp(optarg, "all"))
+				a->lookahead = IBF_INFER_LOOKAHEAD_ALL;
+			else if (!parse_u32(optarg, &v) || v > 1000000)
+				return usage_error("--lookahead: '%s' is not "
+						   "0..1000000 or all", optarg);
+			else
+				a->lookahead = v ? v : IBF_INFER_LOOKAHEAD_OFF;
+			break;
+		case 's':
+			if (!parse_u32(optarg, &v))
+				return usage_error("--seed: '%s' is not an "
+						   "unsigned integer", optarg);
+			a->seed = v;
+			break;
+		case 'n':
+			if (!parse_u32(optarg, &a->np) || a->np < 2 ||
+			    a->np > 1024)
+				return usage_error("--np: '%s' is not 2..1024",
+						   optarg);
+			break;
+		case 'b':
+			snprintf(a->boot.addr, sizeof(a->boot.addr), "%s",
+				 optarg);
+			break;
+		case 'R':
+			if (!parse_u32(optarg, &a->boot.rank))
+				return usage_error("--rank: '%s' is not an "
+						   "unsigned integer", optarg);
+			have_rank = true;
+			break;
+		case 'Z':
+			if (!parse_u32(optarg, &a->boot.size) || !a->boot.size)
+				return usage_error("--size: '%s' is not a "
+						   "positive integer", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		default:
+			return usage_error("unknown option or missing value: "
+					   "%s", argv[optind - 1]);
+		}
+	}
+	if (optind != argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (have_rank != (a->boot.size != 0))
+		return usage_error("%s", "--rank and --size go together");
+	if (a->np && a->boot.size)
+		return usage_error("%s", "--np starts its own processes: no "
+				   "--rank/--size");
+	return 0;
+}
+
+/* ---- rank 0's report ----------------------------------------------------------- */
+
+/* The tree, switch by switch: each neighbour with the one-way latency
+ * of the edge. */
+static void print_tree(const ibf_ucx_infer_result_t *res, FILE *fp)
+{
+	const ibf_infer_tree_t *t = &res->r.tree;
+	uint32_t s, i;
+
+	for (s = t->nhosts; s < t->nnodes; s++) {
+		fprintf(fp, "infer-s%u:", s - t->nhosts);
+		for (i = 0; i < t->nedges; i++) {
+			uint32_t o = t->ea[i] == s ? t->eb[i] :
+				     t->eb[i] == s ? t->ea[i] : UINT32_MAX;
+
+			if (o == UINT32_MAX)
+				continue;
+			if (o < t->nhosts)
+				fprintf(fp, " %s", res->names[o]);
+			else
+				fprintf(fp, " infer-s%u", o - t->nhosts);
+			fprintf(fp, " (%.2f us)", t->lat[i]);
+		}
+		fprintf(fp, "\n");
+	}
+}
+
+static void summary(const ibf_ucx_infer_result_t *res, double tol, FILE *fp)
+{
+	const ibf_infer_result_t *r = &res->r;
+	const ibf_infer_stats_t *s = &r->stats;
+	uint64_t n = r->tree.nhosts, all = n * (n - 1) / 2;
+	uint32_t p, d;
+
+	ibf_infer_tree_shape(&r->tree, &p, &d);
+	fprintf(fp, "hosts %u  switches inferred %u  largest switch %u ports  "
+		"diameter %u hops\n", r->tree.nhosts,
+		r->tree.nnodes - r->tree.nhosts, p, d);
+	fprintf(fp, "pairs measured %llu of %llu (insertion %llu, close-host "
+		"search %llu)  %.2f per host  ping-pongs %llu\n",
+		(unsigned long long)s->pairs, (unsigned long long)all,
+		(unsigned long long)s->add_pairs,
+		(unsigned long long)s->lookahead_pairs,
+		(double)s->pairs / (double)n,
+		(unsigned long long)res->exchanges);
+	fprintf(fp, "most pairs for one host %u (insertion alone %u; bound "
+		"p(d-1)+1 = %u)\n", s->max_host_pairs, s->max_add_pairs,
+		d ? p * (d - 1) + 1 : 1);
+	fprintf(fp, "time: total %.3f s  measuring %.3f s  inference %.3f s  "
+		"tol %.3f us\n", res->measure_s, s->oracle_s, s->cpu_s, tol);
+	print_tree(res, fp);
+}
+
+/* Writers behind write_file(). */
+typedef struct out {
+	const ibf_ucx_infer_result_t *res;
+	const ibf_fabric_t *fabric;
+	double tol;
+	int kind;
+} out_t;
+
+enum { OUT_TOPO, OUT_TRACE, OUT_DOT, OUT_JSON };
+
+static ibf_status_t write_one(const out_t *o, FILE *fp, ibf_err_t *e)
+{
+	const char *const *names = (const char *const *)o->res->names;
+	ibf_infer_report_t rep;
+
+	switch (o->kind) {
+	case OUT_TOPO:
+		return ibf_topo_write(o->fabric, IBF_TOPO_IBNETDISCOVER, fp, e);
+	case OUT_TRACE:
+		return ibf_infer_write_trace(&o->res->r, names, fp, e);
+	case OUT_DOT:
+		return ibf_infer_tree_write_dot(&o->res->r.tree, names, fp, e);
+	default:
+		memset(&rep, 0, sizeof(rep));
+		rep.r = &o->res->r;
+		rep.names = names;
+		rep.charged_s = -1;
+		rep.tol = o->tol;
+		return ibf_infer_write_json(&rep, fp, e);
+	}
+}
+
+/* Through a temporary file and rename: whole or nothing. */
+static int write_file(const char *path, const out_t *o)
+{
+	char tmp[4096];
+	ibf_err_t e;
+	FILE *fp;
+	bool ok;
+
+	ibf_err_clear(&e);
+	if (!strcmp(path, "-")) {
+		if (write_one(o, stdout, &e) == IBF_OK)
+			return 0;
+		fprintf(stderr, "%s: %s\n", PROG, e.msg);
+		return EXIT_INPUT;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	fp = fopen(tmp, "w");
+	if (!fp) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, tmp, strerror(errno));
+		return EXIT_INPUT;
+	}
+	ok = write_one(o, fp, &e) == IBF_OK;
+	if (fclose(fp) != 0 && ok) {
+		ok = false;
+		snprintf(e.msg, sizeof(e.msg), "%.400s: %s", tmp,
+			 strerror(errno));
+	}
+	if (ok && rename(tmp, path) != 0) {
+		ok = false;
+		snprintf(e.msg, sizeof(e.msg), "%.400s: %s", path,
+			 strerror(errno));
+	}
+	if (!ok) {
+		unlink(tmp);
+		fprintf(stderr, "%s: %s\n", PROG, e.msg);
+		return EXIT_INPUT;
+	}
+	return 0;
+}
+
+static int report(const args_t *a, const ibf_ucx_infer_result_t *res,
+		  double tol)
+{
+	const char *paths[] = { a->topo, a->trace, a->dot, a->json };
+	ibf_fabric_t *f = NULL;
+	ibf_err_t e;
+	out_t o = { .res = res, .tol = tol };
+	int rc = 0;
+
+	if (!a->quiet)
+		summary(res, tol, stdout);
+	fflush(stdout);
+	if (a->topo && ibf_infer_tree_fabric(&res->r.tree,
+					     (const char *const *)res->names,
+					     0, &f, &e) != IBF_OK) {
+		fprintf(stderr, "%s: %s\n", PROG, e.msg);
+		return EXIT_INPUT;
+	}
+	o.fabric = f;
+	for (o.kind = OUT_TOPO; o.kind <= OUT_JSON && !rc; o.kind++)
+		if (paths[o.kind])
+			rc = write_file(paths[o.kind], &o);
+	ibf_fabric_destroy(f);
+	fflush(stdout);
+	return rc;
+}
+
+/* ---- one process ---------------------------------------------------------------- */
+
+/* Rank 0 reports every error; the others only their own. */
+static int fail(uint32_t rank, const ibf_ucx_err_t *e)
+{
+	if (rank == 0 || e->status != IBF_UCX_ERR_PEER)
+		fprintf(stderr, "%s: rank %u: %s\n", PROG, rank, e->msg);
+	return ibf_tool_exit_for(e->status);
+}
+
+static int run(const args_t *a, const ibf_ucx_config_t *cfg)
+{
+	ibf_ucx_boot_params_t bp = a->boot;
+	const ibf_ucx_infer_result_t *done;
+	ibf_ucx_infer_result_t res;
+	ibf_ucx_infer_opts_t io;
+	ibf_ucx_params_t up;
+	ibf_ucx_boot_t *boot = NULL;
+	ibf_ucx_t *u = NULL;
+	ibf_ucx_err_t e;
+	int rc = 0;
+
+	memset(&res, 0, sizeof(res));
+	if (!bp.timeout_s)
+		bp.timeout_s = ibf_ucx_config_timeout(cfg);
+	if (ibf_ucx_boot_params_env(&bp, &e) != IBF_UCX_OK) {
+		fprintf(stderr, "%s: %s\n", PROG, e.msg);
+		return EXIT_INPUT;
+	}
+	if (ibf_ucx_boot_open(&bp, &boot, &e) != IBF_UCX_OK)
+		return fail(bp.rank, &e);
+	memset(&up, 0, sizeof(up));
+	up.oob = ibf_ucx_boot_oob(boot);
+	up.config = cfg;
+	if (ibf_ucx_init(&up, &u, &e) != IBF_UCX_OK) {
+		if (e.status == IBF_UCX_ERR_OOB && ibf_ucx_boot_error(boot)[0])
+			snprintf(e.msg + strlen(e.msg),
+				 sizeof(e.msg) - strlen(e.msg), ": %s",
+				 ibf_ucx_boot_error(boot));
+		rc = fail(bp.rank, &e);
+		ibf_ucx_boot_close(boot);
+		return rc;
+	}
+	ibf_ucx_infer_opts_init(u, &io);
+	if (a->tol >= 0)
+		io.tol_us = a->tol;
+	io.lookahead = a->lookahead;
+	io.seed = a->seed;
+	/* UCX_IBFLOW_FABRIC=infer: the context has inferred already (with
+	 * the configuration's options). */
+	done = ibf_ucx_inferred(u);
+	if (done)
+		ibf_ucx_infer_opts_init(u, &io);
+	if (!done && ibf_ucx_infer(u, &io, &res, &e) != IBF_UCX_OK)
+		rc = fail(bp.rank, &e);
+	else if (bp.rank == 0)
+		rc = report(a, done ? done : &res, io.tol_us);
+	ibf_ucx_infer_result_free(&res);
+	if (ibf_ucx_finalize(u, &e) != IBF_UCX_OK && !rc)
+		rc = fail(bp.rank, &e);
+	ibf_ucx_boot_close(boot);
+	return rc;
+}
+
+/* ---- --np: local processes -------------------------------------------------------- */
+
+static int run_job(void *ctx)
+{
+	const struct job *j = ctx;
+
+	return run(&j->a, j->cfg);
+}
+
+int main(int argc, char **argv)
+{
+	ibf_ucx_config_t *cfg = NULL;
+	ibf_ucx_err_t e;
+	args_t a;
+	int rc = parse_args(argc, argv, &a);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (ibf_ucx_config_read(&cfg, &e) != IBF_UCX_OK) {
+		fprintf(stderr, "%s: %s\n", PROG, e.msg);
+		return EXIT_INPUT;
+	}
+	if (a.np) {
+		struct job j = { a, cfg };
+
+		rc = ibf_tool_spawn(PROG, a.np, &j.a.boot, run_job, &j);
+	} else {
+		rc = run(&a, cfg);
+	}
+	ibf_ucx_config_release(cfg);
+	return rc;
+}
