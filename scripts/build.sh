@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Build ibflow: install missing Debian packages, generate the build system
 # if needed, configure and make.  Idempotent and quick when up to date.
 #
@@ -21,17 +22,9 @@ if [ "${SKIP_DEPS:-0}" != 1 ]; then
 	bash "$REPO/scripts/setup-deps.sh" >&2
 fi
 
-# A source tree configured in place cannot also be built out of tree
-# (configure refuses); follow the user's earlier choice then.
-if [ -z "${BUILD_DIR:-}" ]; then
-	if [ -f "$REPO/config.status" ]; then
-		BUILD_DIR=$REPO
-	else
-		BUILD_DIR=$REPO/build
-	fi
-fi
-mkdir -p "$BUILD_DIR"
-BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
+# shellcheck source=build-dir.sh
+. "$REPO/scripts/build-dir.sh"
+BUILD_DIR=$(ibf_build_dir "$REPO")
 # Two builds in one tree at once (demo and tests started together) would
 # trip over each other's half-written files: take turns.
 exec 9>"$BUILD_DIR/.build.lock"

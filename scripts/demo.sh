@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # ibflow in one minute: install what is missing, build, generate a fat tree,
 # load it into the ibsim simulator and let real OpenSM route it, first with
 # its own engines (ftree, updn, minhop, dfsssp), then with ibflow's engines
@@ -69,37 +70,33 @@ echo "   OpenSM $(opensm --version 2>/dev/null | grep -oE '[0-9]+\.[0-9]+\.[0-9]
 # Per engine (NAME below) the run directory $DEMO_DIR/NAME keeps OpenSM's
 # log, the files read back and the check; these arrays collect the rows.
 # NOTE holds what went wrong, DLOCK the deadlock check's verdict.
-declare -A USED LMCOF DEFECTS PAIRS TOPO LFTS ORDER NOTE DLOCK
+declare -A USED LMCOF DEFECTS PAIRS TOPO LFTS ORDER NOTE DLOCK EVALED
 STAR=no
 
-# One figure from `ibflow check`'s report.
-fig() { sed -n "s/^ *$2  *\\([0-9][0-9]*\\).*/\\1/p" "$1" | head -1; }
-
 # check_run NAME [CHECK ARGS...]: ibflow check on what NAME's run read
-# back; fills DEFECTS and PAIRS.
+# back; fills DEFECTS and PAIRS from its JSON report, DLOCK from the exit
+# status of a --deadlock check (1 with no route defect: a cycle).
 check_run() {
-	local name=$1 run=$DEMO_DIR/$1 rc=0 d=0 k v
+	local name=$1 run=$DEMO_DIR/$1 rc=0 figs
 
 	shift
 	"$IBF" check --topo "${TOPO[$name]}" --lfts "${LFTS[$name]}" "$@" \
-		>"$run/check.txt" 2>&1 || rc=$?
-	if [ "$rc" -eq 2 ]; then
+		--json "$run/check.json" >"$run/check.txt" 2>&1 || rc=$?
+	if [ "$rc" -eq 2 ] ||
+	   ! figs=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["defects"], d["all"]["pairs"])' "$run/check.json"); then
 		NOTE[$name]="check failed: $(head -1 "$run/check.txt")"
 		DEFECTS[$name]=-
 		status=1
 		return
 	fi
-	for k in "no route" loops "dead ends" misdelivered "no switch table"; do
-		v=$(fig "$run/check.txt" "$k")
-		d=$((d + ${v:-0}))
-	done
-	DEFECTS[$name]=$d
-	PAIRS[$name]=$(sed -n 's/^pairs traced: *\([0-9]*\).*/\1/p' "$run/check.txt")
-	[ "$d" -eq 0 ] || status=1
+	read -r DEFECTS[$name] PAIRS[$name] <<<"$figs"
+	[ "${DEFECTS[$name]}" -eq 0 ] || status=1
 	if [ "$#" -gt 0 ]; then
-		if grep -q '^deadlock-free' "$run/check.txt"; then
+		if [ "$rc" -eq 0 ]; then
 			DLOCK[$name]="deadlock-free with its SLs"
-		else
+		elif [ "${DEFECTS[$name]}" -eq 0 ]; then
 			NOTE[$name]="DEADLOCK CHECK FAILED ($run/check.txt)"
 			status=1
 		fi
@@ -120,12 +117,9 @@ sweep() {
 		status=1
 		return 1
 	fi
-	OSM_TMP_DIR=$run OSM_CACHE_DIR=$run IBFLOW_OSM_CONF=$DEMO_DIR/ibflow.conf \
-		ibs_run opensm "${args[@]}" -f "$run/osm.log" -s 0 -o -D 0x43 \
-		-l "$lmc" >"$run/opensm.out" 2>&1 || rc=$?
-	USED[$name]=$(sed -n \
-		's/.* \([A-Za-z0-9_-]*\) tables configured on all switches.*/\1/p' \
-		"$run/osm.log" 2>/dev/null | tail -1)
+	IBFLOW_OSM_CONF=$DEMO_DIR/ibflow.conf \
+		ibs_sweep "$run" "$lmc" "${args[@]}" || rc=$?
+	USED[$name]=$IBS_ENGINE_USED
 	if [ "$rc" -ne 0 ] || [ -z "${USED[$name]}" ] ||
 	   ! ibs_discover "$run/ibnetdiscover.out" ||
 	   ! ibs_dump_lfts "$run/dump_lfts.out"; then
@@ -265,6 +259,7 @@ evaluate() {
 		fi
 		cp "${LFTS[$name]}" "$eval_dir/$name"
 		args+=(--lfts "$name")
+		EVALED[$name]=$eval_dir/$tag.json
 		ord=${ORDER[$name]:-}
 		[ -n "$ord" ] && [ -z "$order" ] && order=$ord
 		if [ -n "$ord" ] && ! cmp -s "$ord" "$order"; then
@@ -298,12 +293,27 @@ TAG_A=lmc$LMC TAG_B=lmc2-multipath
 evaluate "$TAG_A" "$paths" "${ENG[@]}" ibflow-dmodk || ok_a=no
 evaluate "$TAG_B" lmc ibflow-uapr ibflow-layered || ok_b=no
 
-# value FILE ROUTING PATTERN COLUMN: a cell of an eval table (with --opt:
-# 4 index, 5 opt_index, 9 max_load); ROUTING "*" = the first row.
-value() {
-	awk -v r="$2" -v p="$3" -v c="$4" \
-		'NR > 1 && (r == "*" || $1 == r) && $2 == p { print $c; exit }' \
-		"$1" 2>/dev/null
+# figures JSON ROUTING KEY PATTERN...: KEY (index, opt_index,
+# max_link_load) of ROUTING on each PATTERN in an `ibflow eval --json`
+# document, "-" where there is none; ROUTING "*" = any (the optimum is the
+# same for every routing).  A document of one routing names none.
+figures() {
+	python3 - "$@" <<'PY' 2>/dev/null || echo "-"
+import json, sys
+path, routing, key = sys.argv[1:4]
+ents = json.load(open(path))["patterns"]
+out = []
+for p in sys.argv[4:]:
+    v = [e[key] for e in ents if e["name"] == p and
+         routing in ("*", e.get("routing", routing))]
+    if not v or v[0] is None:
+        out.append("-")
+    elif key == "max_link_load":
+        out.append("%.4g" % v[0])
+    else:
+        out.append("%.4f" % v[0])
+print(" ".join(out))
+PY
 }
 
 IFS=, read -r -a PATS <<<"$PATTERNS"
@@ -316,29 +326,34 @@ for p in "${PATS[@]}"; do printf ' %9s' "$p"; done
 printf ' %11s\n' "shift load"
 best=
 for name in "${ENG[@]}" "${IBFLOW[@]}"; do
-	tab=$eval_dir/$TAG_A.txt
-	case $name in ibflow-uapr | ibflow-layered) tab=$eval_dir/$TAG_B.txt ;; esac
+	json=${EVALED[$name]:-}
 	used=${USED[$name]:-}
 	[ -n "$used" ] && [ "$used" != "$name" ] && [ "$used" != offline ] &&
 		used="$used*"
 	printf '%-15s %3s %-15s %7s' "$name" "${LMCOF[$name]:-}" "${used:--}" \
 		"${DEFECTS[$name]:--}"
-	for p in "${PATS[@]}"; do
-		v=$(value "$tab" "$name" "$p" 4)
-		printf ' %9s' "${v:--}"
-	done
-	v=$(value "$tab" "$name" shift 9)
+	idx=() v=
+	if [ -n "$json" ]; then
+		read -r -a idx <<<"$(figures "$json" "$name" index "${PATS[@]}")"
+		v=$(figures "$json" "$name" max_link_load shift)
+	fi
+	for i in "${!PATS[@]}"; do printf ' %9s' "${idx[$i]:--}"; done
+	[ "$v" = - ] && v=
 	printf ' %11s\n' "${v:--}"
 	if [ -n "$v" ] && { [ -z "$best" ] || awk -v a="$v" -v b="$best" 'BEGIN { exit !(a < b) }'; }; then
 		best=$v
 	fi
 done
 printf '%-15s %3s %-15s %7s' optimum "" "" ""
-for p in "${PATS[@]}"; do
-	v=$(value "$eval_dir/$TAG_A.txt" "*" "$p" 5)
-	[ -n "$v" ] || v=$(value "$eval_dir/$TAG_B.txt" "*" "$p" 5)
-	printf ' %9s' "${v:--}"
+opt=()
+for tag in "$TAG_A" "$TAG_B"; do
+	[ -s "$eval_dir/$tag.json" ] || continue
+	read -r -a got <<<"$(figures "$eval_dir/$tag.json" "*" opt_index "${PATS[@]}")"
+	for i in "${!PATS[@]}"; do
+		[ "${opt[$i]:--}" = - ] && opt[$i]=${got[$i]:--}
+	done
 done
+for i in "${!PATS[@]}"; do printf ' %9s' "${opt[$i]:--}"; done
 # Each host sends one flow and receives one in a shift: no routing does
 # better than 1 on its host links; the optimum is known when one attains it.
 if [ "$best" = 1 ]; then
@@ -375,5 +390,5 @@ done
 for tag in "$TAG_A" "$TAG_B"; do
 	[ -s "$eval_dir/$tag.svg" ] && echo "chart: $eval_dir/$tag.svg"
 done
-echo "full tables: $eval_dir/$TAG_A.txt $eval_dir/$TAG_B.txt"
+echo "full tables: $eval_dir/$TAG_A.txt $eval_dir/$TAG_B.txt (JSON beside them)"
 exit $status

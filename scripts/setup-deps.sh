@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Install every Debian package that ibflow's build, tests and demo need.
 # Idempotent: packages already present are not downloaded again, and
 # `apt-get update` runs only when something is missing.
@@ -15,7 +16,20 @@ PKGS=(
   libibverbs-dev libucx-dev ucx-utils libopenmpi-dev openmpi-bin
   # tests, optional evaluation back-ends and plots
   libcmocka-dev libglpk-dev gnuplot-nox python3
+  # emulated fabrics (scripts/netns-fabric) and their tests
+  iproute2 util-linux iputils-ping
 )
+# Soft-RoCE tests (scripts/softroce-vm, tests/vm/): rdma_rxe runs in a qemu
+# VM booted from Debian's own kernel, because kernels of containers and CI
+# machines usually lack RDMA.  linux-image-amd64 is needed only for that
+# kernel and its modules (rdma_rxe, 9p, overlay, veth) in /boot and
+# /lib/modules; it pulls initramfs-tools and takes about 5 minutes to
+# install on a fresh machine.  IBFLOW_NO_VM=1 leaves these packages out
+# (the VM tests are then skipped, with the reason).
+if [ "${IBFLOW_NO_VM:-0}" != 1 ]; then
+  PKGS+=(qemu-system-x86 linux-image-amd64 busybox-static cpio
+         rdma-core ibverbs-utils ibverbs-providers perftest)
+fi
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Helpers for ibflow's shell test suites; source it, do not run it.
 #
 # Results are printed TAP-like, one line each, which tests/run.sh counts:
@@ -20,6 +21,8 @@
 #   t_same NAME FILE_A FILE_B   t_pass if the files are identical, else
 #                               t_fail with the head of the diff
 #   t_need CMD...               true if all commands exist
+#   t_need_ibflow               end the suite with a failure when the CLI
+#                               is not built
 # Independent readers (awk, no ibflow code) used to judge ibflow's results:
 #   t_canon_topo FILE     ibnetdiscover-format file -> sorted lines
 #                         "N <type> <guid> <nports> <desc>" and
@@ -31,19 +34,19 @@
 #                         prints "pairs N ok N no_route N dead_end N loop N
 #                         misdelivered N min_hops N max_hops N mean_hops X"
 #                         (hops = switches on the path)
+#   t_trace_paths TOPO LFTS [outs]   the same walk, one line per (source
+#                         CA port, destination CA LID): "SRC DLID DST
+#                         RESULT LIDS" with SRC/DST as guid:port, RESULT
+#                         ok/no_route/dead_end/loop/misdelivered, LIDS the
+#                         switches' LIDs on the path, comma-separated ("-"
+#                         if none); with "outs" a sixth field OUTS: the
+#                         ports they send it out of (guid:port, ...)
 # shellcheck shell=bash
 
 T_REPO=${T_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-if [ -z "${T_BUILD_DIR:-}" ]; then
-	if [ -n "${BUILD_DIR:-}" ]; then
-		T_BUILD_DIR=$BUILD_DIR
-	elif [ -f "$T_REPO/config.status" ]; then
-		T_BUILD_DIR=$T_REPO
-	else
-		T_BUILD_DIR=$T_REPO/build
-	fi
-fi
-T_BUILD_DIR=$(cd "$T_BUILD_DIR" 2>/dev/null && pwd || echo "$T_BUILD_DIR")
+# shellcheck source=../scripts/build-dir.sh
+. "$T_REPO/scripts/build-dir.sh"
+T_BUILD_DIR=$(BUILD_DIR=${T_BUILD_DIR:-${BUILD_DIR:-}} ibf_build_dir "$T_REPO")
 t_ibflow=${IBFLOW:-$T_BUILD_DIR/common/ibflow}
 IBFLOW=$t_ibflow
 T_QUICK=${T_QUICK:-0}
@@ -128,6 +131,13 @@ t_need() {
 	for c in "$@"; do
 		command -v "$c" >/dev/null 2>&1 || return 1
 	done
+}
+
+t_need_ibflow() {
+	if [ ! -x "$t_ibflow" ]; then
+		t_fail "$T_NAME" "no built CLI at $t_ibflow (run scripts/build.sh)"
+		t_done
+	fi
 }
 
 # GUIDs are compared as lower-case hex without "0x" and leading zeros.
@@ -303,9 +313,113 @@ t_trace() {
 	}' "$T_TMP/.trace-lfts" "$1"
 }
 
+t_trace_paths() {
+	t_canon_lfts "$2" >"$T_TMP/.trace-lfts"
+	awk -v OUTS="${3:-}" "$T_AWK_GUID"'
+	FNR == NR { lft[$1 ":" $2] = $3; next }
+	{ topo_line() }
+	END {
+		topo_end()
+		nsw = 0
+		for (n in ntype)
+			if (ntype[n] == "Switch")
+				nsw++
+		for (p in calid)
+			for (k = 0; k < 2 ^ calmc[p]; k++)
+				owner[calid[p] + k] = p
+		for (s in calid) {
+			if (!(s in peer))
+				continue
+			for (lid in owner) {
+				if (owner[lid] == s)
+					continue
+				at = peer[s]; hops = 0; res = ""; path = ""; outs = ""
+				while (res == "") {
+					split(at, q, ":")
+					if (ntype[q[1]] != "Switch") {
+						res = (owner[lid] == at) ? "ok" : "misdelivered"
+						break
+					}
+					path = path (path == "" ? "" : ",") swlid[q[1]]
+					if (++hops > nsw) {
+						res = "loop"
+						break
+					}
+					if (!((q[1] ":" lid) in lft) || lft[q[1] ":" lid] == 255) {
+						res = "no_route"
+						break
+					}
+					out = q[1] ":" lft[q[1] ":" lid]
+					outs = outs (outs == "" ? "" : ",") out
+					if (!(out in peer)) {
+						res = "dead_end"
+						break
+					}
+					at = peer[out]
+				}
+				if (OUTS == "outs")
+					print s, lid, owner[lid], res, (path == "" ? "-" : path),
+					      (outs == "" ? "-" : outs)
+				else
+					print s, lid, owner[lid], res, (path == "" ? "-" : path)
+			}
+		}
+	}' "$T_TMP/.trace-lfts" "$1" | LC_ALL=C sort -k1,1 -k2,2n
+}
+
 # t_done: summary line; exit status 1 if anything failed.
 t_done() {
 	echo "# $T_NAME: $T_NPASS passed, $T_NFAIL failed, $T_NSKIP skipped"
 	[ "$T_NFAIL" -eq 0 ]
 	exit $?
+}
+
+# t_updown_unreachable HEALTHY_TOPO TOPO: ordered pairs of connected CA
+# ports of TOPO (ibnetdiscover files) that have no up*/down* path, levels
+# being BFS distances from the CAs in HEALTHY_TOPO (the complete tree, so
+# a switch that lost its hosts keeps its level).  Prints the count.
+t_updown_unreachable() {
+	awk "$T_AWK_GUID"'
+	{ topo_line() }
+	END {
+		topo_end()
+		for (n in ntype) if (ntype[n] != "Switch") { lvl[n] = 0; q[++qt] = n }
+		for (a in peer) { split(a, x, ":"); split(peer[a], y, ":"); adj[x[1]] = adj[x[1]] " " y[1] }
+		qh = 1
+		while (qh <= qt) {
+			u = q[qh++]; m = split(adj[u], nb, " ")
+			for (i = 1; i <= m; i++) if (!(nb[i] in lvl)) { lvl[nb[i]] = lvl[u] + 1; q[++qt] = nb[i] }
+		}
+		for (n in lvl) print n, lvl[n]
+	}' "$1" >"$T_TMP/.updown-levels"
+	awk "$T_AWK_GUID"'
+	FNR == NR { lvl[$1] = $2; next }
+	{ topo_line() }
+	END {
+		topo_end()
+		for (a in peer) {
+			split(a, x, ":"); split(peer[a], y, ":")
+			adj[x[1]] = adj[x[1]] " " y[1]
+			if (ntype[y[1]] != "Switch" && ntype[x[1]] == "Switch") leafof[y[1]] = x[1]
+		}
+		bad = 0
+		for (s in leafof) {
+			split("", seen); split("", reach); qh = 1; qt = 0
+			seen[leafof[s] SUBSEP 1] = 1; qn[++qt] = leafof[s]; qu[qt] = 1
+			while (qh <= qt) {
+				u = qn[qh]; up = qu[qh]; qh++
+				m = split(adj[u], nb, " ")
+				for (i = 1; i <= m; i++) {
+					v = nb[i]
+					if (ntype[v] != "Switch") { reach[v] = 1; continue }
+					if (lvl[v] > lvl[u] && up) nup = 1
+					else if (lvl[v] < lvl[u]) nup = 0
+					else continue
+					if (!((v SUBSEP nup) in seen)) { seen[v SUBSEP nup] = 1; qn[++qt] = v; qu[qt] = nup }
+				}
+			}
+			for (d in leafof) if (d != s && !(d in reach)) bad++
+		}
+		print bad
+	}' "$T_TMP/.updown-levels" "$2"
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Benchmark of the all-pairs route check on a large fat tree.
  *
@@ -23,6 +24,7 @@
 
 #include <ibflow/lfts_io.h>
 #include <ibflow/topo_io.h>
+#include <ibflow/check.h>
 #include <ibflow/trace.h>
 
 #define MAXH 8

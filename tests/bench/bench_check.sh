@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Build and run the all-pairs route check benchmark (see bench_check.c).
 #   tests/bench/bench_check.sh [bench_check options...]
 # e.g.  tests/bench/bench_check.sh --lmc 2 --naive-runs 1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Benchmark of the layered (FatPaths) engine on a ~10,000-endpoint Slim
  * Fly: slimfly:23:10 = MMS(23), 1,058 switches of network radix 35 with 10
@@ -20,7 +21,10 @@
 
 #include <ibflow/gen.h>
 #include <ibflow/route.h>
+#include <ibflow/check.h>
 #include <ibflow/trace.h>
+
+#include "routing/route_internal.h"
 
 static double now(void)
 {
@@ -101,7 +105,7 @@ int main(int argc, char **argv)
 	qsort(t, runs, sizeof(*t), cmp_d);
 	printf("median of %d: %.2f s\n", runs, t[runs / 2]);
 	printf("SLs: %u\nreport: %s\n", r->nsls,
-	       json_object_to_json_string_ext(r->report,
+	       json_object_to_json_string_ext(ibf_route_report_json(r),
 					      JSON_C_TO_STRING_PLAIN));
 	if (check) {
 		ibf_check_report_t rep;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Build and run the liquid scheduling benchmark (see bench_liquid.c).
 #   tests/bench/bench_liquid.sh [--runs N] [--subsets N] [--limit S]
 #                               [SPEC:ENGINE ...]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Benchmark of the max-min fair rate solvers on a large fat tree.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Benchmark of the MMF-MCF optimum on a large PGFT (mmf_opt.h).
  *

@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Probe planning benchmark: generate a fabric, route it, plan the probes
  * among all its hosts, print rank, pairs, rounds, the lower bound and the
- * time.  Usage: bench_probe [SPEC [ENGINE]] (default the paper's 12-port
- * 3-tree, xgft:3:6,6,12:1,6,6, with dmodk).
+ * time.  Usage: bench_probe [SPEC [ENGINE [MODEL]]] (default the paper's
+ * 12-port 3-tree, xgft:3:6,6,12:1,6,6, with dmodk; MODEL directed or
+ * symmetric, default directed).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +23,7 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static int run(const char *spec, const char *engine)
+static int run(const char *spec, const char *engine, const char *model)
 {
 	ibf_fabric_t *f = NULL;
 	ibf_routing_t *r = NULL;
@@ -41,6 +43,10 @@ static int run(const char *spec, const char *engine)
 	}
 	if (getenv("TRIES"))
 		o.tries = (unsigned)atoi(getenv("TRIES"));
+	if (ibf_probe_model_parse(model, &o.model) != IBF_OK) {
+		fprintf(stderr, "model %s: directed or symmetric\n", model);
+		return 2;
+	}
 	h.n = f->nendpoints;
 	h.ports = f->endpoints;
 	t0 = now();
@@ -51,9 +57,9 @@ static int run(const char *spec, const char *engine)
 	for (i = 0; i < p.nrounds; i++)
 		if (p.round_start[i + 1] - p.round_start[i] > maxr)
 			maxr = p.round_start[i + 1] - p.round_start[i];
-	printf("%-26s %-6s hosts %5u links %6u rank %6u rounds %4u "
+	printf("%-26s %-6s %-9s hosts %5u links %6u rank %6u rounds %4u "
 	       "lower_bound %4u ratio %.2f largest_round %u tested %llu "
-	       "time %.3f s\n", spec, engine, h.n, p.nlinks, p.rank,
+	       "time %.3f s\n", spec, engine, model, h.n, p.nlinks, p.rank,
 	       p.nrounds, p.lower_bound,
 	       p.lower_bound ? (double)p.nrounds / p.lower_bound : 0.0,
 	       maxr, (unsigned long long)p.tested, now() - t0);
@@ -66,6 +72,7 @@ static int run(const char *spec, const char *engine)
 int main(int argc, char **argv)
 {
 	if (argc > 1)
-		return run(argv[1], argc > 2 ? argv[2] : "dmodk");
-	return run("xgft:3:6,6,12:1,6,6", "dmodk");
+		return run(argv[1], argc > 2 ? argv[2] : "dmodk",
+			   argc > 3 ? argv[3] : "directed");
+	return run("xgft:3:6,6,12:1,6,6", "dmodk", "directed");
 }

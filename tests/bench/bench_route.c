@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Benchmark of the routing engines on a generated topology.
  *
@@ -24,6 +25,7 @@
 #include <ibflow/gen.h>
 #include <ibflow/pgft.h>
 #include <ibflow/route.h>
+#include <ibflow/check.h>
 #include <ibflow/trace.h>
 
 #define MAXRUNS 101

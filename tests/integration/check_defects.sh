@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # `ibflow check` on damaged inputs.
 #
 # Routing defects (exit 1): starting from tables real OpenSM programmed into

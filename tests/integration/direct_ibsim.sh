@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Real OpenSM on ibsim for the direct (non-tree) generators: Slim Fly,
 # Dragonfly, HyperX, Jellyfish and 3D torus.  For each small instance
 # (LMC 0, some also LMC 1): `ibflow gen --format ibsim`, load it in ibsim,
@@ -90,13 +91,7 @@ opensm_updn_roots() {
 
 	mkdir -p "$run" && run=$(cd "$run" && pwd) || return 1
 	echo 0x0002c90200000000 >"$run/roots"
-	OSM_TMP_DIR=$run OSM_CACHE_DIR=$run \
-		ibs_run opensm -f "$run/osm.log" -s 0 -o -D 0x43 \
-		-R updn -a "$run/roots" -l "$lmc" >"$run/opensm.out" 2>&1 ||
-		rc=$?
-	IBS_ENGINE_USED=$(sed -n \
-		's/.* \([A-Za-z0-9_-]*\) tables configured on all switches.*/\1/p' \
-		"$run/osm.log" 2>/dev/null | tail -1)
+	ibs_sweep "$run" "$lmc" -R updn -a "$run/roots" || rc=$?
 	[ "$rc" -eq 0 ] && [ -n "$IBS_ENGINE_USED" ]
 }
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Every routing engine on every generated topology family: `ibflow route`
 # then `ibflow check` (hosts and switch LIDs) must find no defect; layered
 # routing must also be deadlock-free with its SLs (`check --sl --deadlock`);
@@ -11,10 +12,7 @@ set -uo pipefail
 
 IBF=$t_ibflow
 W=$T_TMP
-if [ ! -x "$IBF" ]; then
-	t_fail engines_all "no built CLI at $IBF (run scripts/build.sh)"
-	t_done
-fi
+t_need_ibflow
 
 # "SPEC PGFT?" — single-plane PGFTs (dmodk/uapr apply) and the direct
 # networks.  Multi-plane trees (w1 > 1) are left out: their cross-plane

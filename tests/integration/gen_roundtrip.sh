@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Every generator family, every topology format:
 #   - node and link counts equal the closed formulas of each family
 #     (computed here, not by ibflow), read with an independent awk reader;
@@ -67,6 +68,8 @@ SPECS=(
 	# 3x3x3 torus: 27 routers, rings of 3 in each of 3 dimensions = 81
 	"torus:3,3,3|- 27 81 -"
 	"torus:3,3,3:2|54 27 81 54"
+	# random tree: S switches, S-1 links among them, one link per host
+	"tree:12,40,6:1|40 12 11 40"
 )
 FORMATS=(ibnetdiscover ibsim)
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Real OpenSM on ibsim, every built-in engine that suits fat trees:
 # generate a fabric with `ibflow gen`, load it in ibsim, sweep once with
 # OpenSM (ftree, updn, minhop, dfsssp; LMC 0 and 2), read back the fabric

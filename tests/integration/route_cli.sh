@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # `ibflow route` end to end: generate a fabric, route it with minhop, and
 # judge the tables with `ibflow check` and with the independent awk tracer
 # of tests/lib.sh; the deadlock check finds the cycle minhop makes on a
@@ -9,10 +10,7 @@ set -uo pipefail
 
 IBF=$t_ibflow
 W=$T_TMP
-if [ ! -x "$IBF" ]; then
-	t_fail route_cli "no built CLI at $IBF (run scripts/build.sh)"
-	t_done
-fi
+t_need_ibflow
 
 # ---- minhop on several topologies ----------------------------------------
 for case in "kary:4,3 0" "xgft:2:4,4:1,4 2" "torus:3,3,3 0" "slimfly:5 1"; do

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The build is -Wall -Wextra clean with gcc and with clang: configure a
 # private tree with --enable-werror for each compiler and build everything,
 # unit tests included.  Skipped under --quick (two full builds).

@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
+# MPI_Alltoall(v) through libibflow_mpi (preloaded) and through the Open
+# MPI component coll/ibflow under mpirun on one machine: results
+# byte-identical to the MPI library's own (ibflow-a2a-check: PMPI_Alltoall
+# (v) computed in the same program; below PMPI, Open MPI's own through
+# coll/ibflow declining on a duplicate with the hint ibflow_alltoall=off;
+# blocks of 1 B .. 560 KB, char, int, double and a strided vector type,
+# each type every other size, MPI_IN_PLACE, duplicated, reversed and split
+# communicators).  One mpirun runs many configurations, one communicator
+# each, chosen by the communicators' ibflow_* info hints: liquid along a
+# fabric's schedule (ranks on distinct hosts of two leaves by a host map;
+# the per-communicator counters prove the path and the n - 1 frames),
+# barrier per frame, pairwise, auto below its threshold (alltoall to the
+# MPI library, alltoallv liquid), and LFTs with a hole (no schedule: the
+# MPI library's algorithm, one warning per communicator).  Faults, through
+# both integrations: a rank that stalls or dies inside a call; the others
+# return an error within UCX_IBFLOW_TIMEOUT (mpirun --enable-recovery keeps
+# them alive to say so).
+set -uo pipefail
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+W=$T_TMP
+B=$T_BUILD_DIR
+CHECK=$B/ucx_component/ibflow-a2a-check
+MPILIB=$B/ucx_component/.libs/libibflow_mpi.so
+export LD_LIBRARY_PATH=$B/ucx_component/.libs:$B/common/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+if ! t_need mpirun || [ ! -x "$CHECK" ] || [ ! -f "$MPILIB" ]; then
+	t_skip ucx_a2a "libibflow_mpi is not built (needs UCX and mpicc; see configure's summary)"
+	t_done
+fi
+for v in $(env | sed -n 's/^\(UCX_IBFLOW_[A-Z_]*\)=.*/\1/p'); do
+	unset "$v"
+done
+# UCX over the loopback only: with every device, a context also listens
+# and connects on the root namespace's veths and bridges of emulated
+# fabrics that other jobs bring up and tear down ("Operation timed out")
+export UCX_IBFLOW_TIMEOUT=30s UCX_TLS=tcp,self IBFLOW_MPI_STATS=1 \
+	UCX_IBFLOW_NET_DEVICES=lo
+
+# ---- a fabric: 8 hosts, 2 leaves, 2 spines; rank N on host h000N ----------
+F=$W/fab
+mkdir -p "$F"
+"$t_ibflow" gen xgft:2:4,2:1,2 -o "$F/ibflow-topology.ibnd" &&
+	"$t_ibflow" route --topo "$F/ibflow-topology.ibnd" --engine dmodk \
+		-o "$F/ibflow-lfts.dump" >/dev/null ||
+	t_fail "fabric for the tests" "ibflow gen/route failed"
+{
+	echo "# written by ucx_a2a.sh, as the OpenSM plugin writes it"
+	echo "engine ibflow-dmodk"
+	echo "routing 1"
+	echo "endpoints 8"
+	echo "switches 4"
+	echo "lmc 0"
+	echo "topology ibflow-topology.ibnd"
+	echo "lfts ibflow-lfts.dump"
+} >"$F/ibflow-export.txt"
+# ranks 0..3 on hosts of two leaves (h0000 h0004 h0001 h0005): three
+# frames at best, and the liquid schedule reaches it
+for i in 0 1 2 3; do echo "rank:$i \"h000$((i / 2 + i % 2 * 4)) HCA-1\""; done >"$W/map"
+# the same fabric with a hole: s1-1 has no entry for h0000's LID 1, so the
+# route from rank 1 to rank 0 cannot be traced and there is no schedule
+cp -r "$F" "$W/hole"
+awk '/s1-1/ { sec = 1 } /s2-0/ { sec = 0 } !(sec && $1 == "0x0001")' \
+	"$F/ibflow-lfts.dump" >"$W/hole/ibflow-lfts.dump"
+
+# run NAME NP [ENV=VALUE...] -- [MPIRUN ARGS] -- [ARGS]: ibflow-a2a-check
+run() {
+	local name=$1 np=$2 xs=() ms=()
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		xs+=(-x "$1")
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		ms+=("$1")
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" \
+		--mca pml ob1 --mca mpi_yield_when_idle 1 -x LD_LIBRARY_PATH \
+		-x UCX_IBFLOW_TIMEOUT -x UCX_TLS -x IBFLOW_MPI_STATS \
+		-x UCX_IBFLOW_NET_DEVICES "${ms[@]}" "${xs[@]}" \
+		"$CHECK" "$@" >"$W/$name.out" 2>"$W/$name.err"
+}
+
+# Counter lines "WHO: comm NAME rank R: liquid N pairwise M frames F
+# duration D[ liquid]" of communicator NAME in FILE: how many ranks match
+# the awk condition COND (fields: $7 liquid, $9 pairwise, $11 frames,
+# $13 duration).
+ranks_with() { # FILE WHO NAME COND
+	awk -v who="$2:" -v c="$3" '$1 == who && $2 == "comm" && $3 == c &&
+		('"$4"') { n++ } END { print n + 0 }' "$1"
+}
+# cases rank 0 ran in variant V (FILE: the a2a-check output)
+cases_of() { sed -n "s/^a2a-check: variant $2: \([0-9]*\) cases.*/\1/p" "$1"; }
+ok_out() { grep -q '^a2a-check: [1-9][0-9]* cases, 0 mismatches' "$1"; }
+
+# ---- libibflow_mpi: one run, five configurations ---------------------------
+name=mpi4
+t0=$SECONDS
+run $name 4 LD_PRELOAD="$MPILIB" UCX_IBFLOW_FABRIC="$F" \
+	UCX_IBFLOW_HOSTMAP="$W/map" -- -- --sample --max-bytes 1048576 \
+	--variant liquid:world+reversed+split:ibflow_alltoall=liquid \
+	--variant barrier:world:ibflow_alltoall=liquid,ibflow_alltoall_sync=barrier \
+	--variant pairwise:split:ibflow_alltoall=pairwise \
+	--variant auto:world:ibflow_alltoall=auto,ibflow_alltoall_thresh=1073741824 \
+	--variant hole:world+split:ibflow_alltoall=liquid,ibflow_fabric="$W/hole"
+rc=$?
+if [ $rc -eq 0 ] && ok_out "$W/$name.out"; then
+	t_pass "np 4 libibflow_mpi vs PMPI_Alltoall(v): $(grep '^a2a-check: [0-9]' "$W/$name.out") ($((SECONDS - t0)) s)"
+else
+	t_fail "np 4 libibflow_mpi" "rc $rc $(head -c 600 "$W/$name.out" "$W/$name.err")"
+fi
+E=$W/$name.err
+n=$(cases_of "$W/$name.out" liquid)
+# every call of a liquid communicator went liquid: 1 per case at each rank
+# (a case is one MPI_Alltoall(v) call and its reference)
+for c in liquid/world liquid/reversed; do
+	[ "$(ranks_with "$E" ibflow-mpi $c "\$7 > 0 && \$9 == 0 && \$11 == 3 && \$13 == 3")" -eq 4 ] &&
+		t_pass "$c: all 4 ranks liquid, 3 frames = duration 3 (n - 1: optimal)" ||
+		t_fail "$c counters" "$(grep "comm $c " "$E")"
+done
+# split: halves of 2 ranks, one frame each
+[ "$(ranks_with "$E" ibflow-mpi liquid/split "\$7 > 0 && \$11 == 1")" -eq 4 ] &&
+	t_pass "liquid/split: both halves liquid, 1 frame" ||
+	t_fail "liquid/split counters" "$(grep "comm liquid/split " "$E")"
+[ "$(ranks_with "$E" ibflow-mpi barrier/world "\$7 > 0 && \$9 == 0")" -eq 4 ] &&
+	t_pass "barrier/world: liquid with a barrier per frame, $(cases_of "$W/$name.out" barrier) cases" ||
+	t_fail "barrier counters" "$(grep "comm barrier/" "$E")"
+[ "$(ranks_with "$E" ibflow-mpi pairwise/split "\$7 == 0 && \$9 > 0")" -eq 4 ] &&
+	t_pass "pairwise/split: pairwise at every rank" ||
+	t_fail "pairwise counters" "$(grep "comm pairwise/" "$E")"
+# auto below the threshold: alltoall to PMPI, alltoallv (no threshold)
+# liquid: half of the calls
+na=$(cases_of "$W/$name.out" auto)
+[ -n "$na" ] && [ "$(ranks_with "$E" ibflow-mpi auto/world "\$7 == $na / 2")" -eq 4 ] &&
+	t_pass "auto/world, threshold 2^30: the $((na / 2)) alltoall calls went to PMPI, the $((na / 2)) alltoallv liquid" ||
+	t_fail "auto counters" "cases $na: $(grep "comm auto/" "$E")"
+nw=$(grep -c "^ibflow-mpi: warning: .*no route; using the MPI library's all-to-all on this communicator" "$E")
+[ "$(ranks_with "$E" ibflow-mpi hole/world "\$7 == 0 && \$9 == 0")" -eq 4 ] &&
+[ "$(ranks_with "$E" ibflow-mpi hole/split "\$7 == 0 && \$9 == 0")" -eq 4 ] &&
+[ "$nw" -eq 3 ] &&
+	t_pass "LFTs with a hole: no schedule, every call to the MPI library (results equal), one warning per communicator (3)" ||
+	t_fail "schedule fallback" "$nw warnings; $(grep -E "comm hole/|warning" "$E" | head -5)"
+[ -n "$n" ] || t_fail "variant liquid ran" "$(head -c 300 "$W/$name.out")"
+
+# ---- the Open MPI component coll/ibflow (no preload) ------------------------
+COLL=$B/ucx_component/.libs/mca_coll_ibflow.so
+if [ -f "$COLL" ] && t_need ompi_info; then
+	cpath="$(dirname "$COLL"):$(ompi_info --path pkglibdir | sed 's/.*: *//')"
+	OMPI_MCA_mca_base_component_path=$cpath ompi_info >"$W/ompi_info" 2>&1
+	grep -q 'MCA coll: ibflow' "$W/ompi_info" &&
+		t_pass "ompi_info lists coll/ibflow (component path $cpath)" ||
+		t_fail "ompi_info lists coll/ibflow" "$(grep -i coll "$W/ompi_info" | head -3)"
+	# The component sits below PMPI: the reference is MPI_Alltoall(v) on
+	# a duplicate with the hint ibflow_alltoall=off, where coll/ibflow
+	# hands the call to the module selected before it (Open MPI's own).
+	name=coll3
+	t0=$SECONDS
+	run $name 3 UCX_IBFLOW_FABRIC="$F" UCX_IBFLOW_HOSTMAP="$W/map" -- \
+		--mca mca_base_component_path "$cpath" -- --ref off \
+		--sample --max-bytes 65536 \
+		--variant liquid:world:ibflow_alltoall=liquid \
+		--variant liquids:split:ibflow_alltoall=liquid \
+		--variant pairwise:reversed:ibflow_alltoall=pairwise
+	rc=$?
+	if [ $rc -eq 0 ] && ok_out "$W/$name.out"; then
+		t_pass "coll/ibflow np 3 vs Open MPI's own alltoall(v): $(grep '^a2a-check: [0-9]' "$W/$name.out") ($((SECONDS - t0)) s)"
+	else
+		t_fail "coll/ibflow np 3" "rc $rc $(head -c 600 "$W/$name.out" "$W/$name.err")"
+	fi
+	# alltoall and alltoallv both through the component: a liquid call
+	# per case; the reference's communicator none
+	nl=$(cases_of "$W/$name.out" liquid)
+	[ -n "$nl" ] &&
+	[ "$(ranks_with "$W/$name.err" coll/ibflow liquid/world "\$7 == $nl && \$11 == 2")" -eq 3 ] &&
+	[ "$(ranks_with "$W/$name.err" coll/ibflow pairwise/reversed "\$9 > 0 && \$7 == 0")" -eq 3 ] &&
+	[ "$(ranks_with "$W/$name.err" coll/ibflow ref-liquid/world "\$9 == 0 && \$7 == 0")" -eq 3 ] &&
+		t_pass "coll/ibflow: liquid/world took all its $nl alltoall(v) calls at every rank (2 frames), pairwise/reversed pairwise, the reference's none" ||
+		t_fail "coll/ibflow counters" "cases $nl: $(grep '^coll/ibflow' "$W/$name.err" | head -8)"
+else
+	t_skip "coll/ibflow" "not built (needs Open MPI's developer headers) or no ompi_info"
+fi
+
+# ---- faults inside a call ------------------------------------------------------
+# Rank 1 stalls (for 10 s) or dies 300 ms into a loop of 64 KiB
+# all-to-alls, inside a call; ranks 0 and 2 must return an error within
+# the 3 s timeout (plus slack for a loaded machine) instead of hanging.
+# Both integrations: libibflow_mpi preloaded, coll/ibflow by component path.
+for fault in "mpi stall" "mpi die" "coll stall" "coll die"; do
+	read -r how mode <<<"$fault"
+	name=$how-$mode
+	if [ "$how" = mpi ]; then
+		env=(LD_PRELOAD="$MPILIB") margs=() who=ibflow-mpi
+	elif [ -n "${cpath:-}" ]; then
+		env=() margs=(--mca mca_base_component_path "$cpath") who=coll/ibflow
+	else
+		continue
+	fi
+	UCX_IBFLOW_TIMEOUT=3s run "$name" 3 "${env[@]}" UCX_IBFLOW_FABRIC="$F" \
+		UCX_IBFLOW_HOSTMAP="$W/map" UCX_IBFLOW_ALLTOALL=liquid -- \
+		--enable-recovery "${margs[@]}" -- --fault "$mode" 1 300
+	ok=0
+	for r in 0 2; do
+		awk -v r=$r '$1 == "fault:" && $3 == r ":" && $4 == "call" &&
+			$6 == "rc" && $7 != 0 && $9 < 8 { f = 1 }
+			END { exit !f }' "$W/$name.out" && ok=$((ok + 1))
+	done
+	[ $ok -eq 2 ] && grep -q "^$who: all-to-all (liquid), frame" "$W/$name.err" &&
+		t_pass "$who: rank 1 ${mode}s inside a call: ranks 0 and 2 return an error within the 3 s timeout ($(grep -h 'rank [02]: call' "$W/$name.out" | tr '\n' ' '))" ||
+		t_fail "$who: rank 1 ${mode}s" "$(head -c 800 "$W/$name.out" "$W/$name.err")"
+done
+
+t_done

@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
+# Helpers shared by the UCX component's fabric tests (ucx_probe_netns.sh on
+# the machine, vm/ucx_probe_netem.sh in the VM); source after tests/lib.sh.
+#   ucx_chain_topo FILE        three switches chain-A - chain-B - chain-C
+#                              (links A:8-B:8, B:7-C:7), hosts h1..h6 two
+#                              per switch on ports 1 and 2, LMC 0
+#   ucx_export_dir DIR N S     the manifest of an export directory holding
+#                              ibflow-topology.ibnd and ibflow-lfts.dump
+#                              (N endpoints, S switches, routing 1)
+# shellcheck shell=bash
+
+ucx_chain_topo() {
+	local h s sd sn
+	sw() { # DIGIT NAME LID
+		printf 'switchguid=0x10000000000%s0(10000000000%s0)\n' "$1" "$1"
+		printf 'Switch\t8 "S-00010000000000%s0"\t\t# "chain-%s" base port 0 lid %s lmc 0\n' "$1" "$2" "$3"
+	}
+	hostport() { # SWPORT HOST
+		printf '[%s]\t"H-00020000000000%s0"[1](20000000000%s1) \t\t# "h%s HCA-1" lid %s 4xQDR\n' \
+			"$1" "$2" "$2" "$2" "$2"
+	}
+	swport() { # PORT PEERDIGIT PEERNAME PEERPORT PEERLID
+		printf '[%s]\t"S-00010000000000%s0"[%s]\t\t# "chain-%s" lid %s 4xQDR\n' "$1" "$2" "$4" "$3" "$5"
+	}
+	{
+		echo "# three switches in a chain, two hosts each"
+		sw a A 20; hostport 1 1; hostport 2 2; swport 8 b B 8 21; echo
+		sw b B 21; hostport 1 3; hostport 2 4; swport 7 c C 7 22; swport 8 a A 8 20; echo
+		sw c C 22; hostport 1 5; hostport 2 6; swport 7 b B 7 21; echo
+		for h in 1 2 3 4 5 6; do
+			s=$(( (h - 1) / 2 ))
+			sd=$(printf 'abc' | cut -c$((s + 1)))
+			sn=$(echo "$sd" | tr a-c A-C)
+			printf 'caguid=0x20000000000%s0\nCa\t1 "H-00020000000000%s0"\t\t# "h%s HCA-1"\n' "$h" "$h" "$h"
+			printf '[1](20000000000%s1) \t"S-00010000000000%s0"[%s]\t\t# lid %s lmc 0 "chain-%s" lid %s 4xQDR\n\n' \
+				"$h" "$sd" "$(( (h - 1) % 2 + 1 ))" "$h" "$sn" "$((20 + s))"
+		done
+	} >"$1"
+}
+
+ucx_export_dir() {
+	{
+		echo "# test export (no OpenSM): topology and LFTs as routed here"
+		echo "engine test"
+		echo "routing 1"
+		echo "endpoints $2"
+		echo "switches $3"
+		echo "lmc 0"
+		echo "topology ibflow-topology.ibnd"
+		echo "lfts ibflow-lfts.dump"
+	} >"$1/ibflow-export.txt"
+}
