@@ -12,10 +12,18 @@
 #              scattered half of its hosts (8)
 #         df   Dragonfly dragonfly:2,1,1 (3 groups of 2 routers, 6 hosts),
 #              min-hop
+#         t1   the Swiss-T1 of the liquid scheduling paper (ibflow gen
+#              swisst1: 8 switches in a K-ring, 32 nodes of 2 processors)
+#              with its static routes (route --engine swisst1); one
+#              process on the first (transmitting) processor of each
+#              allocated node: A2A_BENCH_ALLOC nodes per switch t1-sw1 ..
+#              t1-sw8 (default "1 1 1 1 2 2 0 0": 8 nodes, liquid bound
+#              1.57x round robin's)
 # RATE   tc rate of every link (default 20mbit); SIZES block bytes
 #        (default "65536 262144"); ITERS timed iterations (default 3, one
 #        warm-up); RUNS (default 3).
-# Algorithms: liquid and pairwise (libibflow_mpi preloaded,
+# Algorithms: liquid, liquidbar (liquid with a barrier per frame,
+# UCX_IBFLOW_ALLTOALL_SYNC=barrier) and pairwise (libibflow_mpi preloaded,
 # UCX_IBFLOW_ALLTOALL), Open MPI's own (tuned's default decision and each
 # forced coll_tuned_alltoall_algorithm 1..4), all over UCX's TCP transport
 # on the fabric (pml ucx; UCX_RNDV_THRESH=inf unless set).
@@ -29,7 +37,7 @@
 # A2A_BENCH_X (e.g. UCX_IBFLOW_ALLTOALL_SYNC=barrier for libibflow_mpi).
 set -uo pipefail
 
-FAB=${1:?usage: $0 ft|df [RATE] [SIZES] [ITERS] [RUNS]}
+FAB=${1:?usage: $0 ft|df|t1 [RATE] [SIZES] [ITERS] [RUNS]}
 RATE=${2:-20mbit}
 SIZES=${3:-65536 262144}
 ITERS=${4:-3}
@@ -38,7 +46,7 @@ REPO=$(cd "$(dirname "$0")/../.." && pwd)
 B=${BUILD_DIR:-$REPO/build}
 I=$B/common/ibflow
 NF=$REPO/scripts/netns-fabric
-NAME=a2ab$FAB                      # namespaces a2abft-* / a2abdf-*
+NAME=a2ab$FAB                      # namespaces a2abft-* / a2abdf-* / a2abt1-*
 STATE=${NETNS_FABRIC_STATE:-/run/ibflow-netns}
 OUT=${A2A_BENCH_OUT:-$(mktemp -d /tmp/a2abench.XXXXXX)}
 BENCH=$B/ucx_component/ibflow-a2a-bench
@@ -65,8 +73,22 @@ df)
 		-o "$F/ibflow-lfts.dump" >/dev/null || exit 1
 	HOSTS="h0000 h0001 h0002 h0003 h0004 h0005"
 	NE=6 NS=6 ;;
+t1)
+	"$I" gen swisst1 -o "$F/ibflow-topology.ibnd" || exit 1
+	"$I" route --topo "$F/ibflow-topology.ibnd" --engine swisst1 \
+		-o "$F/ibflow-lfts.dump" >/dev/null || exit 1
+	# node q of switch r: processors 8r + 2q (sends, here the rank's
+	# host) and 8r + 2q + 1 (receives in the paper, idle here)
+	HOSTS=$(echo ${A2A_BENCH_ALLOC:-1 1 1 1 2 2 0 0} | awk '{
+		if (NF != 8) exit 1
+		for (r = 0; r < 8; r++)
+			for (q = 0; q < $(r + 1) && q < 4; q++)
+				printf "h%04d ", 8 * r + 2 * q }')
+	[ -n "$HOSTS" ] || { echo "$0: A2A_BENCH_ALLOC: 8 counts 0..4" >&2; exit 2; }
+	HOSTS=${HOSTS% }
+	NE=64 NS=8 ;;
 *)
-	echo "$0: FABRIC must be ft or df" >&2
+	echo "$0: FABRIC must be ft, df or t1" >&2
 	exit 2 ;;
 esac
 {
@@ -152,6 +174,7 @@ HL=$(echo "$HOSTS" | tr ' ' ',')
 bench() {
 	local alg=$1 run=$2
 	shift 2
+	echo "$alg $run $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/load.txt"
 	timeout 900 mpirun --allow-run-as-root --oversubscribe -np "$N" \
 		-H "$HL" --mca plm_rsh_agent "$STATE/$NAME/rsh" \
 		--mca oob_tcp_if_include "$MNET" --mca pml ucx \
@@ -173,12 +196,15 @@ IBF=(-x LD_PRELOAD="$MPILIB" -x UCX_IBFLOW_FABRIC="$F"
 export UCX_RNDV_THRESH=${UCX_RNDV_THRESH:-inf}
 # A2A_BENCH_X="VAR=VALUE ...": more settings for the liquid/pairwise runs
 for v in ${A2A_BENCH_X:-}; do IBF+=(-x "$v"); done
-ALGS=${A2A_BENCH_ALGS:-liquid pairwise ompi ompi1 ompi2 ompi3 ompi4}
+ALGS=${A2A_BENCH_ALGS:-liquid liquidbar pairwise ompi ompi1 ompi2 ompi3 ompi4}
 for run in $(seq 1 "$RUNS"); do
 	for alg in $ALGS; do
 		case $alg in
 		liquid|pairwise)
 			bench $alg "$run" "${IBF[@]}" -x UCX_IBFLOW_ALLTOALL=$alg ;;
+		liquidbar)
+			bench $alg "$run" "${IBF[@]}" -x UCX_IBFLOW_ALLTOALL=liquid \
+				-x UCX_IBFLOW_ALLTOALL_SYNC=barrier ;;
 		ompi)
 			bench $alg "$run" ;;
 		ompi*)
@@ -193,6 +219,8 @@ FLOW=$(cat "$OUT/flow.txt" 2>/dev/null)
 # the table: median over runs of each size's max-over-ranks time
 echo "# fabric $FAB ($N hosts: $HOSTS), links $RATE, UCX_RNDV_THRESH=${UCX_RNDV_THRESH:-inf}, slow start after idle ${A2A_BENCH_IDLE:-1}, $ITERS iterations (+1 warm-up), median of the runs present (of $RUNS)"
 echo "# one TCP flow along a path: $FLOW MB/s (link rate $RATE)"
+[ -s "$OUT/load.txt" ] && awk '{ if (!n++ || $3 < lo) lo = $3; if ($3 > hi) hi = $3 }
+	END { printf "# load average (1 min) at the start of the runs: %.2f .. %.2f\n", lo, hi }' "$OUT/load.txt"
 echo "# liquid duration $DUR block-times, round robin $RR frames (ibflow liquid); bound = N(N-1) blocks in $DUR block-times"
 echo "# block_bytes algorithm median_max_us aggregate_MB_s percent_of_bound"
 for b in $SIZES; do
