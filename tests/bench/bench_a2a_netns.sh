@@ -100,6 +100,7 @@ esac
 HOSTS=${A2A_BENCH_HOSTS:-$HOSTS}   # a subset, for diagnosis
 N=$(echo "$HOSTS" | wc -w)
 [ "$TABLE_ONLY" = 1 ] || for h in $HOSTS; do echo "\"$h HCA-1\""; done >"$OUT/hosts.txt"
+[ "$TABLE_ONLY" = 1 ] ||
 "$I" liquid --topo "$F/ibflow-topology.ibnd" --lfts "$F/ibflow-lfts.dump" \
 	--alltoall "$OUT/hosts.txt" --time-limit 10 >"$OUT/liquid.txt.new" 2>&1 &&
 	mv "$OUT/liquid.txt.new" "$OUT/liquid.txt"
