@@ -100,13 +100,14 @@ esac
 HOSTS=${A2A_BENCH_HOSTS:-$HOSTS}   # a subset, for diagnosis
 N=$(echo "$HOSTS" | wc -w)
 [ "$TABLE_ONLY" = 1 ] || for h in $HOSTS; do echo "\"$h HCA-1\""; done >"$OUT/hosts.txt"
-[ "$TABLE_ONLY" = 1 ] ||
+[ "$TABLE_ONLY" = 1 ] || {
 "$I" liquid --topo "$F/ibflow-topology.ibnd" --lfts "$F/ibflow-lfts.dump" \
 	--alltoall "$OUT/hosts.txt" --time-limit 10 >"$OUT/liquid.txt.new" 2>&1 &&
-	mv "$OUT/liquid.txt.new" "$OUT/liquid.txt"
+	mv "$OUT/liquid.txt.new" "$OUT/liquid.txt"; }
 DUR=$(awk '$1 == "duration" { print $2 }' "$OUT/liquid.txt")
 RR=$(awk '$1 == "round" && $2 == "robin" && $4 == "frames" { print $3 }' "$OUT/liquid.txt")
 
+ALGS=${A2A_BENCH_ALGS:-liquid liquidbar pairwise ompi ompi1 ompi2 ompi3 ompi4}
 if [ "$TABLE_ONLY" != 1 ]; then
 down() { "$NF" --name "$NAME" down >/dev/null 2>&1; }
 trap down EXIT
@@ -197,7 +198,6 @@ IBF=(-x LD_PRELOAD="$MPILIB" -x UCX_IBFLOW_FABRIC="$F"
 export UCX_RNDV_THRESH=${UCX_RNDV_THRESH:-inf}
 # A2A_BENCH_X="VAR=VALUE ...": more settings for the liquid/pairwise runs
 for v in ${A2A_BENCH_X:-}; do IBF+=(-x "$v"); done
-ALGS=${A2A_BENCH_ALGS:-liquid liquidbar pairwise ompi ompi1 ompi2 ompi3 ompi4}
 for run in $(seq 1 "$RUNS"); do
 	for alg in $ALGS; do
 		case $alg in
