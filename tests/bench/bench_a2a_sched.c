@@ -152,9 +152,10 @@ static void report(const char *fab, uint32_t n, const char *what,
 		same &= m->hash[q] == m->hash[0];
 	qsort(m->cpu, runs, sizeof(double), cmp_d);
 	qsort(m->wall, runs, sizeof(double), cmp_d);
-	printf("%-27s n %5u  %-9s cpu %8.4f s  wall %8.4f s  frames %6u "
+	printf("%-27s n %5u  %-9s cpu %10.3f ms  wall %10.3f ms  frames %6u "
 	       "bound %6u rr %6u %-10s %-22s work %12llu  %s  bcast %llu B\n",
-	       fab, n, what, m->cpu[runs / 2], m->wall[runs / 2], m->nframes,
+	       fab, n, what, 1e3 * m->cpu[runs / 2], 1e3 * m->wall[runs / 2],
+	       m->nframes,
 	       m->duration, m->rr, m->liquid ? "liquid" : "not-liquid",
 	       m->method, (unsigned long long)m->work,
 	       runs < 2 ? "same ?" : same ? "same yes" : "same NO",

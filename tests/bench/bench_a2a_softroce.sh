@@ -95,7 +95,7 @@ EOF
 	BENCH=$B/ucx_component/ibflow-a2a-bench
 	IBF=(-x LD_PRELOAD="$B/ucx_component/.libs/libibflow_mpi.so"
 	     -x UCX_IBFLOW_FABRIC="$F" -x UCX_IBFLOW_ADDRMAP="$MAP"
-	     -x UCX_IBFLOW_TLS=self,rc_verbs,ud_verbs -x UCX_IBFLOW_TIMEOUT=300s
+	     -x UCX_IBFLOW_TLS=self,rc_verbs,ud_verbs -x UCX_IBFLOW_TIMEOUT=30s
 	     -x UCX_IBFLOW_ALLTOALL_THRESH=0 -x IBFLOW_MPI_STATS=1)
 	bench() {
 		local alg=$1 run=$2
