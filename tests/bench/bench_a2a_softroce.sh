@@ -87,7 +87,9 @@ if [ "${1:-}" = --guest ]; then
 #!/bin/bash
 h=\$(echo $HOSTS | cut -d' ' -f\$((OMPI_COMM_WORLD_RANK + 1)))
 d=\$(awk -v h="\$h" '\$1 == h { print \$10 }' $MAP)
-export UCX_NET_DEVICES=\$d:1 UCX_IBFLOW_NET_DEVICES=\$d:1
+export UCX_NET_DEVICES=\$d:1
+# ibflow's own context (UCX warns about an unused variable without it)
+case \${LD_PRELOAD:-} in *ibflow*) export UCX_IBFLOW_NET_DEVICES=\$d:1 ;; esac
 exec "\$@"
 EOF
 	chmod +x "$OUT/rank.sh"

@@ -497,6 +497,15 @@ ibf_ucx_status_t ibf_ucx_finalize(ibf_ucx_t *u, ibf_ucx_err_t *err)
 		if (UCS_PTR_IS_PTR(f))
 			ucp_request_free(f);
 	}
+	/* And every process says it has flushed before any closes: over
+	 * rc_verbs a flush completes only when the peer's QP answers, so a
+	 * process that closed and left early made the others' flushes wait
+	 * the whole timeout (seen with rxe in the soft-RoCE VM).  The OOB
+	 * progresses this worker while it waits. */
+	if (st == IBF_UCX_OK && (all = malloc(u->size)) != NULL) {
+		st = ibf_ucxi_oob_allgather(u, &x, all, 1, err);
+		free(all);
+	}
 	r = calloc(u->size + 1, sizeof(*r));
 	for (i = 0; i < u->size; i++) {
 		if (!u->eps[i])
