@@ -20,7 +20,11 @@
 # UCX_TLS=self,rc_verbs,ud_verbs.  Defaults: 20mbit links, blocks 65536
 # and 262144 bytes, 3 timed iterations (+1 warm-up), 3 runs, tbf queues of
 # 1000 ms (RoCE expects a lossless fabric; netns-fabric's 100 ms queues
-# drop bursts and rxe then waits for its retransmission timer), VM timeout
+# drop bursts and rxe then waits for its retransmission timer; with deep
+# queues the RC ACK timeout goes up from UCX's 1 s to 10 s, else Open
+# MPI's linear algorithm, all transfers at once, queues packets longer
+# than the timeout: retries exhausted, "Work Request Flushed Error",
+# abort), VM timeout
 # 3000 s.  The table (bench_a2a_netns.sh's: median of the runs, the liquid
 # bound of the routed paths) goes to stdout; raw files to DIR (default a
 # temporary directory, printed).  Under TCG (no KVM) the emulation's CPU
@@ -107,6 +111,7 @@ EOF
 			--mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any \
 			--mca btl self --mca osc ucx --mca mpi_yield_when_idle 1 \
 			-x UCX_TLS=self,rc_verbs,ud_verbs -x UCX_UD_ETH_DGID_CHECK=n \
+			-x UCX_RC_VERBS_TIMEOUT=10s \
 			-x LD_LIBRARY_PATH "$@" "$OUT/rank.sh" \
 			"$BENCH" --min "${SIZES%% *}" --max "${SIZES##* }" \
 			--iters "$ITERS" --warmup 1 >"$OUT/$alg.$run.out" \
