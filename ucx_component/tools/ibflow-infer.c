@@ -476,7 +476,8 @@ static int cmp_double(const void *x, const void *y)
 }
 
 /* The map: counts, the rounds with their rates, the accuracy. */
-static void bw_summary(const ibf_ucx_bw_result_t *r, FILE *fp)
+static void bw_summary(const ibf_ucx_bw_result_t *r, const char *tree,
+		       FILE *fp)
 {
 	const ibf_infer_bwmap_t *m = &r->map;
 	const ibf_infer_tree_t *t = &r->tree;
@@ -486,7 +487,7 @@ static void bw_summary(const ibf_ucx_bw_result_t *r, FILE *fp)
 
 	fprintf(fp, "bandwidth map along the %s tree: hosts %u, switches %u; "
 		"%u stages, %u rounds, %u measurements of %llu pairs\n",
-		ibf_ucx_bw_tree_str(r->source), t->nhosts,
+		tree ? tree : ibf_ucx_bw_tree_str(r->source), t->nhosts,
 		t->nnodes - t->nhosts, m->height, m->nrounds, m->nmeas,
 		(unsigned long long)all);
 	for (i = 0; i < m->nrounds; i++) {
@@ -512,13 +513,14 @@ static void bw_summary(const ibf_ucx_bw_result_t *r, FILE *fp)
 	free(q);
 }
 
-static int bw_report(const args_t *a, const ibf_ucx_bw_result_t *r)
+static int bw_report(const args_t *a, const ibf_ucx_bw_result_t *r,
+		     const char *tree)
 {
 	out_t o = { .bw = r };
 	int rc = 0;
 
 	if (!a->quiet)
-		bw_summary(r, stdout);
+		bw_summary(r, tree, stdout);
 	fflush(stdout);
 	o.kind = OUT_BW;
 	rc = write_file(a->bw, &o);
@@ -529,10 +531,10 @@ static int bw_report(const args_t *a, const ibf_ucx_bw_result_t *r)
 	return rc;
 }
 
-/* The bandwidth map (collective): along the tree given, or the
- * context's. */
+/* The bandwidth map (collective): along the tree given (whose origin
+ * `what` names), or the context's. */
 static int bandwidth(const args_t *a, ibf_ucx_t *u,
-		     const ibf_infer_tree_t *tree)
+		     const ibf_infer_tree_t *tree, const char *what)
 {
 	ibf_ucx_bw_result_t r;
 	ibf_ucx_bw_opts_t bo;
@@ -549,7 +551,7 @@ static int bandwidth(const args_t *a, ibf_ucx_t *u,
 	bo.tree = tree;
 	if (ibf_ucx_infer_bw(u, &bo, &r, &e) != IBF_UCX_OK)
 		return fail(ibf_ucx_rank(u), &e);
-	rc = ibf_ucx_rank(u) == 0 ? bw_report(a, &r) : 0;
+	rc = ibf_ucx_rank(u) == 0 ? bw_report(a, &r, what) : 0;
 	ibf_ucx_bw_result_free(&r);
 	return rc;
 }
@@ -609,7 +611,7 @@ static int run(const args_t *a, const ibf_ucx_config_t *cfg)
 		ibf_ucx_infer_opts_init(u, &io);
 	/* --bw with an export: the fabric's tree, no RTTs */
 	if (a->bw && !a->bw_infer && !done && ibf_ucx_topology_aware(u)) {
-		rc = bandwidth(a, u, NULL);
+		rc = bandwidth(a, u, NULL, NULL);
 	} else if (!done && ibf_ucx_infer(u, &io, &res, &e) != IBF_UCX_OK) {
 		rc = fail(bp.rank, &e);
 	} else {
@@ -618,7 +620,8 @@ static int run(const args_t *a, const ibf_ucx_config_t *cfg)
 		/* every rank: rank 0's files do not stop the others */
 		if (a->bw) {
 			int rc2 = bandwidth(a, u, done ? &done->r.tree :
-					    &res.r.tree);
+					    &res.r.tree, done ?
+					    "inferred at init" : "inferred");
 
 			rc = rc ? rc : rc2;
 		}
