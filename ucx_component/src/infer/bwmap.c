@@ -430,12 +430,7 @@ static ibf_ucx_status_t drive(ibf_ucx_t *u, const ibf_ucx_bw_opts_t *o,
 		if (st != IBF_UCX_OK)
 			ibf_ucx_err_prefix(err, "bandwidth alone: ");
 	}
-	if (st == IBF_UCX_OK)
-		st = ibf_ucxi_cmdr_done(&d.cmdr, err);
-	else
-		ibf_ucxi_cmdr_done(&d.cmdr, NULL);
-	ibf_ucxi_cmdr_free(&d.cmdr);
-	return st;
+	return ibf_ucxi_cmdr_finish(&d.cmdr, st, err);
 }
 
 /* ---- the other ranks ----------------------------------------------------------- */
@@ -506,9 +501,8 @@ static ibf_ucx_status_t serve(ibf_ucx_t *u, ibf_ucx_err_t *err)
 /* ---- the map on the wire ------------------------------------------------------- */
 
 typedef struct map_head {
-	int32_t status;
+	ibf_ucxi_verdict_t v;
 	uint32_t root, height, nrounds, nmeas, nedges;
-	char msg[IBF_UCX_ERR_MSG_MAX];
 } map_head_t;
 
 static size_t map_len(uint32_t nrounds, uint32_t nmeas, uint32_t nedges)
@@ -550,8 +544,7 @@ static void *map_pack(const ibf_ucx_bw_result_t *r, ibf_ucx_status_t st,
 	uint8_t *b;
 
 	memset(&h, 0, sizeof(h));
-	h.status = st;
-	snprintf(h.msg, sizeof(h.msg), "%s", msg ? msg : "");
+	ibf_ucxi_verdict_put(&h.v, st, msg);
 	if (ok) {
 		h.root = m->root;
 		h.height = m->height;
@@ -573,15 +566,13 @@ static ibf_ucx_status_t map_unpack(const uint8_t *b, size_t len,
 				   ibf_ucx_bw_result_t *r, ibf_ucx_err_t *err)
 {
 	ibf_infer_bwmap_t *m = &r->map;
+	ibf_ucx_status_t st = ibf_ucxi_verdict_get(b, len, sizeof(map_head_t),
+						   "bandwidth map", err);
 	map_head_t h;
 
-	if (len < sizeof(h))
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "bandwidth map: "
-				       "short message from rank 0");
+	if (st != IBF_UCX_OK)
+		return st;
 	memcpy(&h, b, sizeof(h));
-	h.msg[sizeof(h.msg) - 1] = '\0';
-	if (h.status != IBF_UCX_OK)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "%s", h.msg);
 	if (h.nedges != r->tree.nedges ||
 	    len != map_len(h.nrounds, h.nmeas, h.nedges))
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "bandwidth map: "

@@ -111,10 +111,11 @@ ibf_ucx_status_t ibf_ucxi_cmdr_keepalive(ibf_ucxi_cmdr_t *c,
 	return IBF_UCX_OK;
 }
 
-ibf_ucx_status_t ibf_ucxi_cmdr_done(ibf_ucxi_cmdr_t *c, ibf_ucx_err_t *err)
+ibf_ucx_status_t ibf_ucxi_cmdr_finish(ibf_ucxi_cmdr_t *c,
+				      ibf_ucx_status_t st, ibf_ucx_err_t *err)
 {
 	ibf_ucxi_cmd_t done = { .op = IBF_UCXI_CMD_DONE };
-	ibf_ucx_status_t st = IBF_UCX_OK, st2;
+	ibf_ucx_status_t st2;
 	uint32_t i;
 
 	for (i = 1; i < c->u->size; i++) {
@@ -124,6 +125,7 @@ ibf_ucx_status_t ibf_ucxi_cmdr_done(ibf_ucxi_cmdr_t *c, ibf_ucx_err_t *err)
 		if (st2 != IBF_UCX_OK && st == IBF_UCX_OK)
 			st = ibf_ucx_err_set(err, st2, "%s", e.msg);
 	}
+	ibf_ucxi_cmdr_free(c);
 	return st;
 }
 
@@ -274,9 +276,8 @@ static ibf_ucx_status_t serve(ibf_ucx_t *u, const ibf_ucx_probe_opts_t *po,
 /* ---- the tree on the wire -------------------------------------------------- */
 
 typedef struct blob_head {
-	int32_t status;
+	ibf_ucxi_verdict_t v;
 	uint32_t nhosts, nnodes, nedges;
-	char msg[IBF_UCX_ERR_MSG_MAX];
 } blob_head_t;
 
 static void *pack(const ibf_infer_tree_t *t, ibf_ucx_status_t st,
@@ -287,8 +288,7 @@ static void *pack(const ibf_infer_tree_t *t, ibf_ucx_status_t st,
 	uint8_t *b;
 
 	memset(&h, 0, sizeof(h));
-	h.status = st;
-	snprintf(h.msg, sizeof(h.msg), "%s", msg ? msg : "");
+	ibf_ucxi_verdict_put(&h.v, st, msg);
 	if (st == IBF_UCX_OK) {
 		h.nhosts = t->nhosts;
 		h.nnodes = t->nnodes;
@@ -312,16 +312,14 @@ static void *pack(const ibf_infer_tree_t *t, ibf_ucx_status_t st,
 static ibf_ucx_status_t unpack(const uint8_t *b, size_t len,
 			       ibf_infer_tree_t *t, ibf_ucx_err_t *err)
 {
+	ibf_ucx_status_t st = ibf_ucxi_verdict_get(b, len, sizeof(blob_head_t),
+						   "inference: tree", err);
 	blob_head_t h;
 	size_t ne;
 
-	if (len < sizeof(h))
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "inference: "
-				       "short tree message from rank 0");
+	if (st != IBF_UCX_OK)
+		return st;
 	memcpy(&h, b, sizeof(h));
-	h.msg[sizeof(h.msg) - 1] = '\0';
-	if (h.status != IBF_UCX_OK)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "%s", h.msg);
 	ne = h.nedges;
 	if (len != sizeof(h) + ne * (2 * sizeof(uint32_t) + sizeof(double)))
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "inference: "
@@ -361,6 +359,31 @@ void ibf_ucx_infer_result_free(ibf_ucx_infer_result_t *r)
 	ibf_infer_result_free(&r->r);
 	ibf_ucxi_names_free(r->names, r->nhosts);
 	memset(r, 0, sizeof(*r));
+}
+
+void ibf_ucxi_verdict_put(ibf_ucxi_verdict_t *v, ibf_ucx_status_t st,
+			  const char *msg)
+{
+	v->status = st;
+	snprintf(v->msg, sizeof(v->msg), "%s", msg ? msg : "");
+}
+
+ibf_ucx_status_t ibf_ucxi_verdict_get(const void *b, size_t len, size_t head,
+				      const char *what, ibf_ucx_err_t *err)
+{
+	ibf_ucxi_verdict_t v;
+
+	if (len < sizeof(v))
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "%s: short "
+				       "message from rank 0", what);
+	memcpy(&v, b, sizeof(v));
+	v.msg[sizeof(v.msg) - 1] = '\0';
+	if (v.status != IBF_UCX_OK)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "%s", v.msg);
+	if (len < head)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "%s: short "
+				       "message from rank 0", what);
+	return IBF_UCX_OK;
 }
 
 ibf_ucx_status_t ibf_ucxi_host_names(ibf_ucx_t *u, char ***names,
@@ -429,12 +452,7 @@ static ibf_ucx_status_t drive(ibf_ucx_t *u, const ibf_ucx_infer_opts_t *o,
 	}
 	out->exchanges = d.exchanges;
 	/* Everyone must leave its loop, also after a failure. */
-	if (st == IBF_UCX_OK)
-		st = ibf_ucxi_cmdr_done(&d.cmdr, err);
-	else
-		ibf_ucxi_cmdr_done(&d.cmdr, NULL);
-	ibf_ucxi_cmdr_free(&d.cmdr);
-	return st;
+	return ibf_ucxi_cmdr_finish(&d.cmdr, st, err);
 }
 
 ibf_ucx_status_t ibf_ucx_infer(ibf_ucx_t *u, const ibf_ucx_infer_opts_t *o,

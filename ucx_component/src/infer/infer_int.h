@@ -58,14 +58,32 @@ ibf_ucx_status_t ibf_ucxi_cmdr_send(ibf_ucxi_cmdr_t *c, uint32_t to,
 /* No-ops to the ranks idle for a quarter of the timeout. */
 ibf_ucx_status_t ibf_ucxi_cmdr_keepalive(ibf_ucxi_cmdr_t *c,
 					 ibf_ucx_err_t *err);
-/* DONE to every other rank (all are tried; the first failure kept). */
-ibf_ucx_status_t ibf_ucxi_cmdr_done(ibf_ucxi_cmdr_t *c, ibf_ucx_err_t *err);
+/* The end, after a run of status st: DONE to every other rank (all are
+ * tried, also after a failure), then free.  Returns st, or when st is OK
+ * the first failure to send. */
+ibf_ucx_status_t ibf_ucxi_cmdr_finish(ibf_ucxi_cmdr_t *c,
+				      ibf_ucx_status_t st, ibf_ucx_err_t *err);
 /* Without a driver (rank 0 could not even start): DONE to everyone. */
 void ibf_ucxi_cmd_release(ibf_ucx_t *u);
 
 /* The other ranks: the next command other than a no-op. */
 ibf_ucx_status_t ibf_ucxi_cmd_next(ibf_ucx_t *u, ibf_ucxi_cmd_t *c,
 				   ibf_ucx_err_t *err);
+
+/* What rank 0 broadcasts at the end starts with its verdict: the status
+ * and message every rank returns. */
+typedef struct ibf_ucxi_verdict {
+	int32_t status;
+	char msg[IBF_UCX_ERR_MSG_MAX];
+} ibf_ucxi_verdict_t;
+
+void ibf_ucxi_verdict_put(ibf_ucxi_verdict_t *v, ibf_ucx_status_t st,
+			  const char *msg);
+/* From a received blob of len bytes that must hold at least head bytes
+ * (the verdict first): rank 0's failure as IBF_UCX_ERR_PEER, a short
+ * blob as malformed (`what` names it). */
+ibf_ucx_status_t ibf_ucxi_verdict_get(const void *b, size_t len, size_t head,
+				      const char *what, ibf_ucx_err_t *err);
 
 /* Every rank: the job's host names (ibf_ucx_host_name), malloc'd. */
 ibf_ucx_status_t ibf_ucxi_host_names(ibf_ucx_t *u, char ***names,
