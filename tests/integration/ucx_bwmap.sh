@@ -18,15 +18,17 @@
 # rates meet the paper's assumptions (under every switch, each child's
 # best bandwidth up to the switch is the same), for which the map is exact
 # whatever the root and the pairing.  Checked:
-#  - every pair's prediction, computed here from the document's edges
-#    (path in the tree they form, least bandwidth), is within 0.85-1.02 of
-#    the configured bottleneck of the pair's route (links walked through
-#    the LFTs by lib.sh's tracer, rates from this script's table): TCP
-#    over tbf carries ~95% of the rate;
+#  (tests/bwmap_judge.py, which uses no ibflow code)
+#  - every pair's prediction, computed from the document's edges (path in
+#    the tree they form, least bandwidth), is within 0.75-1.05 of the
+#    configured bottleneck of the pair's route (links walked through the
+#    LFTs by lib.sh's tracer, rates from this script's table): TCP over
+#    tbf carries ~95% of the rate, a wrong edge would be off by 2x or
+#    more, and the margin is for a loaded machine's late wake-ups;
 #  - the tool's own predictions (--bw-pairs) equal those;
 #  - no two measurements of a round share a link of the true fabric (the
 #    same routes), and some round runs several at once;
-#  - the pairs measured alone agree with the predictions (0.8-1.25);
+#  - the pairs measured alone agree with the predictions (0.7-1.4);
 #  - a stream slower than the bytes allow within UCX_IBFLOW_TIMEOUT fails
 #    with a message saying so.
 set -uo pipefail
@@ -161,91 +163,9 @@ fi
 t1=$(date +%s.%N)
 t_trace_paths "$F/ibflow-topology.ibnd" "$F/ibflow-lfts.dump" outs >"$W/paths"
 t_canon_topo "$F/ibflow-topology.ibnd" >"$W/canon"
-if got=$(python3 - "$W/canon" "$W/paths" "$W/rates" "$W/m.json" "$W/m.pairs" \
-	"$W/m.out.0" 2>&1 <<'PY'
-import json, re, shlex, sys
-canon, paths, rates, doc, pairs, out = sys.argv[1:7]
-desc, peer = {}, {}
-for line in open(canon):
-    f = line.split()
-    if f[0] == "N":
-        desc[f[2]] = " ".join(f[4:]).strip('"').split()[0]
-    elif f[0] == "L":
-        peer[f[1]] = f[2]; peer[f[2]] = f[1]
-name = lambda gp: desc[gp.split(":")[0]]
-# the configured rate of a link: the least of its two ends' entries
-rate = {}
-for line in open(rates):
-    l, r = line.split()
-    rate[l if ":" in l else l + ":1"] = float(r)
-def link_rate(p):
-    q = peer[p]
-    return min(rate.get("%s:%s" % (name(x), x.split(":")[1]), float("inf")) for x in (p, q))
-# routes: host -> host as the links (egress ports) they cross, undirected
-route = {}
-for line in open(paths):
-    src, dlid, dst, res, lids, outs = line.split()
-    assert res == "ok", line
-    hops = [src] + ([] if outs == "-" else outs.split(","))
-    route[(name(src), name(dst))] = [frozenset((p, peer[p])) for p in hops]
-hosts = sorted({a for a, _ in route})
-truth = {k: min(link_rate(min(l)) for l in v) for k, v in route.items()}
-# the document: the tree of its edges, the prediction = least bandwidth
-d = json.load(open(doc))
-adj = {}
-for e in d["edges"]:
-    a, b = e["a"].split()[0], e["b"].split()[0]
-    adj.setdefault(a, []).append((b, e["bw"])); adj.setdefault(b, []).append((a, e["bw"]))
-def predict(a, b):
-    st, seen = [(a, float("inf"))], {a}
-    while st:
-        v, lo = st.pop()
-        if v == b:
-            return lo
-        for u, bw in adj[v]:
-            if u not in seen:
-                seen.add(u); st.append((u, lo if bw is None else min(lo, bw)))
-bad, ratios = [], []
-for i, a in enumerate(hosts):
-    for b in hosts[i + 1:]:
-        p = predict(a, b)
-        t = truth[(a, b)]
-        assert truth[(b, a)] == t
-        ratios.append(p / t)
-        if not 0.85 <= p / t <= 1.02:
-            bad.append("%s-%s predicted %.2f, bottleneck %g" % (a, b, p, t))
-assert not bad, bad
-# the tool's predictions and alone measurements
-alone = []
-for line in open(pairs):
-    if line.startswith("#"):
-        continue
-    a, b, p, m = shlex.split(line)
-    a, b = a.split()[0], b.split()[0]
-    assert abs(float(p) - predict(a, b)) <= 1e-3 * float(p), line
-    if m != "-":
-        alone.append(float(p) / float(m))
-assert len(alone) == 4 and all(0.8 <= x <= 1.25 for x in alone), alone
-# rounds: no two measurements share a link of the fabric
-conc = 0
-for r in d["rounds"]:
-    used = {}
-    ps = [(p["a"].split()[0], p["b"].split()[0]) for p in r["pairs"]]
-    conc = max(conc, len(ps))
-    for a, b in ps:
-        for l in route[(a, b)]:
-            assert l not in used, ("shared link", sorted(l), used[l], (a, b))
-            used[l] = (a, b)
-assert conc >= 2, "no round measures several pairs"
-m = re.search(r"(\d+) rounds, (\d+) measurements of (\d+) pairs", open(out).read())
-assert m and int(m.group(2)) == d["measurements"] < int(m.group(3)) == len(ratios), m
-print("%s rounds, %s measurements (up to %d at once) for %s pairs; predicted / configured "
-      "bottleneck %.3f-%.3f over all %d pairs (rates %s Mbit/s); alone %s"
-      % (m.group(1), m.group(2), conc, m.group(3), min(ratios), max(ratios), len(ratios),
-         "/".join("%g" % x for x in sorted(set(truth.values()))),
-         " ".join("%.3f" % x for x in sorted(alone))))
-PY
-); then
+if got=$(python3 "$T_REPO/tests/bwmap_judge.py" "$W/canon" "$W/paths" "$W/rates" \
+	"$W/m.json" "$W/m.pairs" "$W/m.out.0" --range 0.75 1.05 --alone 4 \
+	--alone-range 0.7 1.4 2>&1) && grep -q "up to [2-9][0-9]* at once" <<<"$got"; then
 	t_pass "bandwidth map on netns-fabric, known tree, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s: $got"
 else
 	t_fail "bandwidth map on netns-fabric" "$(echo "$got" | tail -3)"
