@@ -12,8 +12,9 @@
  *  2. when all are ready, GO to every sender, back to back: the streams
  *     start together;
  *  3. the sender sends `bytes` as messages of `chunk` bytes; the receiver
- *     notes when the first and the last message completed and reports
- *     (bytes after the first) / (that time), the sender its status.
+ *     notes when each message completed and reports the bytes over the
+ *     time between the first and the last (timed()), the sender its
+ *     status.
  * Rank 0 takes part like any rank when its host is in a pair.  Messages
  * of a measurement carry its sequence number, so a late message of a
  * failed one never matches another.  The other ranks serve PREP and GO
@@ -40,7 +41,7 @@ typedef struct bw_msg {
 	int32_t status;
 	uint32_t seq;
 	double mbps;           /* receiver's REPORT */
-	double seconds;        /* first to last message */
+	double seconds;        /* the span timed */
 	char msg[256];
 } bw_msg_t;
 
@@ -51,6 +52,7 @@ typedef struct xfer {
 	size_t bytes, chunk;
 	uint8_t *buf;
 	ibf_ucxi_req_t *req;
+	double *t;             /* receiver: when each message completed */
 } xfer_t;
 
 static ucp_tag_t hello_tag(uint32_t seq, uint32_t src)
@@ -77,6 +79,7 @@ static void xfer_free(ibf_ucx_t *u, xfer_t *x)
 		drop(u, x->req, x->nchunks);
 	free(x->req);
 	free(x->buf);
+	free(x->t);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -108,7 +111,8 @@ static ibf_ucx_status_t xfer_prep(ibf_ucx_t *u, xfer_t *x, bool sender,
 	x->nchunks = (uint32_t)((bytes + chunk - 1) / chunk);
 	x->buf = calloc(1, sender ? chunk : bytes);
 	x->req = calloc(x->nchunks, sizeof(*x->req));
-	if (!x->buf || !x->req)
+	x->t = calloc(x->nchunks, sizeof(*x->t));
+	if (!x->buf || !x->req || !x->t)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory "
 				       "(%zu bytes)", bytes);
 	if (sender) {
@@ -132,12 +136,55 @@ static ibf_ucx_status_t xfer_prep(ibf_ucx_t *u, xfer_t *x, bool sender,
 	return st;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The rate (Mbit/s) and the span timed, from the completion times t[]
+ * of the messages.  A receiver that gets the CPU late (a loaded
+ * machine) finds several messages complete at once: at the start that
+ * would shorten the time (the messages of the pile arrived before it
+ * looked), at the end lengthen it.  So the span starts at the last
+ * message of a pile at the start and ends before a pile at the end (a
+ * pile: gaps below a quarter of the median gap); piles in between do
+ * not matter.  Too few messages left: first to last. */
+static double timed(const xfer_t *x, double *span)
+{
+	uint32_t n = x->nchunks, s = 0, e = n - 1, i;
+	double *g = malloc(n * sizeof(*g)), eps = 0;
+	size_t bytes = 0;
+
+	if (g && n > 2) {
+		for (i = 1; i < n; i++)
+			g[i - 1] = x->t[i] - x->t[i - 1];
+		qsort(g, n - 1, sizeof(*g), cmp_double);
+		eps = g[(n - 1) / 2] / 4;
+		while (s + 1 < n && x->t[s + 1] - x->t[s] < eps)
+			s++;
+		while (e > s && x->t[e] - x->t[e - 1] < eps)
+			e--;
+		if (e < n - 1)
+			e--;   /* the pile's first message came late too */
+	}
+	free(g);
+	if (e < s + 2 || e >= n) {
+		s = 0;
+		e = n - 1;
+	}
+	for (i = s + 1; i <= e; i++)
+		bytes += chunk_len(x, i);
+	*span = x->t[e] - x->t[s];
+	return *span > 0 ? (double)bytes * 8 / *span / 1e6 : 0;
+}
+
 /* Steps 2-3 for one side: rep gets the status and, at the receiver, the
  * rate. */
 static void xfer_run(ibf_ucx_t *u, xfer_t *x, bw_msg_t *rep)
 {
-	double t0 = ibf_ucxi_now(), deadline = t0 + u->timeout, first = 0;
-	double t = t0;
+	double t0 = ibf_ucxi_now(), deadline = t0 + u->timeout;
 	ibf_ucx_status_t st = IBF_UCX_OK;
 	ibf_ucx_err_t e;
 	uint32_t i;
@@ -162,9 +209,7 @@ static void xfer_run(ibf_ucx_t *u, xfer_t *x, bw_msg_t *rep)
 		 * receives in the order posted. */
 		for (i = 0; i < x->nchunks && st == IBF_UCX_OK; i++) {
 			st = ibf_ucxi_wait(u, &x->req[i], 1, deadline, 0, &e);
-			t = ibf_ucxi_now();
-			if (i == 0)
-				first = t;
+			x->t[i] = ibf_ucxi_now();
 		}
 		if (st != IBF_UCX_OK) {
 			drop(u, x->req + i, x->nchunks - i);
@@ -179,15 +224,11 @@ static void xfer_run(ibf_ucx_t *u, xfer_t *x, bw_msg_t *rep)
 						IBF_UCX_VAR_PREFIX,
 						(double)x->bytes * 8 /
 						u->timeout / 1e6);
-		} else if (t - first <= 0) {
+		} else if ((rep->mbps = timed(x, &rep->seconds)) <= 0) {
 			st = ibf_ucx_err_set(&e, IBF_UCX_ERR_INVALID, "the "
 					     "stream from rank %u arrived at "
 					     "once: too short to time; measure "
 					     "more bytes", x->peer);
-		} else {
-			rep->seconds = t - first;
-			rep->mbps = (double)(x->bytes - chunk_len(x, 0)) * 8 /
-				    rep->seconds / 1e6;
 		}
 	}
 	/* every request is released */
