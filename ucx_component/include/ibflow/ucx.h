@@ -472,7 +472,7 @@ typedef struct ibf_ucx_bw_result {
  * reports.  Then the optional pairs alone.  The map is broadcast; the
  * predictions are computed at every rank.  Every wait is bounded by
  * UCX_IBFLOW_TIMEOUT (a stream slower than bytes / timeout fails with a
- * message saying so); any failure fails every rank with rank 0's
+ * message saying so; a rank waits three for its next command); any failure fails every rank with rank 0's
  * message.  For UCX's TCP transport use UCX_RNDV_THRESH=inf (docs/ucx.md). */
 ibf_ucx_status_t ibf_ucx_infer_bw(ibf_ucx_t *u, const ibf_ucx_bw_opts_t *o,
 				  ibf_ucx_bw_result_t *out,

@@ -497,7 +497,8 @@ static ibf_ucx_status_t serve(ibf_ucx_t *u, ibf_ucx_err_t *err)
 
 	memset(&x, 0, sizeof(x));
 	for (;;) {
-		st = ibf_ucxi_cmd_next(u, &c, err);
+		/* a round of others may stream for a whole timeout */
+		st = ibf_ucxi_cmd_next(u, &c, 3, err);
 		if (st != IBF_UCX_OK || c.op == IBF_UCXI_CMD_DONE)
 			break;
 		if (c.op == IBF_UCXI_CMD_BW_PREP) {

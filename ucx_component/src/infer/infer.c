@@ -140,13 +140,17 @@ void ibf_ucxi_cmd_release(ibf_ucx_t *u)
 }
 
 ibf_ucx_status_t ibf_ucxi_cmd_next(ibf_ucx_t *u, ibf_ucxi_cmd_t *c,
-				   ibf_ucx_err_t *err)
+				   unsigned timeouts, ibf_ucx_err_t *err)
 {
 	ibf_ucx_status_t st;
+	ibf_ucxi_req_t r;
 
 	do {
-		st = ibf_ucxi_recv(u, 0, ibf_ucxi_itag(IBF_UCXI_ISEQ_CMD, 0),
-				   c, sizeof(*c), err);
+		st = ibf_ucxi_irecv(u, 0, ibf_ucxi_itag(IBF_UCXI_ISEQ_CMD, 0),
+				    c, sizeof(*c), &r, err);
+		if (st == IBF_UCX_OK)
+			st = ibf_ucxi_wait(u, &r, 1, ibf_ucxi_now() +
+					   timeouts * u->timeout, 0, err);
 		if (st != IBF_UCX_OK) {
 			ibf_ucx_err_prefix(err, "rank %u waiting for rank 0's "
 					   "next measurement: ", u->rank);
@@ -251,7 +255,7 @@ static ibf_ucx_status_t serve(ibf_ucx_t *u, const ibf_ucx_probe_opts_t *po,
 	ibf_ucxi_cmd_t c;
 
 	for (;;) {
-		st = ibf_ucxi_cmd_next(u, &c, err);
+		st = ibf_ucxi_cmd_next(u, &c, 1, err);
 		if (st != IBF_UCX_OK)
 			return st;
 		if (c.op == IBF_UCXI_CMD_DONE)

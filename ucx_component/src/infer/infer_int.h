@@ -66,9 +66,10 @@ ibf_ucx_status_t ibf_ucxi_cmdr_finish(ibf_ucxi_cmdr_t *c,
 /* Without a driver (rank 0 could not even start): DONE to everyone. */
 void ibf_ucxi_cmd_release(ibf_ucx_t *u);
 
-/* The other ranks: the next command other than a no-op. */
+/* The other ranks: the next command other than a no-op, each waited for
+ * at most `timeouts` times UCX_IBFLOW_TIMEOUT. */
 ibf_ucx_status_t ibf_ucxi_cmd_next(ibf_ucx_t *u, ibf_ucxi_cmd_t *c,
-				   ibf_ucx_err_t *err);
+				   unsigned timeouts, ibf_ucx_err_t *err);
 
 /* What rank 0 broadcasts at the end starts with its verdict: the status
  * and message every rank returns. */
