@@ -485,7 +485,7 @@ static void bw_summary(const ibf_ucx_bw_result_t *r, const char *tree,
 	uint32_t i, k, cnt = 0;
 	double *q = malloc((all ? all : 1) * sizeof(*q));
 
-	fprintf(fp, "bandwidth map along the %s tree: hosts %u, switches %u; "
+	fprintf(fp, "bandwidth map (tree: %s): hosts %u, switches %u; "
 		"%u stages, %u rounds, %u measurements of %llu pairs\n",
 		tree ? tree : ibf_ucx_bw_tree_str(r->source), t->nhosts,
 		t->nnodes - t->nhosts, m->height, m->nrounds, m->nmeas,
