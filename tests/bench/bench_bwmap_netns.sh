@@ -28,14 +28,14 @@ FABRICS=${3:-a b}
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 B=${BUILD_DIR:-$REPO/build}
 INFER=$B/ucx_component/ibflow-infer
-NF=$REPO/scripts/netns-fabric
 NAME=bwb
-STATE=${NETNS_FABRIC_STATE:-/run/ibflow-netns}
 OUT=${BWMAP_BENCH_OUT:-$(mktemp -d /tmp/bwmapbench.XXXXXX)}
 T_NAME=bench_bwmap
 T_BUILD_DIR=$B
 # shellcheck source=../lib.sh
 . "$REPO/tests/lib.sh"
+# shellcheck source=../netns_lib.sh
+. "$REPO/tests/netns_lib.sh"
 export IBFLOW=$t_ibflow
 export LD_LIBRARY_PATH=$B/ucx_component/.libs:$B/common/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
@@ -53,26 +53,14 @@ rates_b() {
 	printf '%s\n' "s1-0:5 20" "s1-2:5 10"
 }
 
-# run FABRIC-DIR TAG: ibflow-infer on every host (rank = map order)
+# run FABRIC-DIR TAG: ibflow-infer on every host
 run() {
-	local f=$1 tag=$2 boot r=0 h p pids=() rc=0 n
-	n=$(grep -vc '^#' "$STATE/$NAME/hosts")
-	boot=$(awk '!/^#/ { print $9; exit }' "$STATE/$NAME/hosts"):$((20000 + RANDOM % 20000))
-	for h in $(awk '!/^#/ { print $1 }' "$STATE/$NAME/hosts"); do
-		"$NF" --name "$NAME" exec "$h" env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" \
-			UCX_IBFLOW_TLS=tcp UCX_IBFLOW_NET_DEVICES=fab1 UCX_IBFLOW_TIMEOUT=60s \
-			UCX_RNDV_THRESH=inf UCX_IBFLOW_FABRIC="$f" \
-			UCX_IBFLOW_ADDRMAP="$STATE/$NAME/hosts" \
-			IBFLOW_BOOT_ADDR="$boot" IBFLOW_BOOT_RANK=$r IBFLOW_BOOT_SIZE="$n" \
-			timeout 900 "$INFER" --bw "$OUT/$tag.json" --bw-pairs "$OUT/$tag.pairs" \
-			--bw-alone all --bw-bytes "$BYTES" >"$OUT/$tag.out.$r" 2>"$OUT/$tag.err.$r" &
-		pids+=($!)
-		r=$((r + 1))
-	done
-	for p in "${pids[@]}"; do
-		wait "$p" || rc=1
-	done
-	return $rc
+	netns_spawn "$NAME" "$OUT/$2" env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" \
+		UCX_IBFLOW_TLS=tcp UCX_IBFLOW_NET_DEVICES=fab1 UCX_IBFLOW_TIMEOUT=60s \
+		UCX_RNDV_THRESH=inf UCX_IBFLOW_FABRIC="$1" \
+		UCX_IBFLOW_ADDRMAP="$STATE/$NAME/hosts" timeout 900 "$INFER" \
+		--bw "$OUT/$2.json" --bw-pairs "$OUT/$2.pairs" --bw-alone all \
+		--bw-bytes "$BYTES"
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }

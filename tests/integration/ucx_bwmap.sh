@@ -34,13 +34,13 @@
 set -uo pipefail
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+# shellcheck source=../netns_lib.sh
+. "$T_REPO/tests/netns_lib.sh"
 
 W=$T_TMP
 B=$T_BUILD_DIR
 INFER=$B/ucx_component/ibflow-infer
-NF=$T_REPO/scripts/netns-fabric
 NAME=ibfbw
-STATE=${NETNS_FABRIC_STATE:-/run/ibflow-netns}
 export LD_LIBRARY_PATH=$B/ucx_component/.libs:$B/common/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 if [ ! -x "$INFER" ]; then
@@ -131,27 +131,14 @@ if ! t_expect_exit 0 "$NF" --name "$NAME" up --topo "$F/ibflow-topology.ibnd" \
 	t_fail "netns-fabric up $NAME" "$(t_errhead)"
 	t_done
 fi
-n=$(grep -vc '^#' "$STATE/$NAME/hosts")
-
-# fab_run TAG TIMEOUT [ARGS]: ibflow-infer on every host (rank = map order)
+# fab_run TAG TIMEOUT [ARGS]: ibflow-infer on every host
 fab_run() {
-	local tag=$1 tmo=$2 boot r=0 h p pids=() rc=0
+	local tag=$1 tmo=$2
 	shift 2
-	boot=$(awk '!/^#/ { print $9; exit }' "$STATE/$NAME/hosts"):$((20000 + RANDOM % 20000))
-	for h in $(awk '!/^#/ { print $1 }' "$STATE/$NAME/hosts"); do
-		"$NF" --name "$NAME" exec "$h" env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" \
-			UCX_IBFLOW_TLS=tcp UCX_IBFLOW_NET_DEVICES=fab1 UCX_IBFLOW_TIMEOUT="$tmo" \
-			UCX_RNDV_THRESH=inf UCX_IBFLOW_FABRIC="$F" \
-			UCX_IBFLOW_ADDRMAP="$STATE/$NAME/hosts" \
-			IBFLOW_BOOT_ADDR="$boot" IBFLOW_BOOT_RANK=$r IBFLOW_BOOT_SIZE="$n" \
-			timeout 120 "$INFER" "$@" >"$W/$tag.out.$r" 2>"$W/$tag.err.$r" &
-		pids+=($!)
-		r=$((r + 1))
-	done
-	for p in "${pids[@]}"; do
-		wait "$p" || rc=1
-	done
-	return $rc
+	netns_spawn "$NAME" "$W/$tag" env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" \
+		UCX_IBFLOW_TLS=tcp UCX_IBFLOW_NET_DEVICES=fab1 UCX_IBFLOW_TIMEOUT="$tmo" \
+		UCX_RNDV_THRESH=inf UCX_IBFLOW_FABRIC="$F" \
+		UCX_IBFLOW_ADDRMAP="$STATE/$NAME/hosts" timeout 120 "$INFER" "$@"
 }
 
 t0=$(date +%s.%N)
