@@ -14,6 +14,12 @@
 #                             pair probed on the wire (tests/netns_probe.py)
 #                             against t_trace_paths; TTL hops against
 #                             `ibflow paths` (unless nopaths)
+#   netns_spawn NAME PREFIX CMD...
+#                             CMD on every host of fabric NAME (netns-fabric
+#                             exec), rank = host map order, met through
+#                             IBFLOW_BOOT_* at the first host's management
+#                             address (--mgmt); PREFIX.out.R / .err.R; false
+#                             if any failed
 # Sourcing sets NF (scripts/netns-fabric), PROBE (tests/netns_probe.py),
 # STATE (state root), PY (python3) and IBF (the ibflow binary, also
 # exported as IBFLOW for netns-fabric); callers set D (scratch dir) and
@@ -198,3 +204,21 @@ check_fabric() { # LABEL NAME TOPO LFTS
 	judge_paths "$label" "$topo" "$lfts" "$net"
 }
 
+# One process per host of a fabric, the tools' own bootstrap.
+netns_spawn() { # NAME PREFIX CMD...
+	local name=$1 prefix=$2 boot r=0 h p pids=() rc=0 n
+	shift 2
+	n=$(grep -vc '^#' "$STATE/$name/hosts")
+	boot=$(awk '!/^#/ { print $9; exit }' "$STATE/$name/hosts"):$((20000 + RANDOM % 20000))
+	for h in $(awk '!/^#/ { print $1 }' "$STATE/$name/hosts"); do
+		"$NF" --name "$name" exec "$h" env IBFLOW_BOOT_ADDR="$boot" \
+			IBFLOW_BOOT_RANK=$r IBFLOW_BOOT_SIZE="$n" "$@" \
+			>"$prefix.out.$r" 2>"$prefix.err.$r" &
+		pids+=($!)
+		r=$((r + 1))
+	done
+	for p in "${pids[@]}"; do
+		wait "$p" || rc=1
+	done
+	return $rc
+}

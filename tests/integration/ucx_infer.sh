@@ -32,6 +32,8 @@ set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 # shellcheck source=../ucx_lib.sh
 . "$T_REPO/tests/ucx_lib.sh"
+# shellcheck source=../netns_lib.sh
+. "$T_REPO/tests/netns_lib.sh"
 
 W=$T_TMP
 B=$T_BUILD_DIR
@@ -273,21 +275,12 @@ switch_rx() {
 n=$(grep -vc '^#' "$STATE/$CHAIN/hosts")
 # chain_run TAG [ARGS]: ibflow-infer, one process per host via exec
 chain_run() {
-	local tag=$1 boot r=0 h p pids=() rc=0
+	local tag=$1 rc=0
 	shift
-	boot=$(awk '!/^#/ { print $9; exit }' "$STATE/$CHAIN/hosts"):$((20000 + RANDOM % 20000))
-	for h in $(awk '!/^#/ { print $1 }' "$STATE/$CHAIN/hosts"); do
-		"$NF" --name "$CHAIN" exec "$h" env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" \
-			UCX_IBFLOW_TLS=tcp UCX_IBFLOW_NET_DEVICES=fab1 UCX_IBFLOW_TIMEOUT=60s \
-			IBFLOW_BOOT_ADDR="$boot" IBFLOW_BOOT_RANK=$r IBFLOW_BOOT_SIZE="$n" \
-			timeout 300 "$INFER" -o "$W/$tag.topo" --trace "$W/$tag.trace" "$@" \
-			>"$W/$tag.out.$r" 2>"$W/$tag.err.$r" &
-		pids+=($!)
-		r=$((r + 1))
-	done
-	for p in "${pids[@]}"; do
-		wait "$p" || rc=1
-	done
+	netns_spawn "$CHAIN" "$W/$tag" env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" \
+		UCX_IBFLOW_TLS=tcp UCX_IBFLOW_NET_DEVICES=fab1 UCX_IBFLOW_TIMEOUT=60s \
+		timeout 300 "$INFER" -o "$W/$tag.topo" --trace "$W/$tag.trace" "$@" ||
+		rc=1
 	t_canon_topo "$W/$tag.topo" >"$W/$tag.canon" 2>/dev/null
 	return $rc
 }

@@ -31,6 +31,10 @@ static const char *const PROG = "ibflow-infer";
 typedef struct args {
 	ibf_ucx_boot_params_t boot;
 	const char *topo, *trace, *dot, *json;
+	const char *bw, *bw_pairs;   /* bandwidth map outputs */
+	size_t bw_bytes, bw_chunk;   /* 0: the library's defaults */
+	uint32_t bw_alone;
+	bool bw_infer;
 	double tol;            /* µs; < 0: UCX_IBFLOW_INFER_TOL */
 	unsigned lookahead;
 	uint64_t seed;
@@ -70,6 +74,20 @@ static void usage(FILE *fp)
 "                     UCX_IBFLOW_INFER_TOL)\n"
 "  --lookahead N      close-host search budget (default 8, 0 off, all)\n"
 "  --seed N           the search's random first choice (default 1)\n"
+"  --bw FILE          also measure a bandwidth map along the tree (the\n"
+"                     paper's section 6.1: rounds of concurrent streams\n"
+"                     that share no edge) and write it (ibflow infer\n"
+"                     --bw-plan's document, Mbit/s); with\n"
+"                     UCX_IBFLOW_FABRIC=DIR along the fabric's tree, no\n"
+"                     RTT inference\n"
+"  --bw-bytes N       bytes per measurement (K, M suffixes; default 2M)\n"
+"  --bw-chunk N       sent as messages of N bytes (default 64K)\n"
+"  --bw-alone N|all   then measure N random pairs (or all) one at a time\n"
+"                     and print predicted/measured ratios\n"
+"  --bw-pairs FILE    every pair: \"A B PREDICTED ALONE\" (Mbit/s; ALONE\n"
+"                     - when not measured)\n"
+"  --bw-infer         infer the tree from RTTs also when the fabric is\n"
+"                     known\n"
 "  --quiet            no text report\n"
 "  --np N             start N local processes (one machine; for tests)\n"
 "  --boot HOST:PORT   where rank 0 listens (IBFLOW_BOOT_ADDR)\n"
@@ -109,6 +127,28 @@ static bool parse_u32(const char *s, uint32_t *v)
 	return true;
 }
 
+/* N, NK or NM (KiB, MiB) */
+static bool parse_size(const char *s, size_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	if (!s[0] || s[0] == '-')
+		return false;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	if (*end == 'K' || *end == 'k')
+		x <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		x <<= 20, end++;
+	if (*end || !x || x > (1ull << 34))
+		return false;
+	*v = (size_t)x;
+	return true;
+}
+
 static bool parse_us(const char *s, double *v)
 {
 	char *end;
@@ -130,6 +170,12 @@ static int parse_args(int argc, char **argv, args_t *a)
 		{ "lookahead", required_argument, NULL, 'L' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "bw", required_argument, NULL, 'B' },
+		{ "bw-bytes", required_argument, NULL, 'Y' },
+		{ "bw-chunk", required_argument, NULL, 'C' },
+		{ "bw-alone", required_argument, NULL, 'A' },
+		{ "bw-pairs", required_argument, NULL, 'P' },
+		{ "bw-infer", no_argument, NULL, 'I' },
 		{ "np", required_argument, NULL, 'n' },
 		{ "boot", required_argument, NULL, 'b' },
 		{ "rank", required_argument, NULL, 'R' },
@@ -152,6 +198,28 @@ static int parse_args(int argc, char **argv, args_t *a)
 		case 'd': a->dot = optarg; break;
 		case 'j': a->json = optarg; break;
 		case 'q': a->quiet = true; break;
+		case 'B': a->bw = optarg; break;
+		case 'P': a->bw_pairs = optarg; break;
+		case 'I': a->bw_infer = true; break;
+		case 'Y':
+			if (!parse_size(optarg, &a->bw_bytes))
+				return usage_error("--bw-bytes: '%s' is not a "
+						   "size (N, NK, NM)", optarg);
+			break;
+		case 'C':
+			if (!parse_size(optarg, &a->bw_chunk))
+				return usage_error("--bw-chunk: '%s' is not a "
+						   "size (N, NK, NM)", optarg);
+			break;
+		case 'A':
+			if (!strcmp(optarg, "all"))
+				a->bw_alone = IBF_UCX_BW_ALONE_ALL;
+			else if (!parse_u32(optarg, &a->bw_alone) ||
+				 !a->bw_alone)
+				return usage_error("--bw-alone: '%s' is not a "
+						   "positive number or all",
+						   optarg);
+			break;
 		case 'T':
 			if (!parse_us(optarg, &a->tol))
 				return usage_error("--tol: '%s' is not a number "
@@ -205,11 +273,16 @@ static int parse_args(int argc, char **argv, args_t *a)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (have_rank != (a->boot.size != 0))
 		return usage_error("%s", "--rank and --size go together");
+	if (!a->bw && (a->bw_pairs || a->bw_bytes || a->bw_chunk ||
+		       a->bw_alone || a->bw_infer))
+		return usage_error("%s", "the --bw-* options go with --bw");
 	if (a->np && a->boot.size)
 		return usage_error("%s", "--np starts its own processes: no "
 				   "--rank/--size");
 	return 0;
 }
+
+static int fail(uint32_t rank, const ibf_ucx_err_t *e);
 
 /* ---- rank 0's report ----------------------------------------------------------- */
 
@@ -267,19 +340,51 @@ static void summary(const ibf_ucx_infer_result_t *res, double tol, FILE *fp)
 /* Writers behind write_file(). */
 typedef struct out {
 	const ibf_ucx_infer_result_t *res;
+	const ibf_ucx_bw_result_t *bw;
 	const ibf_fabric_t *fabric;
 	double tol;
 	int kind;
 } out_t;
 
-enum { OUT_TOPO, OUT_TRACE, OUT_DOT, OUT_JSON };
+enum { OUT_TOPO, OUT_TRACE, OUT_DOT, OUT_JSON, OUT_BW, OUT_BW_PAIRS };
+
+/* "A B PREDICTED ALONE" for every pair a < b, names quoted. */
+static ibf_status_t write_bw_pairs(const ibf_ucx_bw_result_t *r, FILE *fp,
+				   ibf_err_t *e)
+{
+	uint32_t n = r->nhosts, a, b;
+	int rc = fprintf(fp, "# A B PREDICTED ALONE (Mbit/s; - not "
+			 "measured)\n") < 0;
+
+	for (a = 0; a < n && !rc; a++)
+		for (b = a + 1; b < n && !rc; b++) {
+			double p = r->predicted[(size_t)a * n + b];
+			double m = r->alone ? r->alone[(size_t)a * n + b] :
+				   NAN;
+
+			rc = fprintf(fp, "\"%s\" \"%s\" %.3f", r->names[a],
+				     r->names[b], p) < 0;
+			rc |= (isnan(m) ? fprintf(fp, " -\n") :
+			       fprintf(fp, " %.3f\n", m)) < 0;
+		}
+	return rc ? ibf_err_set(e, IBF_ERR_IO, "cannot write the pairs") :
+		    IBF_OK;
+}
 
 static ibf_status_t write_one(const out_t *o, FILE *fp, ibf_err_t *e)
 {
-	const char *const *names = (const char *const *)o->res->names;
+	const char *const *names = o->res ?
+				   (const char *const *)o->res->names : NULL;
 	ibf_infer_report_t rep;
 
 	switch (o->kind) {
+	case OUT_BW:
+		return ibf_infer_bw_write_json(&o->bw->tree,
+					       (const char *const *)
+					       o->bw->names, &o->bw->map, fp,
+					       e);
+	case OUT_BW_PAIRS:
+		return write_bw_pairs(o->bw, fp, e);
 	case OUT_TOPO:
 		return ibf_topo_write(o->fabric, IBF_TOPO_IBNETDISCOVER, fp, e);
 	case OUT_TRACE:
@@ -363,6 +468,94 @@ static int report(const args_t *a, const ibf_ucx_infer_result_t *res,
 	return rc;
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The map: counts, the rounds with their rates, the accuracy. */
+static void bw_summary(const ibf_ucx_bw_result_t *r, const char *tree,
+		       FILE *fp)
+{
+	const ibf_infer_bwmap_t *m = &r->map;
+	const ibf_infer_tree_t *t = &r->tree;
+	uint64_t n = r->nhosts, all = n * (n - 1) / 2;
+	uint32_t i, k, cnt = 0;
+	double *q = malloc((all ? all : 1) * sizeof(*q));
+
+	fprintf(fp, "bandwidth map (tree: %s): hosts %u, switches %u; "
+		"%u stages, %u rounds, %u measurements of %llu pairs\n",
+		tree ? tree : ibf_ucx_bw_tree_str(r->source), t->nhosts,
+		t->nnodes - t->nhosts, m->height, m->nrounds, m->nmeas,
+		(unsigned long long)all);
+	for (i = 0; i < m->nrounds; i++) {
+		fprintf(fp, "round %u (stage %u):", i + 1, m->round_stage[i]);
+		for (k = m->round_start[i]; k < m->round_start[i + 1]; k++)
+			fprintf(fp, "%s %s -> %s %.2f", k > m->round_start[i] ?
+				"," : "", r->names[m->pairs[2 * k]],
+				r->names[m->pairs[2 * k + 1]], m->bw[k]);
+		fprintf(fp, " Mbit/s\n");
+	}
+	fprintf(fp, "time: tree %.3f s  map %.3f s\n", r->tree_s, r->map_s);
+	for (i = 0; r->alone && q && i < n * n; i++)
+		if (!isnan(r->alone[i]) && r->alone[i] > 0 &&
+		    !isnan(r->predicted[i]))
+			q[cnt++] = r->predicted[i] / r->alone[i];
+	if (r->alone && cnt) {
+		qsort(q, cnt, sizeof(*q), cmp_double);
+		fprintf(fp, "alone: %u pairs in %.3f s; predicted/measured min "
+			"%.3f median %.3f max %.3f\n", r->nalone, r->alone_s,
+			q[0], cnt % 2 ? q[cnt / 2] :
+			(q[cnt / 2 - 1] + q[cnt / 2]) / 2, q[cnt - 1]);
+	}
+	free(q);
+}
+
+static int bw_report(const args_t *a, const ibf_ucx_bw_result_t *r,
+		     const char *tree)
+{
+	out_t o = { .bw = r };
+	int rc = 0;
+
+	if (!a->quiet)
+		bw_summary(r, tree, stdout);
+	fflush(stdout);
+	o.kind = OUT_BW;
+	rc = write_file(a->bw, &o);
+	o.kind = OUT_BW_PAIRS;
+	if (!rc && a->bw_pairs)
+		rc = write_file(a->bw_pairs, &o);
+	fflush(stdout);
+	return rc;
+}
+
+/* The bandwidth map (collective): along the tree given (whose origin
+ * `what` names), or the context's. */
+static int bandwidth(const args_t *a, ibf_ucx_t *u,
+		     const ibf_infer_tree_t *tree, const char *what)
+{
+	ibf_ucx_bw_result_t r;
+	ibf_ucx_bw_opts_t bo;
+	ibf_ucx_err_t e;
+	int rc;
+
+	ibf_ucx_bw_opts_init(u, &bo);
+	if (a->bw_bytes)
+		bo.bytes = a->bw_bytes;
+	if (a->bw_chunk)
+		bo.chunk = a->bw_chunk;
+	bo.alone = a->bw_alone;
+	bo.seed = a->seed;
+	bo.tree = tree;
+	if (ibf_ucx_infer_bw(u, &bo, &r, &e) != IBF_UCX_OK)
+		return fail(ibf_ucx_rank(u), &e);
+	rc = ibf_ucx_rank(u) == 0 ? bw_report(a, &r, what) : 0;
+	ibf_ucx_bw_result_free(&r);
+	return rc;
+}
+
 /* ---- one process ---------------------------------------------------------------- */
 
 /* Rank 0 reports every error; the others only their own. */
@@ -416,10 +609,23 @@ static int run(const args_t *a, const ibf_ucx_config_t *cfg)
 	done = ibf_ucx_inferred(u);
 	if (done)
 		ibf_ucx_infer_opts_init(u, &io);
-	if (!done && ibf_ucx_infer(u, &io, &res, &e) != IBF_UCX_OK)
+	/* --bw with an export: the fabric's tree, no RTTs */
+	if (a->bw && !a->bw_infer && !done && ibf_ucx_topology_aware(u)) {
+		rc = bandwidth(a, u, NULL, NULL);
+	} else if (!done && ibf_ucx_infer(u, &io, &res, &e) != IBF_UCX_OK) {
 		rc = fail(bp.rank, &e);
-	else if (bp.rank == 0)
-		rc = report(a, done ? done : &res, io.tol_us);
+	} else {
+		if (bp.rank == 0)
+			rc = report(a, done ? done : &res, io.tol_us);
+		/* every rank: rank 0's files do not stop the others */
+		if (a->bw) {
+			int rc2 = bandwidth(a, u, done ? &done->r.tree :
+					    &res.r.tree, done ?
+					    "inferred at init" : "inferred");
+
+			rc = rc ? rc : rc2;
+		}
+	}
 	ibf_ucx_infer_result_free(&res);
 	if (ibf_ucx_finalize(u, &e) != IBF_UCX_OK && !rc)
 		rc = fail(bp.rank, &e);

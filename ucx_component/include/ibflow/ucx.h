@@ -400,6 +400,85 @@ void ibf_ucx_infer_result_free(ibf_ucx_infer_result_t *r);
  * paths); NULL otherwise. */
 const ibf_ucx_infer_result_t *ibf_ucx_inferred(const ibf_ucx_t *u);
 
+/* ---- bandwidth map (docs/ucx.md; the paper's section 6.1) --------------- */
+
+/* Where the tree measured along came from. */
+typedef enum ibf_ucx_bw_tree {
+	IBF_UCX_BW_TREE_FABRIC = 1,  /* UCX_IBFLOW_FABRIC=DIR: the hop metric
+					of the routes between the hosts */
+	IBF_UCX_BW_TREE_INIT,        /* UCX_IBFLOW_FABRIC=infer: the tree
+					ibf_ucx_init inferred */
+	IBF_UCX_BW_TREE_INFERRED,    /* inferred by this call */
+	IBF_UCX_BW_TREE_GIVEN,       /* the caller's (opts.tree) */
+} ibf_ucx_bw_tree_t;
+
+const char *ibf_ucx_bw_tree_str(ibf_ucx_bw_tree_t t);
+
+#define IBF_UCX_BW_ALONE_ALL UINT32_MAX
+
+typedef struct ibf_ucx_bw_opts {
+	size_t bytes;          /* one measurement: the first host streams this
+				  many bytes to the second (default 2 MiB) */
+	size_t chunk;          /* as messages of this size (default 64 KiB;
+				  bytes >= 2 chunks): the rate is timed at the
+				  receiver from the first message's arrival to
+				  the last's */
+	uint32_t alone;        /* afterwards, pairs measured one at a time
+				  (for the prediction's accuracy): 0 none,
+				  IBF_UCX_BW_ALONE_ALL every pair, else a
+				  random sample of this many */
+	uint64_t seed;         /* of the sample */
+	const ibf_infer_tree_t *tree; /* the tree to follow, the same on
+				  every rank, its hosts the context's (e.g.
+				  ibf_ucx_infer's); NULL: as below */
+	bool infer;            /* infer a tree even when the context has one
+				  (an export or FABRIC=infer) */
+	ibf_ucx_infer_opts_t infer_opts; /* for that inference */
+} ibf_ucx_bw_opts_t;
+
+/* Defaults (infer_opts: ibf_ucx_infer_opts_init). */
+void ibf_ucx_bw_opts_init(const ibf_ucx_t *u, ibf_ucx_bw_opts_t *o);
+
+typedef struct ibf_ucx_bw_result {
+	uint32_t nhosts;
+	char **names;          /* [nhosts] host names */
+	ibf_ucx_bw_tree_t source;
+	ibf_infer_tree_t tree; /* the tree the plan follows (its hosts are
+				  the context's hosts) */
+	ibf_infer_bwmap_t map; /* the plan, every round's bandwidths and
+				  the edges', in Mbit/s (every rank) */
+	double *predicted;     /* [nhosts^2] least edge bandwidth on the tree
+				  path, Mbit/s, NaN on the diagonal (every
+				  rank) */
+	double *alone;         /* [nhosts^2] rank 0: measured alone (a to b
+				  at [a * nhosts + b], a < b), NaN where not
+				  measured; NULL on other ranks */
+	uint32_t nalone;       /* pairs measured alone */
+	double tree_s;         /* getting the tree (an inference: its run) */
+	double map_s;          /* the plan's measurements, first command to
+				  the last report (rank 0) */
+	double alone_s;        /* the pairs alone (rank 0) */
+} ibf_ucx_bw_result_t;
+
+/* Collective.  A bandwidth map of the context's hosts: the tree is the
+ * export's (UCX_IBFLOW_FABRIC=DIR: the routes' hop metric as a tree,
+ * exact when the routes form one), the one ibf_ucx_init inferred
+ * (FABRIC=infer), or one inferred now (ibf_ucx_infer; also with
+ * o->infer), unless the caller gives one (o->tree).  Rank 0 runs libibflow's ibf_infer_bw_run over it, whose
+ * rounds of pairs (no two sharing an edge of the tree) are measured
+ * concurrently: rank 0 tells every pair's two leader ranks to get ready
+ * (they exchange a message, wiring up their endpoint), waits for all,
+ * then tells the senders to start; each receiver times its stream and
+ * reports.  Then the optional pairs alone.  The map is broadcast; the
+ * predictions are computed at every rank.  Every wait is bounded by
+ * UCX_IBFLOW_TIMEOUT (a stream slower than bytes / timeout fails with a
+ * message saying so; a rank waits three for its next command); any failure fails every rank with rank 0's
+ * message.  For UCX's TCP transport use UCX_RNDV_THRESH=inf (docs/ucx.md). */
+ibf_ucx_status_t ibf_ucx_infer_bw(ibf_ucx_t *u, const ibf_ucx_bw_opts_t *o,
+				  ibf_ucx_bw_result_t *out,
+				  ibf_ucx_err_t *err);
+void ibf_ucx_bw_result_free(ibf_ucx_bw_result_t *r);
+
 /* ---- built-in bootstrap for standalone tools ----------------------------- */
 
 /* A TCP rendezvous: rank 0 listens on addr ("HOST:PORT", IPv4 or a name),

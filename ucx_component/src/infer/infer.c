@@ -24,18 +24,13 @@
 #include <ibflow/route.h>
 
 #include "core/ucx_int.h"
+#include "infer/infer_int.h"
 #include "probe/probe_int.h"
-
-enum { CMD_PING = 1, CMD_PONG = 2, CMD_NOP = 3, CMD_DONE = 4 };
 
 /* Sequence numbers of the ping-pongs: the upper half of the 24-bit
  * field, apart from the collectives' (u->seq counts up from 1). */
 #define PP_SEQ_BASE 0x800000u
 #define PP_SEQ_MASK 0x7fffffu
-
-typedef struct cmd {
-	uint32_t op, peer, seq, pad;
-} cmd_t;
 
 typedef struct report {
 	int32_t status;
@@ -50,43 +45,118 @@ typedef struct driver {
 	const ibf_ucx_probe_opts_t *po;
 	uint32_t nmeas;
 	uint64_t exchanges;
-	double *last;          /* [size] when rank 0 last sent to it */
+	ibf_ucxi_cmdr_t cmdr;
 	ibf_ucx_err_t uerr;    /* the UCX failure that stopped the run */
 } driver_t;
 
-static ucp_tag_t cmd_tag(void)
-{
-	return ibf_ucxi_tag(IBF_UCXI_TAG_INFER, 0, 0);
-}
-
 static ucp_tag_t report_tag(uint32_t from)
 {
-	return ibf_ucxi_tag(IBF_UCXI_TAG_INFER, 1, from);
+	return ibf_ucxi_itag(IBF_UCXI_ISEQ_RTT_REPORT, from);
 }
 
 static ibf_ucx_status_t send_cmd(driver_t *d, uint32_t to, uint32_t op,
 				 uint32_t peer, uint32_t seq,
 				 ibf_ucx_err_t *err)
 {
-	cmd_t c = { .op = op, .peer = peer, .seq = seq };
+	ibf_ucxi_cmd_t c = { .op = op, .peer = peer, .seq = seq };
 
-	d->last[to] = ibf_ucxi_now();
-	return ibf_ucxi_send(d->u, to, cmd_tag(), &c, sizeof(c), err);
+	return ibf_ucxi_cmdr_send(&d->cmdr, to, &c, err);
 }
 
-/* Keep idle ranks' command waits alive. */
-static ibf_ucx_status_t keepalive(driver_t *d, ibf_ucx_err_t *err)
+/* ---- the command channel (infer_int.h) ------------------------------------ */
+
+ibf_ucx_status_t ibf_ucxi_cmdr_init(ibf_ucxi_cmdr_t *c, ibf_ucx_t *u,
+				    ibf_ucx_err_t *err)
 {
+	uint32_t i;
+
+	c->u = u;
+	c->last = calloc(u->size, sizeof(*c->last));
+	if (!c->last)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
+	for (i = 0; i < u->size; i++)
+		c->last[i] = ibf_ucxi_now();
+	return IBF_UCX_OK;
+}
+
+void ibf_ucxi_cmdr_free(ibf_ucxi_cmdr_t *c)
+{
+	free(c->last);
+	c->last = NULL;
+}
+
+ibf_ucx_status_t ibf_ucxi_cmdr_send(ibf_ucxi_cmdr_t *c, uint32_t to,
+				    const ibf_ucxi_cmd_t *cmd,
+				    ibf_ucx_err_t *err)
+{
+	c->last[to] = ibf_ucxi_now();
+	return ibf_ucxi_send(c->u, to, ibf_ucxi_itag(IBF_UCXI_ISEQ_CMD, 0),
+			     cmd, sizeof(*cmd), err);
+}
+
+ibf_ucx_status_t ibf_ucxi_cmdr_keepalive(ibf_ucxi_cmdr_t *c,
+					 ibf_ucx_err_t *err)
+{
+	ibf_ucxi_cmd_t nop = { .op = IBF_UCXI_CMD_NOP };
 	double now = ibf_ucxi_now();
 	uint32_t i;
 	ibf_ucx_status_t st;
 
-	for (i = 1; i < d->u->size; i++)
-		if (now - d->last[i] > d->u->timeout / 4) {
-			st = send_cmd(d, i, CMD_NOP, 0, 0, err);
+	for (i = 1; i < c->u->size; i++)
+		if (now - c->last[i] > c->u->timeout / 4) {
+			st = ibf_ucxi_cmdr_send(c, i, &nop, err);
 			if (st != IBF_UCX_OK)
 				return st;
 		}
+	return IBF_UCX_OK;
+}
+
+ibf_ucx_status_t ibf_ucxi_cmdr_finish(ibf_ucxi_cmdr_t *c,
+				      ibf_ucx_status_t st, ibf_ucx_err_t *err)
+{
+	ibf_ucxi_cmd_t done = { .op = IBF_UCXI_CMD_DONE };
+	ibf_ucx_status_t st2;
+	uint32_t i;
+
+	for (i = 1; i < c->u->size; i++) {
+		ibf_ucx_err_t e;
+
+		st2 = ibf_ucxi_cmdr_send(c, i, &done, &e);
+		if (st2 != IBF_UCX_OK && st == IBF_UCX_OK)
+			st = ibf_ucx_err_set(err, st2, "%s", e.msg);
+	}
+	ibf_ucxi_cmdr_free(c);
+	return st;
+}
+
+void ibf_ucxi_cmd_release(ibf_ucx_t *u)
+{
+	ibf_ucxi_cmd_t c = { .op = IBF_UCXI_CMD_DONE };
+	uint32_t i;
+
+	for (i = 1; i < u->size; i++)
+		ibf_ucxi_send(u, i, ibf_ucxi_itag(IBF_UCXI_ISEQ_CMD, 0), &c,
+			      sizeof(c), NULL);
+}
+
+ibf_ucx_status_t ibf_ucxi_cmd_next(ibf_ucx_t *u, ibf_ucxi_cmd_t *c,
+				   unsigned timeouts, ibf_ucx_err_t *err)
+{
+	ibf_ucx_status_t st;
+	ibf_ucxi_req_t r;
+
+	do {
+		st = ibf_ucxi_irecv(u, 0, ibf_ucxi_itag(IBF_UCXI_ISEQ_CMD, 0),
+				    c, sizeof(*c), &r, err);
+		if (st == IBF_UCX_OK)
+			st = ibf_ucxi_wait(u, &r, 1, ibf_ucxi_now() +
+					   timeouts * u->timeout, 0, err);
+		if (st != IBF_UCX_OK) {
+			ibf_ucx_err_prefix(err, "rank %u waiting for rank 0's "
+					   "next measurement: ", u->rank);
+			return st;
+		}
+	} while (c->op == IBF_UCXI_CMD_NOP);
 	return IBF_UCX_OK;
 }
 
@@ -144,13 +214,13 @@ static ibf_status_t measure(void *ctx, uint32_t a, uint32_t b, double *min,
 		ra = rb;
 		rb = t;
 	}
-	st = keepalive(d, e);
+	st = ibf_ucxi_cmdr_keepalive(&d->cmdr, e);
 	if (st == IBF_UCX_OK)
-		st = send_cmd(d, rb, CMD_PONG, ra, seq, e);
+		st = send_cmd(d, rb, IBF_UCXI_CMD_PONG, ra, seq, e);
 	if (st == IBF_UCX_OK && ra == 0) {
 		st = pinger(u, rb, seq, d->po, &rep, e);
 	} else if (st == IBF_UCX_OK) {
-		st = send_cmd(d, ra, CMD_PING, rb, seq, e);
+		st = send_cmd(d, ra, IBF_UCXI_CMD_PING, rb, seq, e);
 		if (st == IBF_UCX_OK)
 			st = ibf_ucxi_irecv(u, ra, report_tag(ra), &rep,
 					    sizeof(rep), &r, e);
@@ -182,22 +252,19 @@ static ibf_ucx_status_t serve(ibf_ucx_t *u, const ibf_ucx_probe_opts_t *po,
 	ibf_ucx_status_t st;
 	ibf_ucx_err_t e;
 	report_t rep;
-	cmd_t c;
+	ibf_ucxi_cmd_t c;
 
 	for (;;) {
-		st = ibf_ucxi_recv(u, 0, cmd_tag(), &c, sizeof(c), err);
-		if (st != IBF_UCX_OK) {
-			ibf_ucx_err_prefix(err, "rank %u waiting for rank 0's "
-					   "next measurement: ", u->rank);
+		st = ibf_ucxi_cmd_next(u, &c, 1, err);
+		if (st != IBF_UCX_OK)
 			return st;
-		}
-		if (c.op == CMD_DONE)
+		if (c.op == IBF_UCXI_CMD_DONE)
 			return IBF_UCX_OK;
 		if (c.peer >= u->size || c.peer == u->rank)
 			continue;
-		if (c.op == CMD_PONG) {
+		if (c.op == IBF_UCXI_CMD_PONG) {
 			ponger(u, c.peer, c.seq, po, &e);
-		} else if (c.op == CMD_PING) {
+		} else if (c.op == IBF_UCXI_CMD_PING) {
 			memset(&rep, 0, sizeof(rep));
 			ibf_ucx_err_clear(&e);
 			rep.status = pinger(u, c.peer, c.seq, po, &rep, &e);
@@ -213,9 +280,8 @@ static ibf_ucx_status_t serve(ibf_ucx_t *u, const ibf_ucx_probe_opts_t *po,
 /* ---- the tree on the wire -------------------------------------------------- */
 
 typedef struct blob_head {
-	int32_t status;
+	ibf_ucxi_verdict_t v;
 	uint32_t nhosts, nnodes, nedges;
-	char msg[IBF_UCX_ERR_MSG_MAX];
 } blob_head_t;
 
 static void *pack(const ibf_infer_tree_t *t, ibf_ucx_status_t st,
@@ -226,8 +292,7 @@ static void *pack(const ibf_infer_tree_t *t, ibf_ucx_status_t st,
 	uint8_t *b;
 
 	memset(&h, 0, sizeof(h));
-	h.status = st;
-	snprintf(h.msg, sizeof(h.msg), "%s", msg ? msg : "");
+	ibf_ucxi_verdict_put(&h.v, st, msg);
 	if (st == IBF_UCX_OK) {
 		h.nhosts = t->nhosts;
 		h.nnodes = t->nnodes;
@@ -251,16 +316,14 @@ static void *pack(const ibf_infer_tree_t *t, ibf_ucx_status_t st,
 static ibf_ucx_status_t unpack(const uint8_t *b, size_t len,
 			       ibf_infer_tree_t *t, ibf_ucx_err_t *err)
 {
+	ibf_ucx_status_t st = ibf_ucxi_verdict_get(b, len, sizeof(blob_head_t),
+						   "inference: tree", err);
 	blob_head_t h;
 	size_t ne;
 
-	if (len < sizeof(h))
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "inference: "
-				       "short tree message from rank 0");
+	if (st != IBF_UCX_OK)
+		return st;
 	memcpy(&h, b, sizeof(h));
-	h.msg[sizeof(h.msg) - 1] = '\0';
-	if (h.status != IBF_UCX_OK)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "%s", h.msg);
 	ne = h.nedges;
 	if (len != sizeof(h) + ne * (2 * sizeof(uint32_t) + sizeof(double)))
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "inference: "
@@ -295,45 +358,63 @@ void ibf_ucx_infer_opts_init(const ibf_ucx_t *u, ibf_ucx_infer_opts_t *o)
 
 void ibf_ucx_infer_result_free(ibf_ucx_infer_result_t *r)
 {
-	uint32_t i;
-
 	if (!r)
 		return;
 	ibf_infer_result_free(&r->r);
-	for (i = 0; r->names && i < r->nhosts; i++)
-		free(r->names[i]);
-	free(r->names);
+	ibf_ucxi_names_free(r->names, r->nhosts);
 	memset(r, 0, sizeof(*r));
 }
 
-static ibf_ucx_status_t host_names(ibf_ucx_t *u, ibf_ucx_infer_result_t *out,
-				   ibf_ucx_err_t *err)
+void ibf_ucxi_verdict_put(ibf_ucxi_verdict_t *v, ibf_ucx_status_t st,
+			  const char *msg)
+{
+	v->status = st;
+	snprintf(v->msg, sizeof(v->msg), "%s", msg ? msg : "");
+}
+
+ibf_ucx_status_t ibf_ucxi_verdict_get(const void *b, size_t len, size_t head,
+				      const char *what, ibf_ucx_err_t *err)
+{
+	ibf_ucxi_verdict_t v;
+
+	if (len < sizeof(v))
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "%s: short "
+				       "message from rank 0", what);
+	memcpy(&v, b, sizeof(v));
+	v.msg[sizeof(v.msg) - 1] = '\0';
+	if (v.status != IBF_UCX_OK)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "%s", v.msg);
+	if (len < head)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "%s: short "
+				       "message from rank 0", what);
+	return IBF_UCX_OK;
+}
+
+ibf_ucx_status_t ibf_ucxi_host_names(ibf_ucx_t *u, char ***names,
+				     ibf_ucx_err_t *err)
 {
 	char buf[256];
 	uint32_t h;
 
-	out->nhosts = u->nhosts;
-	out->names = calloc(u->nhosts, sizeof(*out->names));
-	if (!out->names)
+	*names = calloc(u->nhosts, sizeof(**names));
+	if (!*names)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
 	for (h = 0; h < u->nhosts; h++) {
-		out->names[h] = strdup(ibf_ucx_host_name(u, h, buf,
-							 sizeof(buf)));
-		if (!out->names[h])
+		(*names)[h] = strdup(ibf_ucx_host_name(u, h, buf, sizeof(buf)));
+		if (!(*names)[h])
 			return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
 					       "out of memory");
 	}
 	return IBF_UCX_OK;
 }
 
-/* Rank 0, when it cannot even start: let the others leave their loops. */
-static void release(ibf_ucx_t *u)
+void ibf_ucxi_names_free(char **names, uint32_t n)
 {
-	cmd_t c = { .op = CMD_DONE };
 	uint32_t i;
 
-	for (i = 1; i < u->size; i++)
-		ibf_ucxi_send(u, i, cmd_tag(), &c, sizeof(c), NULL);
+	for (i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
 }
 
 /* Rank 0: run the algorithm, then tell everyone DONE.  The status is
@@ -344,19 +425,18 @@ static ibf_ucx_status_t drive(ibf_ucx_t *u, const ibf_ucx_infer_opts_t *o,
 {
 	ibf_infer_oracle_t orc;
 	ibf_infer_opts_t io;
-	ibf_ucx_status_t st = IBF_UCX_OK, st2;
+	ibf_ucx_status_t st = IBF_UCX_OK;
 	ibf_err_t ie;
 	driver_t d;
-	uint32_t i;
 
 	memset(&d, 0, sizeof(d));
 	d.u = u;
 	d.po = &o->probe;
-	d.last = calloc(u->size, sizeof(*d.last));
-	if (!d.last)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
-	for (i = 0; i < u->size; i++)
-		d.last[i] = ibf_ucxi_now();
+	st = ibf_ucxi_cmdr_init(&d.cmdr, u, err);
+	if (st != IBF_UCX_OK) {
+		ibf_ucxi_cmd_release(u);
+		return st;
+	}
 	ibf_ucx_err_clear(&d.uerr);
 	memset(&io, 0, sizeof(io));
 	io.tol = o->tol_us;
@@ -376,15 +456,7 @@ static ibf_ucx_status_t drive(ibf_ucx_t *u, const ibf_ucx_infer_opts_t *o,
 	}
 	out->exchanges = d.exchanges;
 	/* Everyone must leave its loop, also after a failure. */
-	for (i = 1; i < u->size; i++) {
-		ibf_ucx_err_t e;
-
-		st2 = send_cmd(&d, i, CMD_DONE, 0, 0, &e);
-		if (st2 != IBF_UCX_OK && st == IBF_UCX_OK)
-			st = ibf_ucx_err_set(err, st2, "%s", e.msg);
-	}
-	free(d.last);
-	return st;
+	return ibf_ucxi_cmdr_finish(&d.cmdr, st, err);
 }
 
 ibf_ucx_status_t ibf_ucx_infer(ibf_ucx_t *u, const ibf_ucx_infer_opts_t *o,
@@ -404,7 +476,8 @@ ibf_ucx_status_t ibf_ucx_infer(ibf_ucx_t *u, const ibf_ucx_infer_opts_t *o,
 		ibf_ucx_infer_opts_init(u, &dflt);
 		o = &dflt;
 	}
-	local = host_names(u, out, &e);
+	out->nhosts = u->nhosts;
+	local = ibf_ucxi_host_names(u, &out->names, &e);
 	if (u->nhosts < 2 && local == IBF_UCX_OK)
 		local = ibf_ucx_err_set(&e, IBF_UCX_ERR_INVALID, "inference: "
 					"%u host%s; at least 2 are needed",
@@ -413,7 +486,7 @@ ibf_ucx_status_t ibf_ucx_infer(ibf_ucx_t *u, const ibf_ucx_infer_opts_t *o,
 		if (local == IBF_UCX_OK)
 			local = drive(u, o, out, &e);
 		else if (u->nhosts >= 2)
-			release(u);
+			ibf_ucxi_cmd_release(u);
 		blob = pack(&out->r.tree, local, e.msg, &len);
 		if (!blob)
 			local = ibf_ucx_err_set(&e, IBF_UCX_ERR_NOMEM,
