@@ -164,7 +164,7 @@ while [ $# -gt 0 ]; do
 done
 OUT=${OUT:-$(mktemp -d /work/a2a-softroce.XXXXXX 2>/dev/null || mktemp -d)}
 mkdir -p "$OUT"
-# KVM here hangs or aborts in the nested guest (scripts/softroce-vm)
+# KVM here hangs or aborts in the nested guest: skip softroce-vm's probe boot
 export SOFTROCE_VM_ACCEL=${SOFTROCE_VM_ACCEL:-tcg}
 mode=$("$REPO/scripts/softroce-vm" --check) || { echo "$mode" >&2; exit 1; }
 t0=$(date +%s)
