@@ -82,15 +82,15 @@ one_case() {
 	echo "netns-fabric up $((SECONDS - t0)) s" >"$d/times"
 	map=$STATE/$NAME/hosts
 	n=$(grep -vc '^#' "$map")
-	boot=$(awk '!/^#/ { print $9; exit }' "$map"):$((20000 + RANDOM % 20000))
-	# ranks on the hosts in a shuffled order (seeded)
+	# ranks on the hosts in a shuffled order (seeded); rank 0 listens
+	# on its host's management address
 	awk '!/^#/ { print $1 }' "$map" |
 		awk -v seed="$SEED" 'BEGIN { srand(seed) } { print rand(), $1 }' |
 		sort -n | awk '{ print $2 }' >"$d/ranks"
+	boot=$(awk -v h="$(head -1 "$d/ranks")" '$1 == h { print $9 }' "$map"):$((20000 + RANDOM % 20000))
 	t0=$SECONDS
 	r=0
 	while read -r h; do
-		# rank 0 listens first: the others' bootstrap retries anyway
 		"$NF" --name "$NAME" exec "$h" env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" \
 			UCX_IBFLOW_TLS=tcp UCX_IBFLOW_NET_DEVICES=fab1 \
 			UCX_IBFLOW_TIMEOUT=300s \
@@ -106,13 +106,19 @@ one_case() {
 	done
 	echo "ibflow-infer wall $((SECONDS - t0)) s" >>"$d/times"
 	la=$(cut -d' ' -f1-3 /proc/loadavg)
+	cp "$map" "$d/hosts"
 	"$NF" --name "$NAME" down >/dev/null 2>&1
 	if [ $rc -ne 0 ] || [ ! -s "$d/live.trace" ]; then
 		echo "| $spec | ibflow-infer failed: $(cat "$d"/err.* | head -c 200 | tr '\n' ' ') |"
 		return 1
 	fi
-	# The evaluator: hosts by their fabric names (rankR@hX -> hX).
-	sed 's/\brank[0-9]*@//g' "$d/live.trace" >"$d/named.trace"
+	# The evaluator: hosts by their NodeDescriptions in the truth
+	# (rankR@HOST -> "HOST HCA-1", from the host map).
+	awk 'NR == FNR { if (!/^#/) { h = $1; $1 = $2 = $3 = $4 = $5 = $6 = $7 = $8 = $9 = $10 = $11 = ""
+			 sub(/^ +/, ""); desc[h] = $0 }; next }
+	     /^#/ { print; next }
+	     { for (i = 1; i <= 2; i++) { split($i, a, "@"); $i = "\"" desc[a[2]] "\"" }; print }' \
+		"$d/hosts" "$d/live.trace" >"$d/named.trace"
 	if ! "$IBF" infer --rtt "$d/named.trace" --truth "$d/truth.topo" \
 		--tol "$TOL" --lookahead 8 --seed 1 -o "$d/replay.topo" \
 		--json "$d/eval.json" >"$d/eval.txt" 2>&1; then
@@ -127,7 +133,13 @@ d, spec, lv, delay, la = sys.argv[1:6]
 out = open(d + "/out.0").read()
 ev = json.load(open(d + "/eval.json"))
 acc = ev["accuracy"]
-live = re.sub(r"\brank[0-9]+@", "", open(d + "/live.topo").read())
+desc = {}
+for l in open(d + "/hosts"):
+    if not l.startswith("#"):
+        f = l.split()
+        desc[f[0]] = " ".join(f[11:])
+live = re.sub(r"\brank[0-9]+@([^ \"]+)", lambda m: desc[m.group(1)],
+              open(d + "/live.topo").read())
 same = live == open(d + "/replay.topo").read()
 m = re.search(r"pairs measured (\d+) of (\d+)", out)
 t = re.search(r"time: total ([0-9.]+) s", out)
