@@ -38,7 +38,7 @@ HI=${DELAY#*-}
 TOL=${TOL:-$LO}
 SEED=${SEED:-1}
 RUNS=${RUNS:-1}
-NAME=ibfbi
+NAME=${BENCH_INFER_NAME:-ibfbi}
 NF=$REPO/scripts/netns-fabric
 STATE=${NETNS_FABRIC_STATE:-/run/ibflow-netns}
 DEFAULT_CASES="xgft:2:4,4:1,1 xgft:3:2,2,4:1,1,1 xgft:2:8,4:1,1 xgft:3:4,2,4:1,1,1 xgft:2:8,8:1,1 xgft:3:4,4,4:1,1,1"
@@ -143,13 +143,58 @@ live = re.sub(r"\brank[0-9]+@([^ \"]+)", lambda m: desc[m.group(1)],
 same = live == open(d + "/replay.topo").read()
 m = re.search(r"pairs measured (\d+) of (\d+)", out)
 t = re.search(r"time: total ([0-9.]+) s", out)
+pp = re.search(r"ping-pongs (\d+)", out)
 n = len(ev["hosts"])
 sw_true = sum(1 for l in open(d + "/truth.topo") if l.startswith("Switch"))
-print("| %s | %d | %s | %s us | %s / %s | %.4f / %.4f | %.3f-%.3f | %s s | %d / %d | %s | %s |" % (
+# The RTTs against the configured delays: measured minimum = c + 2 x
+# (sum of the path's delays) + 2 x o x links, c and o fitted by least
+# squares (o: what netem adds per delayed link and direction beyond its
+# delay, c: the hosts' own round trip); the residuals are what the
+# inference had to tolerate.
+dl, up = {}, {}
+for l in open(d + "/delays"):
+    k, v = l.split()
+    dl[k] = float(v[:-2])
+node = None
+for l in open(d + "/truth.topo"):
+    mm = re.search(r'^(Ca|Switch).*# "([^ "]+)', l)
+    if mm:
+        node = mm.group(2)
+        continue
+    mm = re.match(r"\[(\d+)\].*# .*?\"(s(\d+)-\d+)\"", l)
+    if mm and node and (node[0] == "h" or int(mm.group(3)) > int(node[1:].split("-")[0])):
+        up[node] = (mm.group(2), dl[node if node[0] == "h" else node + ":" + mm.group(1)])
+def root_path(x):
+    out, s = [(x, 0.0)], 0.0
+    while x in up:
+        x, w = up[x][0], s + up[x][1]
+        s = w
+        out.append((x, s))
+    return out
+xs, ys = [], []
+for l in open(d + "/named.trace"):
+    if l.startswith("#"):
+        continue
+    f = re.findall(r'"([^ "]+)[^"]*"', l)
+    pa, pb = root_path(f[0]), dict(root_path(f[1]))
+    for i, (x, s) in enumerate(pa):
+        if x in pb:
+            links = i + [y for y, _ in root_path(f[1])].index(x)
+            xs.append(2.0 * links)
+            ys.append(float(l.rsplit('"', 1)[1].split()[0]) - 2 * (s + pb[x]))
+            break
+k = len(xs)
+mx, my = sum(xs) / k, sum(ys) / k
+o = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / max(1e-9, sum((x - mx) ** 2 for x in xs))
+c = my - o * mx
+res = sorted(y - c - o * x for x, y in zip(xs, ys))
+print("| %s | %d | %s | %s us | %s / %s | %.4f / %.4f | %.3f-%.3f | %s s | %s | %d / %d | %s | %.0f + %.0f/link | %.0f..%.0f (max %.0f) | %s |" % (
     spec, n, lv, delay, m.group(1), m.group(2),
     acc["false_positive_rate"], acc["false_negative_rate"],
-    acc["ratio_p05"], acc["ratio_p95"], t.group(1),
-    ev["switches"], sw_true, "yes" if same else "NO", la))
+    acc["ratio_p05"], acc["ratio_p95"], t.group(1), pp.group(1),
+    ev["switches"], sw_true, "yes" if same else "NO", c, o,
+    res[int(0.05 * k)], res[max(0, int(0.95 * k) - 1)],
+    max(-res[0], res[-1]), la))
 PY
 }
 
@@ -167,8 +212,8 @@ in_vm() {
 	trap '"$NF" --name "$NAME" down >/dev/null 2>&1' EXIT
 	echo "VM: $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r); delays $DELAY us per link (seed $SEED), --tol $TOL, repeat rule ${UCX_IBFLOW_PROBE_STALL:-10}/${UCX_IBFLOW_PROBE_MAX:-30}/${UCX_IBFLOW_PROBE_RUNS:-3}"
 	echo
-	echo "| fabric | hosts | levels | delays | pairs measured / all | false pos / neg | RTT ratio 5%-95% | time (measuring) | switches inferred / true | live tree = replay | VM load avg |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| fabric | hosts | levels | delays | pairs measured / all | false pos / neg | RTT ratio 5%-95% | time (measuring) | ping-pongs | switches inferred / true | live tree = replay | RTT - configured: c + o/link (us) | residual 5%-95% (us) | VM load avg |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for spec in "$@"; do
 		for ((run = 1; run <= RUNS; run++)); do
 			tag=$(echo "$spec" | tr ':,' '__').$run
