@@ -23,9 +23,15 @@
 # TRACE --truth TOPO` with the same options replays the run (its tree is
 # checked to be the live one, byte for byte) and counts false positives /
 # negatives over all pairs of pairs, and predicted/measured RTT ratios over
-# the pairs measured.
+# the pairs measured.  Also per case: the measured minima fitted as c +
+# 2 x (the path's configured delays) + 2 x o x links (c: the hosts' own
+# round trip, o: netem's overhead per link and direction) and the
+# residuals' 5%-95% range: the noise the inference had to tolerate.
 # Environment: BUILD_DIR, DELAY, TOL, SEED (default 1), RUNS (default 1),
-# VM_MEM (default 6G), VM_TIMEOUT (seconds, default 3000), VM_CPUS (2).
+# VM_MEM (default 6G), VM_TIMEOUT (seconds, default 3000), VM_CPUS (2);
+# SOFTROCE_VM_ACCEL=tcg where /dev/kvm exists but fails (docs/softroce.md).
+# Under TCG: about 1 minute of ping-pongs per 16-host case at 300-800 us,
+# 5-7 minutes per 64-host case; docs/benchmarks.md has the figures.
 # Prints a Markdown table, one row per case and run; files are kept in
 # $BUILD_DIR/bench-infer-vm/.
 set -uo pipefail
