@@ -15,11 +15,12 @@
 #    byte (so the rates below are those of the live tree);
 #  - false positives and false negatives of "do A-B and C-D share a link?"
 #    over all pairs of pairs at most MAX_RATE (0.1, the paper's figure):
-#    seen 0.009 / 0 (one switch split) and 0.036 / 0.053 with the host's
-#    load average at 12-15; a 32-host case on a quieter host was exact,
-#    and a switch split or merged under load costs a few per cent here;
+#    seen 0 / 0 on a quiet host, 0.009 / 0 (one switch split) and
+#    0.036 / 0.053 with the host's load average at 12-15: a switch split
+#    or merged under load costs a few per cent here;
 #  - predicted / measured RTT within [0.75, 1.33] for 90% of the pairs.
-# About 100 s in the VM under TCG (45-70 s of ping-pongs of ~5 ms RTT).
+# 57 s in the VM under TCG on a quiet host, 102 s at load average 15
+# (32-70 s of ping-pongs of ~5 ms RTT).
 . "$T_REPO/tests/lib.sh"
 
 N=vm/infer_netem
