@@ -74,9 +74,11 @@ delays() {
 one_case() {
 	local spec=$1 tag=$2 d="$OUT/$2" map n boot r h pids=() rc=0 t0 lv la
 	mkdir -p "$d"
-	"$IBF" gen "$spec" -o "$d/truth.topo" >/dev/null &&
-	"$IBF" route --topo "$d/truth.topo" --engine minhop -o "$d/truth.lfts" >/dev/null || {
-		echo "| $spec | gen/route failed |"; return 1; }
+	if ! "$IBF" gen "$spec" -o "$d/truth.topo" >/dev/null ||
+	   ! "$IBF" route --topo "$d/truth.topo" --engine minhop -o "$d/truth.lfts" >/dev/null; then
+		echo "| $spec | gen/route failed |"
+		return 1
+	fi
 	delays "$d/truth.topo" >"$d/delays"
 	"$NF" --name "$NAME" down >/dev/null 2>&1
 	t0=$SECONDS
