@@ -43,6 +43,8 @@ SIZES=${3:-65536 262144}
 ITERS=${4:-3}
 RUNS=${5:-3}
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=a2a_algs.sh
+. "$REPO/tests/bench/a2a_algs.sh"
 B=${BUILD_DIR:-$REPO/build}
 I=$B/common/ibflow
 NF=$REPO/scripts/netns-fabric
@@ -200,18 +202,7 @@ export UCX_RNDV_THRESH=${UCX_RNDV_THRESH:-inf}
 for v in ${A2A_BENCH_X:-}; do IBF+=(-x "$v"); done
 for run in $(seq 1 "$RUNS"); do
 	for alg in $ALGS; do
-		case $alg in
-		liquid|pairwise)
-			bench $alg "$run" "${IBF[@]}" -x UCX_IBFLOW_ALLTOALL=$alg ;;
-		liquidbar)
-			bench $alg "$run" "${IBF[@]}" -x UCX_IBFLOW_ALLTOALL=liquid \
-				-x UCX_IBFLOW_ALLTOALL_SYNC=barrier ;;
-		ompi)
-			bench $alg "$run" ;;
-		ompi*)
-			bench $alg "$run" --mca coll_tuned_use_dynamic_rules 1 \
-				--mca coll_tuned_alltoall_algorithm "${alg#ompi}" ;;
-		esac || echo "# $alg run $run failed: $(tail -2 "$OUT/$alg.$run.err" | tr '\n' ' ')" >&2
+		bench_alg "$alg" "$run" || echo "# $alg run $run failed: $(tail -2 "$OUT/$alg.$run.err" | tr '\n' ' ')" >&2
 	done
 done
 fi

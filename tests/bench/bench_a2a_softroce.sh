@@ -33,6 +33,8 @@
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=a2a_algs.sh
+. "$REPO/tests/bench/a2a_algs.sh"
 B=${BUILD_DIR:-$REPO/build}
 NAME=a2abrx
 STATE=/run/ibflow-netns
@@ -120,18 +122,7 @@ EOF
 	}
 	for run in $(seq 1 "$RUNS"); do
 		for alg in $ALGS; do
-			case $alg in
-			liquid|pairwise)
-				bench $alg "$run" "${IBF[@]}" -x UCX_IBFLOW_ALLTOALL=$alg ;;
-			liquidbar)
-				bench $alg "$run" "${IBF[@]}" -x UCX_IBFLOW_ALLTOALL=liquid \
-					-x UCX_IBFLOW_ALLTOALL_SYNC=barrier ;;
-			ompi)
-				bench $alg "$run" ;;
-			ompi*)
-				bench $alg "$run" --mca coll_tuned_use_dynamic_rules 1 \
-					--mca coll_tuned_alltoall_algorithm "${alg#ompi}" ;;
-			esac
+			bench_alg "$alg" "$run"
 			mark "$alg run $run exit $?"
 		done
 	done
