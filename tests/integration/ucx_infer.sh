@@ -335,8 +335,8 @@ fi
 # same switch, 2 neighbours, 3 the ends of the chain).  One more switch
 # adds one link each way: l = half the step of the RTT.  The tree is
 # exact when every RTT is within l/2 of the truth (docs/infer.md); it is
-# judged only when the classes do not overlap and each spans less than
-# l/2, with --tol l.
+# judged only when the classes do not overlap, each spans less than l/2
+# and each step is within l/2 of 2 l, with --tol l.
 python3 - "$W/c.trace" >"$W/c.hops" 2>&1 <<'PY'
 import sys, statistics
 sw = {"h1": 0, "h2": 0, "h3": 1, "h4": 1, "h5": 2, "h6": 2}
@@ -351,11 +351,16 @@ ks = sorted(by)
 med = {k: statistics.median(by[k]) for k in ks}
 l = (med[ks[-1]] - med[ks[0]]) / (ks[-1] - ks[0]) / 2 if len(ks) > 1 else 0
 span = max(max(v) - min(v) for v in by.values())
+# Every switch more must add the same (one link each way, all links
+# alike): seen once, 1 and 2 switches 1 us apart and 3 switches 22 us
+# beyond (every pair between the ends in a slow mode of the 2-core host).
+steps = [med[b] - med[a] for a, b in zip(ks, ks[1:])]
 ok = (len(ks) == 3 and l > 0 and span < l / 2 and
-      all(max(by[a]) < min(by[b]) for a, b in zip(ks, ks[1:])))
+      all(max(by[a]) < min(by[b]) for a, b in zip(ks, ks[1:])) and
+      all(abs(st - 2 * l) < l / 2 for st in steps))
 print("min-RTTs by switches on the path %s; l = %.2f us one-way per link; widest class %.2f us%s"
       % (", ".join("%d: %.1f..%.1f us" % (k, min(by[k]), max(by[k])) for k in ks), l, span,
-         "" if ok else " (not below l/2)"))
+         "" if ok else " (classes overlap, wider than l/2 or uneven steps)"))
 print("%.3f" % l)
 sys.exit(0 if ok else 3)
 PY
