@@ -27,6 +27,7 @@
 
 
 static const char *const PROG = "ibflow-infer";
+#define usage_error(...) ibf_tool_usage_error(PROG, __VA_ARGS__)
 
 typedef struct args {
 	ibf_ucx_boot_params_t boot;
@@ -104,29 +105,6 @@ static void usage(FILE *fp)
 "usage or configuration, 3 communication failure.\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", PROG);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (--help for usage)\n");
-	return EXIT_INPUT;
-}
-
-static bool parse_u32(const char *s, uint32_t *v)
-{
-	unsigned long x;
-	char *end;
-
-	if (!s[0] || s[0] == '-')
-		return false;
-	errno = 0;
-	x = strtoul(s, &end, 10);
-	if (*end || errno || x > UINT32_MAX)
-		return false;
-	*v = (uint32_t)x;
-	return true;
-}
-
 /* N, NK or NM (KiB, MiB) */
 static bool parse_size(const char *s, size_t *v)
 {
@@ -185,7 +163,7 @@ static int parse_args(int argc, char **argv, args_t *a)
 	};
 	bool have_rank = false;
 	uint32_t v;
-	int c;
+	int c, rc;
 
 	memset(a, 0, sizeof(*a));
 	a->tol = -1;
@@ -214,7 +192,7 @@ static int parse_args(int argc, char **argv, args_t *a)
 		case 'A':
 			if (!strcmp(optarg, "all"))
 				a->bw_alone = IBF_UCX_BW_ALONE_ALL;
-			else if (!parse_u32(optarg, &a->bw_alone) ||
+			else if (!ibf_tool_parse_u32(optarg, &a->bw_alone) ||
 				 !a->bw_alone)
 				return usage_error("--bw-alone: '%s' is not a "
 						   "positive number or all",
@@ -228,38 +206,31 @@ static int parse_args(int argc, char **argv, args_t *a)
 		case 'L':
 			if (!strcmp(optarg, "all"))
 				a->lookahead = IBF_INFER_LOOKAHEAD_ALL;
-			else if (!parse_u32(optarg, &v) || v > 1000000)
+			else if (!ibf_tool_parse_u32(optarg, &v) || v > 1000000)
 				return usage_error("--lookahead: '%s' is not "
 						   "0..1000000 or all", optarg);
 			else
 				a->lookahead = v ? v : IBF_INFER_LOOKAHEAD_OFF;
 			break;
 		case 's':
-			if (!parse_u32(optarg, &v))
+			if (!ibf_tool_parse_u32(optarg, &v))
 				return usage_error("--seed: '%s' is not an "
 						   "unsigned integer", optarg);
 			a->seed = v;
 			break;
 		case 'n':
-			if (!parse_u32(optarg, &a->np) || a->np < 2 ||
+			if (!ibf_tool_parse_u32(optarg, &a->np) || a->np < 2 ||
 			    a->np > 1024)
 				return usage_error("--np: '%s' is not 2..1024",
 						   optarg);
 			break;
 		case 'b':
-			snprintf(a->boot.addr, sizeof(a->boot.addr), "%s",
-				 optarg);
-			break;
 		case 'R':
-			if (!parse_u32(optarg, &a->boot.rank))
-				return usage_error("--rank: '%s' is not an "
-						   "unsigned integer", optarg);
-			have_rank = true;
-			break;
 		case 'Z':
-			if (!parse_u32(optarg, &a->boot.size) || !a->boot.size)
-				return usage_error("--size: '%s' is not a "
-						   "positive integer", optarg);
+			rc = ibf_tool_boot_option(PROG, c, optarg, &a->boot,
+						  &have_rank);
+			if (rc)
+				return rc;
 			break;
 		case 'h':
 			usage(stdout);
@@ -271,8 +242,8 @@ static int parse_args(int argc, char **argv, args_t *a)
 	}
 	if (optind != argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
-	if (have_rank != (a->boot.size != 0))
-		return usage_error("%s", "--rank and --size go together");
+	if ((rc = ibf_tool_boot_check(PROG, &a->boot, have_rank)))
+		return rc;
 	if (!a->bw && (a->bw_pairs || a->bw_bytes || a->bw_chunk ||
 		       a->bw_alone || a->bw_infer))
 		return usage_error("%s", "the --bw-* options go with --bw");
@@ -655,13 +626,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", PROG, e.msg);
 		return EXIT_INPUT;
 	}
-	if (a.np) {
-		struct job j = { a, cfg };
+	struct job j = { a, cfg };
 
-		rc = ibf_tool_spawn(PROG, a.np, &j.a.boot, run_job, &j);
-	} else {
-		rc = run(&a, cfg);
-	}
+	rc = ibf_tool_run(PROG, a.np, &j.a.boot, run_job, &j);
 	ibf_ucx_config_release(cfg);
 	return rc;
 }

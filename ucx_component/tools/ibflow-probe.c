@@ -23,6 +23,7 @@
 
 
 static const char *const PROG = "ibflow-probe";
+#define usage_error(...) ibf_tool_usage_error(PROG, __VA_ARGS__)
 
 typedef struct args {
 	ibf_ucx_boot_params_t boot;
@@ -72,29 +73,6 @@ static void usage(FILE *fp)
 "fabric or mapping, 3 communication failure.\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", PROG);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (--help for usage)\n");
-	return EXIT_INPUT;
-}
-
-static bool parse_u32(const char *s, uint32_t *v)
-{
-	unsigned long x;
-	char *end;
-
-	if (!s[0] || s[0] == '-')
-		return false;
-	errno = 0;
-	x = strtoul(s, &end, 10);
-	if (*end || errno || x > UINT32_MAX)
-		return false;
-	*v = (uint32_t)x;
-	return true;
-}
-
 static int parse_args(int argc, char **argv, args_t *a)
 {
 	static const struct option opts[] = {
@@ -114,7 +92,7 @@ static int parse_args(int argc, char **argv, args_t *a)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool have_rank = false;
-	int c;
+	int c, rc;
 
 	memset(a, 0, sizeof(*a));
 	opterr = 0;
@@ -129,25 +107,18 @@ static int parse_args(int argc, char **argv, args_t *a)
 		case 'q': a->quiet = true; break;
 		case 'v': a->verbose = true; break;
 		case 'n':
-			if (!parse_u32(optarg, &a->np) || !a->np ||
+			if (!ibf_tool_parse_u32(optarg, &a->np) || !a->np ||
 			    a->np > 1024)
 				return usage_error("--np: '%s' is not 1..1024",
 						   optarg);
 			break;
 		case 'b':
-			snprintf(a->boot.addr, sizeof(a->boot.addr), "%s",
-				 optarg);
-			break;
 		case 'R':
-			if (!parse_u32(optarg, &a->boot.rank))
-				return usage_error("--rank: '%s' is not an "
-						   "unsigned integer", optarg);
-			have_rank = true;
-			break;
 		case 'Z':
-			if (!parse_u32(optarg, &a->boot.size) || !a->boot.size)
-				return usage_error("--size: '%s' is not a "
-						   "positive integer", optarg);
+			rc = ibf_tool_boot_option(PROG, c, optarg, &a->boot,
+						  &have_rank);
+			if (rc)
+				return rc;
 			break;
 		case 'h':
 			usage(stdout);
@@ -162,8 +133,8 @@ static int parse_args(int argc, char **argv, args_t *a)
 	if (a->all_pairs && a->serial)
 		return usage_error("%s", "--all-pairs and --serial exclude "
 				   "each other");
-	if (have_rank != (a->boot.size != 0))
-		return usage_error("%s", "--rank and --size go together");
+	if ((rc = ibf_tool_boot_check(PROG, &a->boot, have_rank)))
+		return rc;
 	if (a->np && a->boot.size)
 		return usage_error("%s", "--np starts its own processes: no "
 				   "--rank/--size");
@@ -337,13 +308,9 @@ int main(int argc, char **argv)
 		ibf_ucx_config_release(cfg);
 		return EXIT_INPUT;
 	}
-	if (a.np) {
-		struct job j = { a, cfg };
+	struct job j = { a, cfg };
 
-		rc = ibf_tool_spawn(PROG, a.np, &j.a.boot, run_job, &j);
-	} else {
-		rc = run(&a, cfg);
-	}
+	rc = ibf_tool_run(PROG, a.np, &j.a.boot, run_job, &j);
 	ibf_ucx_config_release(cfg);
 	return rc;
 }

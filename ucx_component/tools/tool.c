@@ -29,6 +29,65 @@ int ibf_tool_exit_for(ibf_ucx_status_t st)
 	}
 }
 
+int ibf_tool_usage_error(const char *prog, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (--help for usage)\n");
+	return EXIT_INPUT;
+}
+
+bool ibf_tool_parse_u32(const char *s, uint32_t *v)
+{
+	unsigned long x;
+	char *end;
+
+	if (!s[0] || s[0] == '-')
+		return false;
+	errno = 0;
+	x = strtoul(s, &end, 10);
+	if (*end || errno || x > UINT32_MAX)
+		return false;
+	*v = (uint32_t)x;
+	return true;
+}
+
+int ibf_tool_boot_option(const char *prog, int opt, const char *arg,
+			 ibf_ucx_boot_params_t *boot, bool *have_rank)
+{
+	switch (opt) {
+	case 'b':
+		snprintf(boot->addr, sizeof(boot->addr), "%s", arg);
+		return 0;
+	case 'R':
+		if (!ibf_tool_parse_u32(arg, &boot->rank))
+			return ibf_tool_usage_error(prog, "--rank: '%s' is not "
+						    "an unsigned integer", arg);
+		*have_rank = true;
+		return 0;
+	default: /* 'Z' */
+		if (!ibf_tool_parse_u32(arg, &boot->size) || !boot->size)
+			return ibf_tool_usage_error(prog, "--size: '%s' is not "
+						    "a positive integer", arg);
+		return 0;
+	}
+}
+
+int ibf_tool_boot_check(const char *prog, const ibf_ucx_boot_params_t *boot,
+			bool have_rank)
+{
+	if (have_rank != (boot->size != 0))
+		return ibf_tool_usage_error(prog, "%s",
+					    "--rank and --size go together");
+	return 0;
+}
+
+int ibf_tool_run(const char *prog, unsigned np, ibf_ucx_boot_params_t *boot,
+		 int (*run)(void *ctx), void *ctx)
+{
+	return np ? ibf_tool_spawn(prog, np, boot, run, ctx) : run(ctx);
+}
+
 static bool free_port(char *addr, size_t len)
 {
 	struct sockaddr_in sa;
