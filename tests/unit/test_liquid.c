@@ -17,6 +17,8 @@
 
 #include <ibflow/gen.h>
 #include <ibflow/liquid.h>
+
+#include "test_util.h"
 #include <ibflow/route.h>
 
 /* ---- independent judge -------------------------------------------------- */
@@ -961,6 +963,152 @@ static void test_bad_sets(void **state)
 			 IBF_ERR_INVALID);
 }
 
+/* ---- predecessor lists ------------------------------------------------- */
+
+static bool shares_link(const ibf_liquid_traffic_t *t, uint32_t a, uint32_t b)
+{
+	for (uint32_t i = t->link_off[a]; i < t->link_off[a + 1]; i++)
+		for (uint32_t j = t->link_off[b]; j < t->link_off[b + 1]; j++)
+			if (t->links[i] == t->links[j])
+				return true;
+	return false;
+}
+
+/* Brute force: every earlier user of a shared link must be reachable from
+ * t through the pred lists (so it has arrived before t starts); every
+ * listed pred is earlier and shares a link; succ is the exact inverse. */
+static void judge_deps(const ibf_liquid_traffic_t *t, const uint32_t *frame,
+		       const ibf_liquid_deps_t *d)
+{
+	uint32_t n = t->ntransfers;
+	uint8_t *reach = calloc((size_t)n * n + 1, 1);
+	uint32_t *order = malloc((n + 1) * sizeof(*order)), m = 0;
+
+	assert_non_null(reach);
+	assert_non_null(order);
+	/* frames ascending: a pred's reach set is complete before use */
+	for (uint32_t f = 0; m < n; f++)
+		for (uint32_t i = 0; i < n; i++)
+			if (frame[i] == f)
+				order[m++] = i;
+	for (uint32_t x = 0; x < n; x++) {
+		uint32_t tr = order[x];
+
+		for (uint32_t k = d->pred_off[tr]; k < d->pred_off[tr + 1];
+		     k++) {
+			uint32_t p = d->pred[k];
+
+			assert_true(frame[p] < frame[tr]);
+			assert_true(shares_link(t, p, tr));
+			if (k > d->pred_off[tr])
+				assert_true(d->pred[k - 1] < p);
+			reach[(size_t)tr * n + p] = 1;
+			for (uint32_t q = 0; q < n; q++)
+				if (reach[(size_t)p * n + q])
+					reach[(size_t)tr * n + q] = 1;
+		}
+	}
+	for (uint32_t a = 0; a < n; a++)
+		for (uint32_t b = 0; b < n; b++)
+			if (frame[a] < frame[b] && shares_link(t, a, b) &&
+			    !reach[(size_t)b * n + a])
+				fail_msg("transfer %u (frame %u) may start "
+					 "before %u (frame %u) has arrived",
+					 b, frame[b], a, frame[a]);
+	for (uint32_t a = 0; a < n; a++) {
+		uint32_t cnt = 0;
+
+		for (uint32_t b = 0; b < n; b++)
+			for (uint32_t k = d->pred_off[b];
+			     k < d->pred_off[b + 1]; k++)
+				if (d->pred[k] == a) {
+					assert_true(d->succ_off[a] + cnt <
+						    d->succ_off[a + 1]);
+					assert_int_equal(
+						d->succ[d->succ_off[a] + cnt],
+						b);
+					cnt++;
+				}
+		assert_int_equal(d->succ_off[a + 1] - d->succ_off[a], cnt);
+	}
+	free(reach);
+	free(order);
+}
+
+static void test_deps_hand(void **state)
+{
+	/* a (frame 0) {1,2}; b (frame 1) {2,3}; c (frame 2) {1,3}:
+	 * c's links were last used by a and b, and a is b's predecessor,
+	 * so c waits for b alone. */
+	uint32_t off[] = { 0, 2, 4, 6 }, links[] = { 1, 2, 2, 3, 1, 3 };
+	uint32_t frame[] = { 0, 1, 2 };
+	ibf_liquid_traffic_t *t;
+	ibf_liquid_deps_t d;
+	ibf_err_t e;
+
+	(void)state;
+	assert_int_equal(ibf_liquid_traffic_from_sets(3, off, links, 3, NULL,
+						      NULL, &t, &e), IBF_OK);
+	assert_int_equal(ibf_liquid_deps_build(t, frame, 3, &d, &e), IBF_OK);
+	assert_int_equal(d.pred_off[1] - d.pred_off[0], 0);
+	assert_int_equal(d.pred_off[2] - d.pred_off[1], 1);
+	assert_int_equal(d.pred[d.pred_off[1]], 0);
+	assert_int_equal(d.pred_off[3] - d.pred_off[2], 1);
+	assert_int_equal(d.pred[d.pred_off[2]], 1);
+	assert_int_equal(d.succ_off[1] - d.succ_off[0], 1);
+	assert_int_equal(d.succ[d.succ_off[0]], 1);
+	judge_deps(t, frame, &d);
+	ibf_liquid_deps_free(&d);
+	/* a link twice in one frame is no schedule */
+	frame[2] = 1;
+	assert_int_equal(ibf_liquid_deps_build(t, frame, 3, &d, &e),
+			 IBF_ERR_INVALID);
+	assert_non_null(strstr(e.msg, "share a link"));
+	ibf_liquid_traffic_destroy(t);
+}
+
+static void test_deps_random(void **state)
+{
+	uint64_t seed = 0x5eedd295u;
+
+	(void)state;
+	for (int round = 0; round < 60; round++) {
+		uint32_t n = 5 + (uint32_t)(tu_rand(&seed) % 60);
+		uint32_t nl = 3 + (uint32_t)(tu_rand(&seed) % 12);
+		uint32_t *off = malloc((n + 1) * sizeof(*off));
+		uint32_t *links = malloc((size_t)n * 4 * sizeof(*links));
+		ibf_liquid_traffic_t *t;
+		ibf_liquid_result_t r;
+		ibf_liquid_deps_t d;
+		ibf_liquid_opts_t o = { .time_limit = 0.2 };
+		ibf_err_t e;
+		uint32_t len = 0;
+
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t k = 1 + (uint32_t)(tu_rand(&seed) % 4);
+
+			off[i] = len;
+			for (uint32_t j = 0; j < k; j++)
+				links[len++] = (uint32_t)
+					(tu_rand(&seed) % nl);
+		}
+		off[n] = len;
+		assert_int_equal(ibf_liquid_traffic_from_sets(n, off, links,
+				 n + 1, NULL, NULL, &t, &e), IBF_OK);
+		memset(&r, 0, sizeof(r));
+		assert_int_equal(ibf_liquid_schedule(t, &o, &r, &e), IBF_OK);
+		assert_int_equal(ibf_liquid_deps_build(t, r.frame_of,
+						       r.nframes, &d, &e),
+				 IBF_OK);
+		judge_deps(t, r.frame_of, &d);
+		ibf_liquid_deps_free(&d);
+		ibf_liquid_result_free(&r);
+		ibf_liquid_traffic_destroy(t);
+		free(off);
+		free(links);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -979,6 +1127,8 @@ int main(void)
 		cmocka_unit_test(test_plan_limits),
 		cmocka_unit_test(test_plan_bad_ranks),
 		cmocka_unit_test(test_bad_sets),
+		cmocka_unit_test(test_deps_hand),
+		cmocka_unit_test(test_deps_random),
 	};
 	return cmocka_run_group_tests_name("liquid", tests, NULL, NULL);
 }

@@ -154,6 +154,29 @@ ibf_status_t ibf_liquid_round_robin(const ibf_liquid_traffic_t *t,
 				    uint32_t *nframes, uint32_t *frame_of,
 				    ibf_err_t *err);
 
+/* Progression without barriers.  Transfer t may start once, on each of
+ * its links, the transfer that used that link in the latest earlier frame
+ * has arrived; pred lists those transfers (one entry each, and none that
+ * is already on the list of another entry: it has arrived before that
+ * one could start).  succ is the inverse: who waits for t.  A runtime
+ * releases succ[t] when t arrives; a simulator does the same, so both run
+ * one plan.  Needs a valid schedule (no link twice in a frame: else
+ * IBF_ERR_INVALID naming the transfers).  O(sum of path lengths x the
+ * longest path). */
+typedef struct ibf_liquid_deps {
+	uint32_t ntransfers;
+	uint32_t *pred_off;   /* [ntransfers + 1] CSR into pred */
+	uint32_t *pred;       /* ascending within a transfer */
+	uint32_t *succ_off;   /* [ntransfers + 1] CSR into succ */
+	uint32_t *succ;       /* ascending within a transfer */
+} ibf_liquid_deps_t;
+
+ibf_status_t ibf_liquid_deps_build(const ibf_liquid_traffic_t *t,
+				   const uint32_t *frame_of,
+				   uint32_t nframes, ibf_liquid_deps_t *d,
+				   ibf_err_t *err);
+void ibf_liquid_deps_free(ibf_liquid_deps_t *d);
+
 /* The schedule as JSON on fp: {"transfers", "duration",
  * "liquid_throughput", "liquid", "optimal_proven", "frames":[[["SRC",
  * "DST"], ...], ...], "time_s"}; hosts by NodeDescription.  Needs a traffic
