@@ -79,31 +79,11 @@ void ibf_ucx_a2a_stats(const ibf_ucx_t *u, ibf_ucx_a2a_stats_t *s)
 	}
 }
 
-/* The blocks of one call, alltoall or alltoallv. */
-typedef struct blocks {
-	const char *sbuf;
-	char *rbuf;
-	size_t block;                 /* alltoall: every block */
-	const size_t *sc, *sd, *rc, *rd;   /* alltoallv: per peer */
-} blocks_t;
-
-static const void *sblock(const blocks_t *b, uint32_t p, size_t *len)
-{
-	*len = b->sc ? b->sc[p] : b->block;
-	return b->sbuf + (b->sd ? b->sd[p] : p * b->block);
-}
-
-static void *rblock(const blocks_t *b, uint32_t p, size_t *len)
-{
-	*len = b->rc ? b->rc[p] : b->block;
-	return b->rbuf + (b->rd ? b->rd[p] : p * b->block);
-}
-
-static void copy_self(const ibf_ucx_t *u, const blocks_t *b)
+static void copy_self(const ibf_ucx_t *u, const ibf_ucxi_blocks_t *b)
 {
 	size_t sl, rl;
-	const void *s = sblock(b, u->rank, &sl);
-	void *r = rblock(b, u->rank, &rl);
+	const void *s = ibf_ucxi_sblock(b, u->rank, &sl);
+	void *r = ibf_ucxi_rblock(b, u->rank, &rl);
 
 	if (sl && s != r)
 		memmove(r, s, sl < rl ? sl : rl);
@@ -111,7 +91,7 @@ static void copy_self(const ibf_ucx_t *u, const blocks_t *b)
 
 /* One exchange: send to `to` and receive from `from` (either may be
  * NOPEER), and wait for both. */
-static ibf_ucx_status_t exchange(ibf_ucx_t *u, const blocks_t *b,
+static ibf_ucx_status_t exchange(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 				 uint32_t seq, uint32_t to, uint32_t from,
 				 bool handshake, ibf_ucx_err_t *err)
 {
@@ -123,7 +103,7 @@ static ibf_ucx_status_t exchange(ibf_ucx_t *u, const blocks_t *b,
 
 	/* receive side first: post the data receive, then say ready */
 	if (from != IBF_UCXI_NOPEER) {
-		void *buf = rblock(b, from, &len);
+		void *buf = ibf_ucxi_rblock(b, from, &len);
 
 		st = ibf_ucxi_irecv(u, from, ibf_ucxi_tag(IBF_UCXI_TAG_A2A_DATA,
 							  seq, from),
@@ -142,7 +122,7 @@ static ibf_ucx_status_t exchange(ibf_ucx_t *u, const blocks_t *b,
 		}
 	}
 	if (to != IBF_UCXI_NOPEER) {
-		const void *buf = sblock(b, to, &len);
+		const void *buf = ibf_ucxi_sblock(b, to, &len);
 
 		if (handshake) {
 			ibf_ucxi_req_t rr;
@@ -175,12 +155,39 @@ fail:
 	return st;
 }
 
-static ibf_ucx_status_t run_liquid(ibf_ucx_t *u, const blocks_t *b,
+/* Frame by frame, a barrier or readiness handshakes keeping frames
+ * apart (ALLTOALL_SYNC=barrier|ready: measurements and fallbacks). */
+static ibf_ucx_status_t run_frames(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
+				   uint32_t seq, bool barrier,
+				   ibf_ucx_err_t *err)
+{
+	const ibf_ucxi_a2a_sched_t *s = &u->a2a->sched;
+	ibf_ucx_status_t st;
+	uint32_t f;
+
+	for (f = 0; f < s->nframes; f++) {
+		if (barrier) {
+			st = ibf_ucx_barrier(u, err);
+			if (st != IBF_UCX_OK)
+				goto fail;
+		}
+		st = exchange(u, b, seq, s->send_to[f], s->recv_from[f],
+			      !barrier, err);
+		if (st != IBF_UCX_OK)
+			goto fail;
+	}
+	return IBF_UCX_OK;
+fail:
+	ibf_ucx_err_prefix(err, "frame %u of %u: ", f + 1, s->nframes);
+	return st;
+}
+
+static ibf_ucx_status_t run_liquid(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 				   ibf_ucx_err_t *err)
 {
 	struct ibf_ucxi_a2a *a = u->a2a;
-	bool barrier = u->cfg->v.alltoall_sync == IBF_UCX_A2A_SYNC_BARRIER;
-	uint32_t seq, f;
+	unsigned sync = u->cfg->v.alltoall_sync;
+	uint32_t seq;
 	ibf_ucx_status_t st;
 
 	if (!a->have_sched) {
@@ -191,28 +198,27 @@ static ibf_ucx_status_t run_liquid(ibf_ucx_t *u, const blocks_t *b,
 			return st;
 		a->have_sched = true;
 	}
+	if (sync == IBF_UCX_A2A_SYNC_LINKS) {
+		st = ibf_ucxi_lane_setup(u, err);
+		if (st != IBF_UCX_OK)
+			return st;
+	}
 	seq = ++u->seq;
 	copy_self(u, b);
-	for (f = 0; f < a->sched.nframes; f++) {
-		if (barrier) {
-			st = ibf_ucx_barrier(u, err);
-			if (st != IBF_UCX_OK)
-				goto fail;
-		}
-		st = exchange(u, b, seq, a->sched.send_to[f],
-			      a->sched.recv_from[f], !barrier, err);
-		if (st != IBF_UCX_OK)
-			goto fail;
+	if (sync == IBF_UCX_A2A_SYNC_LINKS)
+		st = ibf_ucxi_a2a_run_links(u, &a->sched, b, seq, err);
+	else
+		st = run_frames(u, b, seq, sync == IBF_UCX_A2A_SYNC_BARRIER,
+				err);
+	if (st != IBF_UCX_OK) {
+		ibf_ucx_err_prefix(err, "all-to-all (liquid): ");
+		return st;
 	}
 	a->nliquid++;
 	return IBF_UCX_OK;
-fail:
-	ibf_ucx_err_prefix(err, "all-to-all (liquid), frame %u of %u: ", f + 1,
-			   a->sched.nframes);
-	return st;
 }
 
-static ibf_ucx_status_t run_pairwise(ibf_ucx_t *u, const blocks_t *b,
+static ibf_ucx_status_t run_pairwise(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 				     ibf_ucx_err_t *err)
 {
 	uint32_t n = u->size, seq = ++u->seq, k;
@@ -232,7 +238,7 @@ static ibf_ucx_status_t run_pairwise(ibf_ucx_t *u, const blocks_t *b,
 	return IBF_UCX_OK;
 }
 
-static ibf_ucx_status_t run(ibf_ucx_t *u, const blocks_t *b,
+static ibf_ucx_status_t run(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 			    ibf_ucx_a2a_alg_t alg, ibf_ucx_err_t *err)
 {
 	ibf_ucx_err_clear(err);
@@ -257,7 +263,7 @@ ibf_ucx_status_t ibf_ucx_alltoall(ibf_ucx_t *u, const void *sendbuf,
 				  void *recvbuf, size_t block_bytes,
 				  ibf_ucx_a2a_alg_t alg, ibf_ucx_err_t *err)
 {
-	blocks_t b = { .sbuf = sendbuf, .rbuf = recvbuf,
+	ibf_ucxi_blocks_t b = { .sbuf = sendbuf, .rbuf = recvbuf,
 		       .block = block_bytes };
 
 	if (!u || (block_bytes && (!sendbuf || !recvbuf)))
@@ -273,7 +279,7 @@ ibf_ucx_status_t ibf_ucx_alltoallv(ibf_ucx_t *u, const void *sendbuf,
 				   const size_t *rdispls,
 				   ibf_ucx_a2a_alg_t alg, ibf_ucx_err_t *err)
 {
-	blocks_t b = { .sbuf = sendbuf, .rbuf = recvbuf, .sc = scounts,
+	ibf_ucxi_blocks_t b = { .sbuf = sendbuf, .rbuf = recvbuf, .sc = scounts,
 		       .sd = sdispls, .rc = rcounts, .rd = rdispls };
 	if (!u || !scounts || !sdispls || !rcounts || !rdispls)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID,

@@ -99,28 +99,25 @@ out:
 	return st;
 }
 
-/* Rank 0: the frame of every transfer, after a 4-word header
- * (nframes, duration, liquid, microseconds). */
-static ibf_ucx_status_t compute(ibf_ucx_t *u, uint32_t **blob, size_t *len,
+/* Rank 0: the frame of every transfer, after a header of HDR words
+ * (nframes, duration, liquid, microseconds, round robin's frames). */
+#define HDR 5
+
+static ibf_ucx_status_t compute(ibf_ucx_t *u, ibf_liquid_traffic_t *t,
+				uint32_t **blob, size_t *len,
 				ibf_ucx_err_t *err)
 {
 	ibf_liquid_opts_t o = { .time_limit = SCHED_TIME_LIMIT };
-	ibf_liquid_traffic_t *t = NULL;
 	ibf_liquid_result_t r;
-	ibf_ucx_status_t st;
+	ibf_ucx_status_t st = IBF_UCX_OK;
 	uint32_t nt = u->size * (u->size - 1), *b;
 	ibf_err_t e;
 
-	st = build_traffic(u, &t, err);
-	if (st != IBF_UCX_OK)
-		return st;
 	memset(&r, 0, sizeof(r));
-	if (ibf_liquid_schedule(t, &o, &r, &e) != IBF_OK) {
-		ibf_liquid_traffic_destroy(t);
+	if (ibf_liquid_schedule(t, &o, &r, &e) != IBF_OK)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC, "all-to-all "
 				       "schedule: %s", e.msg);
-	}
-	b = malloc(((size_t)nt + 4) * sizeof(*b));
+	b = malloc(((size_t)nt + HDR) * sizeof(*b));
 	if (!b) {
 		st = ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "all-to-all "
 				     "schedule: out of memory");
@@ -129,12 +126,12 @@ static ibf_ucx_status_t compute(ibf_ucx_t *u, uint32_t **blob, size_t *len,
 		b[1] = r.duration;
 		b[2] = r.liquid;
 		b[3] = (uint32_t)(r.seconds * 1e6);
-		memcpy(b + 4, r.frame_of, (size_t)nt * sizeof(*b));
+		b[4] = r.rr_frames;
+		memcpy(b + HDR, r.frame_of, (size_t)nt * sizeof(*b));
 		*blob = b;
-		*len = ((size_t)nt + 4) * sizeof(*b);
+		*len = ((size_t)nt + HDR) * sizeof(*b);
 	}
 	ibf_liquid_result_free(&r);
-	ibf_liquid_traffic_destroy(t);
 	return st;
 }
 
@@ -146,13 +143,14 @@ static ibf_ucx_status_t unpack(const ibf_ucx_t *u, const uint32_t *b,
 	uint32_t n = u->size, me = u->rank, p, f;
 	size_t nt = (size_t)n * (n - 1);
 
-	if (len != (nt + 4) * sizeof(*b) || b[0] < (n > 1 ? 1 : 0))
+	if (len != (nt + HDR) * sizeof(*b) || b[0] < (n > 1 ? 1 : 0))
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "all-to-all "
 				       "schedule from rank 0: malformed");
 	s->nframes = b[0];
 	s->duration = b[1];
 	s->liquid = b[2];
 	s->seconds = b[3] / 1e6;
+	s->rr_frames = b[4];
 	s->send_to = malloc(((size_t)s->nframes + 1) * sizeof(uint32_t));
 	s->recv_from = malloc(((size_t)s->nframes + 1) * sizeof(uint32_t));
 	if (!s->send_to || !s->recv_from) {
@@ -167,8 +165,8 @@ static ibf_ucx_status_t unpack(const ibf_ucx_t *u, const uint32_t *b,
 
 		if (p == me)
 			continue;
-		fs = b[4 + tr_index(n, me, p)];
-		fr = b[4 + tr_index(n, p, me)];
+		fs = b[HDR + tr_index(n, me, p)];
+		fr = b[HDR + tr_index(n, p, me)];
 		if (fs >= s->nframes || fr >= s->nframes ||
 		    s->send_to[fs] != IBF_UCXI_NOPEER ||
 		    s->recv_from[fr] != IBF_UCXI_NOPEER) {
@@ -184,18 +182,92 @@ static ibf_ucx_status_t unpack(const ibf_ucx_t *u, const uint32_t *b,
 	return IBF_UCX_OK;
 }
 
+/* This process's part of the predecessor lists: what its sends wait for
+ * and whom its arrivals release. */
+static void fill_releases(const ibf_ucx_t *u, const ibf_liquid_traffic_t *t,
+			  const uint32_t *frame_of, const ibf_liquid_deps_t *d,
+			  ibf_ucxi_a2a_sched_t *s)
+{
+	uint32_t n = u->size, me = u->rank, f, k, x = 0;
+
+	for (f = 0; f < s->nframes; f++) {
+		s->rel_off[f] = x;
+		if (s->recv_from[f] != IBF_UCXI_NOPEER) {
+			uint32_t tr = tr_index(n, s->recv_from[f], me);
+
+			for (k = d->succ_off[tr]; k < d->succ_off[tr + 1];
+			     k++, x++) {
+				s->rel_rank[x] = t->src[d->succ[k]];
+				s->rel_frame[x] = frame_of[d->succ[k]];
+			}
+		}
+		if (s->send_to[f] != IBF_UCXI_NOPEER) {
+			uint32_t tr = tr_index(n, me, s->send_to[f]);
+
+			s->send_need[f] = d->pred_off[tr + 1] -
+					  d->pred_off[tr];
+			for (k = d->pred_off[tr]; k < d->pred_off[tr + 1]; k++)
+				if (t->dst[d->pred[k]] != me)
+					s->rel_in_from[s->nrel_in++] =
+						t->dst[d->pred[k]];
+		}
+	}
+	s->rel_off[s->nframes] = x;
+}
+
+static ibf_ucx_status_t my_releases(const ibf_ucx_t *u,
+				    const ibf_liquid_traffic_t *t,
+				    const uint32_t *frame_of,
+				    ibf_ucxi_a2a_sched_t *s,
+				    ibf_ucx_err_t *err)
+{
+	uint32_t n = u->size, me = u->rank, p, nout = 0, nin = 0;
+	ibf_liquid_deps_t d;
+	ibf_err_t e;
+
+	if (ibf_liquid_deps_build(t, frame_of, s->nframes, &d, &e) != IBF_OK)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "all-to-all "
+				       "schedule: %s", e.msg);
+	for (p = 0; p < n; p++) {
+		if (p == me)
+			continue;
+		nout += d.succ_off[tr_index(n, p, me) + 1] -
+			d.succ_off[tr_index(n, p, me)];
+		nin += d.pred_off[tr_index(n, me, p) + 1] -
+		       d.pred_off[tr_index(n, me, p)];
+	}
+	s->send_need = calloc((size_t)s->nframes + 1, sizeof(uint32_t));
+	s->rel_off = malloc(((size_t)s->nframes + 1) * sizeof(uint32_t));
+	s->rel_rank = malloc(((size_t)nout + 1) * sizeof(uint32_t));
+	s->rel_frame = malloc(((size_t)nout + 1) * sizeof(uint32_t));
+	s->rel_in_from = malloc(((size_t)nin + 1) * sizeof(uint32_t));
+	s->nrel_in = 0;
+	if (!s->send_need || !s->rel_off || !s->rel_rank || !s->rel_frame ||
+	    !s->rel_in_from) {
+		ibf_liquid_deps_free(&d);
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "all-to-all "
+				       "schedule: out of memory");
+	}
+	fill_releases(u, t, frame_of, &d, s);
+	ibf_liquid_deps_free(&d);
+	return IBF_UCX_OK;
+}
+
 ibf_ucx_status_t ibf_ucxi_a2a_schedule(ibf_ucx_t *u,
 				       ibf_ucxi_a2a_sched_t *s,
 				       ibf_ucx_err_t *err)
 {
-	uint32_t *blob = NULL, fail[4] = { 0, 0, 0, 0 };
+	uint32_t *blob = NULL, fail[HDR] = { 0 };
+	ibf_liquid_traffic_t *t = NULL;
 	size_t len = 0;
 	ibf_ucx_status_t st = IBF_UCX_OK, bst;
 	void *buf;
 
 	memset(s, 0, sizeof(*s));
 	if (u->rank == 0) {
-		st = compute(u, &blob, &len, err);
+		st = build_traffic(u, &t, err);
+		if (st == IBF_UCX_OK)
+			st = compute(u, t, &blob, &len, err);
 		if (st != IBF_UCX_OK) {
 			/* the reason stays; the status tells the caller
 			 * that nothing was sent */
@@ -211,19 +283,22 @@ ibf_ucx_status_t ibf_ucxi_a2a_schedule(ibf_ucx_t *u,
 	}
 	buf = blob;
 	bst = ibf_ucxi_bcast_blob(u, 0, &buf, &len, err);
-	if (st != IBF_UCX_OK) {
-		free(buf);
-		return st;
-	}
-	if (bst != IBF_UCX_OK) {
-		free(buf);
-		return bst;
-	}
-	if (u->size > 1 && len == sizeof(fail))
+	if (st == IBF_UCX_OK)
+		st = bst;
+	if (st == IBF_UCX_OK && u->size > 1 && len == sizeof(fail))
 		st = ibf_ucx_err_set(err, IBF_UCX_ERR_SCHEDULE, "all-to-all "
 				     "schedule: rank 0 failed to compute it");
-	else
+	else if (st == IBF_UCX_OK)
 		st = unpack(u, buf, len, s, err);
+	/* the same traffic on every rank: routes are the job's, not the
+	 * process's */
+	if (st == IBF_UCX_OK && !t)
+		st = build_traffic(u, &t, err);
+	if (st == IBF_UCX_OK)
+		st = my_releases(u, t, (const uint32_t *)buf + HDR, s, err);
+	if (st != IBF_UCX_OK)
+		ibf_ucxi_a2a_sched_free(s);
+	ibf_liquid_traffic_destroy(t);
 	free(buf);
 	return st;
 }
@@ -232,5 +307,11 @@ void ibf_ucxi_a2a_sched_free(ibf_ucxi_a2a_sched_t *s)
 {
 	free(s->send_to);
 	free(s->recv_from);
-	s->send_to = s->recv_from = NULL;
+	free(s->send_need);
+	free(s->rel_off);
+	free(s->rel_rank);
+	free(s->rel_frame);
+	free(s->rel_in_from);
+	s->send_to = s->recv_from = s->send_need = s->rel_off = NULL;
+	s->rel_rank = s->rel_frame = s->rel_in_from = NULL;
 }
