@@ -11,7 +11,8 @@ HOSTMAP: lines 'rank:N "NODEDESC"'.  PREFIX.R: the lines of rank R,
 (the block arrived), CLOCK_MONOTONIC of one machine.  The links come from
 the tests' own walk of the LFTs (fabric_walk.py), not from libibflow.
 A transfer is in flight from its start to its arrival; on every link the
-next one must start after the previous one arrived.  Prints "CALLS
+next one must start after the previous one arrived, within a call and
+from one call to the next (calls of one context, in a loop).  Prints "CALLS
 TRANSFERS LINKS" and exits 0, or names the first overlap and exits 1."""
 import os
 import re
@@ -51,16 +52,15 @@ def main():
     for (c, a, b), t0 in start.items():
         links = [('send', a), ('recv', b)] + fab.path(host[a], host[b])
         for l in links:
-            users.setdefault((c, l), []).append((t0, arrive[(c, a, b)], a, b))
-    for (c, l), iv in users.items():
+            users.setdefault(l, []).append((t0, arrive[(c, a, b)], c, a, b))
+    for l, iv in users.items():
         iv.sort()
         for x, y in zip(iv, iv[1:]):
             if y[0] < x[1]:
                 sys.exit('call %d: link %s: %d->%d started %d ns before '
-                         '%d->%d arrived' % (c, l, y[2], y[3], x[1] - y[0],
-                                             x[2], x[3]))
-    print('%d %d %d' % (len(calls), len(start),
-                        len({l for (_, l) in users})))
+                         'call %d\'s %d->%d arrived' %
+                         (y[2], l, y[3], y[4], x[1] - y[0], x[2], x[3], x[4]))
+    print('%d %d %d' % (len(calls), len(start), len(users)))
 
 
 main()

@@ -119,7 +119,8 @@ trap down EXIT
 down
 "$NF" --name "$NAME" up --topo "$F/ibflow-topology.ibnd" \
 	--lfts "$F/ibflow-lfts.dump" --mgmt --rate "$RATE" \
-	${A2A_BENCH_CTL:+--ctl-ports "$A2A_BENCH_CTL"} >"$OUT/up.log" 2>&1 ||
+	${A2A_BENCH_CTL:+--ctl-ports "$A2A_BENCH_CTL"} \
+	$([ "${A2A_BENCH_SMALL:-0}" = 1 ] && echo --prio-small) >"$OUT/up.log" 2>&1 ||
 	{ echo "netns-fabric up failed: $(tail -3 "$OUT/up.log")" >&2; exit 1; }
 # QUEUE: the tbf queues' limit in time (netns-fabric: 100 ms).  Real IB
 # links have credit-based flow control and buffers of a few KB, no long

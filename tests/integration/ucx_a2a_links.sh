@@ -11,7 +11,7 @@
 # itself, checks from every transfer's start and arrival times (one
 # machine, one clock) that on every link, and at every sender and
 # receiver, the next transfer started only after the previous one had
-# arrived.  The judge is shown to catch an overlap on a hand-made trace.
+# arrived, within a call and from one call to the next.  The judge is shown to catch an overlap on a hand-made trace.
 set -uo pipefail
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -121,7 +121,7 @@ if out=$(python3 "$JUDGE" "$d/ibflow-topology.ibnd" "$d/ibflow-lfts.dump" \
 	t_fail "judge: an overlap" "accepted: $out"
 else
 	case $out in
-	*"1->2 started 100 ns before 0->2 arrived"*)
+	*"1->2 started 100 ns before call 1's 0->2 arrived"*)
 		t_pass "judge: an overlap on the way to h0004 is named ($out)" ;;
 	*) t_fail "judge: an overlap" "$out" ;;
 	esac

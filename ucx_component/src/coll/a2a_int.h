@@ -37,6 +37,15 @@ typedef struct ibf_ucxi_a2a_sched {
 	uint32_t *rel_rank, *rel_frame;
 	uint32_t nrel_in;         /* releases this process receives */
 	uint32_t *rel_in_from;    /* [nrel_in] who sends each */
+	/* The same for the next call (ibf_liquid_deps_t.xpred): its sends
+	 * wait for the links they open to be released by this call's last
+	 * users.  Only other processes' releases count: a process's own
+	 * arrivals are all in before it starts its next call. */
+	uint32_t *xsend_need;     /* [nframes] */
+	uint32_t *xrel_off;       /* [nframes + 1] */
+	uint32_t *xrel_rank, *xrel_frame;
+	uint32_t nxrel_in;
+	uint32_t *xrel_in_from;
 } ibf_ucxi_a2a_sched_t;
 
 /* The blocks of one call, alltoall or alltoallv. */
@@ -62,6 +71,7 @@ static inline void *ibf_ucxi_rblock(const ibf_ucxi_blocks_t *b, uint32_t p,
 }
 
 struct ibf_ucxi_a2a {
+	uint32_t nlinks_calls;    /* ALLTOALL_SYNC=links calls so far */
 	bool have_sched;
 	bool no_sched;            /* it could not be computed: never liquid */
 	ibf_ucxi_a2a_sched_t sched;
@@ -83,6 +93,7 @@ void ibf_ucxi_a2a_sched_free(ibf_ucxi_a2a_sched_t *s);
 ibf_ucx_status_t ibf_ucxi_a2a_run_links(ibf_ucx_t *u,
 					const ibf_ucxi_a2a_sched_t *s,
 					const ibf_ucxi_blocks_t *b,
-					uint32_t seq, ibf_ucx_err_t *err);
+					uint32_t seq, uint32_t call,
+					ibf_ucx_err_t *err);
 
 #endif

@@ -206,7 +206,8 @@ static ibf_ucx_status_t run_liquid(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 	seq = ++u->seq;
 	copy_self(u, b);
 	if (sync == IBF_UCX_A2A_SYNC_LINKS)
-		st = ibf_ucxi_a2a_run_links(u, &a->sched, b, seq, err);
+		st = ibf_ucxi_a2a_run_links(u, &a->sched, b, seq,
+					    a->nlinks_calls++, err);
 	else
 		st = run_frames(u, b, seq, sync == IBF_UCX_A2A_SYNC_BARRIER,
 				err);

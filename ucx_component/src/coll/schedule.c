@@ -182,75 +182,132 @@ static ibf_ucx_status_t unpack(const ibf_ucx_t *u, const uint32_t *b,
 	return IBF_UCX_OK;
 }
 
-/* This process's part of the predecessor lists: what its sends wait for
- * and whom its arrivals release. */
-static void fill_releases(const ibf_ucx_t *u, const ibf_liquid_traffic_t *t,
-			  const uint32_t *frame_of, const ibf_liquid_deps_t *d,
-			  ibf_ucxi_a2a_sched_t *s)
-{
-	uint32_t n = u->size, me = u->rank, f, k, x = 0;
+/* One relation of the predecessor lists (this call's, or the next
+ * call's) as this process needs it. */
+typedef struct my_rel {
+	const uint32_t *pred_off, *pred, *succ_off, *succ;
+	bool cross;
+	uint32_t *need, *off, *rank, *frame, *in_from, *nin;
+} my_rel_t;
 
-	for (f = 0; f < s->nframes; f++) {
-		s->rel_off[f] = x;
+/* Sizes: releases this process sends and receives. */
+static void rel_count(const ibf_ucx_t *u, const ibf_liquid_traffic_t *t,
+		      const my_rel_t *m, uint32_t *nout, uint32_t *nin)
+{
+	uint32_t n = u->size, me = u->rank;
+
+	*nout = *nin = 0;
+	for (uint32_t p = 0; p < n; p++) {
+		uint32_t in = tr_index(n, p, me), out = tr_index(n, me, p);
+
+		if (p == me)
+			continue;
+		*nout += m->succ_off[in + 1] - m->succ_off[in];
+		for (uint32_t k = m->pred_off[out]; k < m->pred_off[out + 1];
+		     k++)
+			*nin += t->dst[m->pred[k]] != me;
+	}
+}
+
+/* A cross-call release of this process's own arrival is implied: the
+ * call it belongs to has ended here before the next one starts. */
+static void rel_fill(const ibf_ucx_t *u, const ibf_liquid_traffic_t *t,
+		     const uint32_t *frame_of, const ibf_ucxi_a2a_sched_t *s,
+		     const my_rel_t *m)
+{
+	uint32_t n = u->size, me = u->rank, x = 0;
+
+	*m->nin = 0;
+	for (uint32_t f = 0; f < s->nframes; f++) {
+		m->off[f] = x;
 		if (s->recv_from[f] != IBF_UCXI_NOPEER) {
 			uint32_t tr = tr_index(n, s->recv_from[f], me);
 
-			for (k = d->succ_off[tr]; k < d->succ_off[tr + 1];
-			     k++, x++) {
-				s->rel_rank[x] = t->src[d->succ[k]];
-				s->rel_frame[x] = frame_of[d->succ[k]];
+			for (uint32_t k = m->succ_off[tr];
+			     k < m->succ_off[tr + 1]; k++) {
+				if (m->cross && t->src[m->succ[k]] == me)
+					continue;
+				m->rank[x] = t->src[m->succ[k]];
+				m->frame[x++] = frame_of[m->succ[k]];
 			}
 		}
 		if (s->send_to[f] != IBF_UCXI_NOPEER) {
 			uint32_t tr = tr_index(n, me, s->send_to[f]);
 
-			s->send_need[f] = d->pred_off[tr + 1] -
-					  d->pred_off[tr];
-			for (k = d->pred_off[tr]; k < d->pred_off[tr + 1]; k++)
-				if (t->dst[d->pred[k]] != me)
-					s->rel_in_from[s->nrel_in++] =
-						t->dst[d->pred[k]];
+			for (uint32_t k = m->pred_off[tr];
+			     k < m->pred_off[tr + 1]; k++) {
+				uint32_t from = t->dst[m->pred[k]];
+
+				if (from != me)
+					m->in_from[(*m->nin)++] = from;
+				if (from != me || !m->cross)
+					m->need[f]++;
+			}
 		}
 	}
-	s->rel_off[s->nframes] = x;
+	m->off[s->nframes] = x;
 }
 
+static ibf_ucx_status_t rel_alloc(const ibf_ucx_t *u,
+				  const ibf_liquid_traffic_t *t,
+				  const uint32_t *frame_of,
+				  const ibf_ucxi_a2a_sched_t *s, my_rel_t *m,
+				  uint32_t **need, uint32_t **off,
+				  uint32_t **rank, uint32_t **frame,
+				  uint32_t **in_from, ibf_ucx_err_t *err)
+{
+	uint32_t nout, nin;
+
+	rel_count(u, t, m, &nout, &nin);
+	*need = calloc((size_t)s->nframes + 1, sizeof(uint32_t));
+	*off = malloc(((size_t)s->nframes + 1) * sizeof(uint32_t));
+	*rank = malloc(((size_t)nout + 1) * sizeof(uint32_t));
+	*frame = malloc(((size_t)nout + 1) * sizeof(uint32_t));
+	*in_from = malloc(((size_t)nin + 1) * sizeof(uint32_t));
+	if (!*need || !*off || !*rank || !*frame || !*in_from)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "all-to-all "
+				       "schedule: out of memory");
+	m->need = *need;
+	m->off = *off;
+	m->rank = *rank;
+	m->frame = *frame;
+	m->in_from = *in_from;
+	rel_fill(u, t, frame_of, s, m);
+	return IBF_UCX_OK;
+}
+
+/* This process's part of the predecessor lists: what its sends wait for
+ * and whom its arrivals release, in this call and for the next one. */
 static ibf_ucx_status_t my_releases(const ibf_ucx_t *u,
 				    const ibf_liquid_traffic_t *t,
 				    const uint32_t *frame_of,
 				    ibf_ucxi_a2a_sched_t *s,
 				    ibf_ucx_err_t *err)
 {
-	uint32_t n = u->size, me = u->rank, p, nout = 0, nin = 0;
 	ibf_liquid_deps_t d;
+	ibf_ucx_status_t st;
 	ibf_err_t e;
 
 	if (ibf_liquid_deps_build(t, frame_of, s->nframes, &d, &e) != IBF_OK)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "all-to-all "
 				       "schedule: %s", e.msg);
-	for (p = 0; p < n; p++) {
-		if (p == me)
-			continue;
-		nout += d.succ_off[tr_index(n, p, me) + 1] -
-			d.succ_off[tr_index(n, p, me)];
-		nin += d.pred_off[tr_index(n, me, p) + 1] -
-		       d.pred_off[tr_index(n, me, p)];
+	{
+		my_rel_t now = { d.pred_off, d.pred, d.succ_off, d.succ,
+				 false, .nin = &s->nrel_in };
+		my_rel_t next = { d.xpred_off, d.xpred, d.xsucc_off, d.xsucc,
+				  true, .nin = &s->nxrel_in };
+
+		st = rel_alloc(u, t, frame_of, s, &now, &s->send_need,
+			       &s->rel_off, &s->rel_rank, &s->rel_frame,
+			       &s->rel_in_from, err);
+		if (st == IBF_UCX_OK)
+			st = rel_alloc(u, t, frame_of, s, &next,
+				       &s->xsend_need, &s->xrel_off,
+				       &s->xrel_rank, &s->xrel_frame,
+				       &s->xrel_in_from, err);
 	}
-	s->send_need = calloc((size_t)s->nframes + 1, sizeof(uint32_t));
-	s->rel_off = malloc(((size_t)s->nframes + 1) * sizeof(uint32_t));
-	s->rel_rank = malloc(((size_t)nout + 1) * sizeof(uint32_t));
-	s->rel_frame = malloc(((size_t)nout + 1) * sizeof(uint32_t));
-	s->rel_in_from = malloc(((size_t)nin + 1) * sizeof(uint32_t));
-	s->nrel_in = 0;
-	if (!s->send_need || !s->rel_off || !s->rel_rank || !s->rel_frame ||
-	    !s->rel_in_from) {
-		ibf_liquid_deps_free(&d);
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "all-to-all "
-				       "schedule: out of memory");
-	}
-	fill_releases(u, t, frame_of, &d, s);
 	ibf_liquid_deps_free(&d);
-	return IBF_UCX_OK;
+	return st;
 }
 
 ibf_ucx_status_t ibf_ucxi_a2a_schedule(ibf_ucx_t *u,
@@ -312,6 +369,13 @@ void ibf_ucxi_a2a_sched_free(ibf_ucxi_a2a_sched_t *s)
 	free(s->rel_rank);
 	free(s->rel_frame);
 	free(s->rel_in_from);
+	free(s->xsend_need);
+	free(s->xrel_off);
+	free(s->xrel_rank);
+	free(s->xrel_frame);
+	free(s->xrel_in_from);
 	s->send_to = s->recv_from = s->send_need = s->rel_off = NULL;
 	s->rel_rank = s->rel_frame = s->rel_in_from = NULL;
+	s->xsend_need = s->xrel_off = s->xrel_rank = s->xrel_frame = NULL;
+	s->xrel_in_from = NULL;
 }

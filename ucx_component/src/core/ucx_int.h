@@ -83,6 +83,7 @@ typedef enum ibf_ucxi_kind {
 	IBF_UCXI_TAG_INFER = 7,
 	IBF_UCXI_TAG_BCAST_PIPE = 8,
 	IBF_UCXI_TAG_A2A_RELEASE = 9,
+	IBF_UCXI_TAG_A2A_XRELEASE = 10,   /* sequence: the all-to-all call */
 } ibf_ucxi_kind_t;
 
 static inline ucp_tag_t ibf_ucxi_tag(ibf_ucxi_kind_t kind, uint32_t seq,
