@@ -70,8 +70,13 @@ static inline void *ibf_ucxi_rblock(const ibf_ucxi_blocks_t *b, uint32_t p,
 	return b->rbuf + (b->rd ? b->rd[p] : p * b->block);
 }
 
+/* ALLTOALL_GAIN=auto by transport (docs/ucx-alltoall.md, "auto") */
+#define IBF_UCXI_GAIN_TCP 1.6
+#define IBF_UCXI_GAIN_RDMA 1.0
+
 struct ibf_ucxi_a2a {
 	uint32_t nlinks_calls;    /* ALLTOALL_SYNC=links calls so far */
+	bool declined;            /* auto: the schedule does not pay */
 	bool have_sched;
 	bool no_sched;            /* it could not be computed: never liquid */
 	ibf_ucxi_a2a_sched_t sched;

@@ -23,6 +23,8 @@
 
 #include "coll/a2a_int.h"
 
+#include <stdio.h>
+
 const char *ibf_ucx_a2a_alg_str(ibf_ucx_a2a_alg_t a)
 {
 	switch (a) {
@@ -39,6 +41,9 @@ ibf_ucx_a2a_alg_t ibf_ucx_alltoall_select(const ibf_ucx_t *u,
 	const ibf_ucx_cfg_t *v = &u->cfg->v;
 
 	if (u->a2a && u->a2a->no_sched)
+		return IBF_UCX_A2A_NONE;
+	if (u->a2a && u->a2a->declined &&
+	    v->alltoall == IBF_UCX_A2A_MODE_AUTO)
 		return IBF_UCX_A2A_NONE;
 	switch ((ibf_ucx_a2a_mode_t)v->alltoall) {
 	case IBF_UCX_A2A_MODE_LIQUID:
@@ -182,8 +187,49 @@ fail:
 	return st;
 }
 
+/* Does the data go over RDMA?  UCX names the transports it uses in its
+ * context's resource list ("resource N : md M dev D flags -- tl/dev"). */
+static bool over_rdma(const ibf_ucx_t *u)
+{
+	static const char *const rdma[] = { " -- rc_", " -- ud_", " -- dc_" };
+	char *text = NULL;
+	size_t len = 0;
+	bool found = false;
+	FILE *fp = open_memstream(&text, &len);
+
+	if (!fp)
+		return false;
+	ucp_context_print_info(u->ctx, fp);
+	fclose(fp);
+	for (unsigned i = 0; text && i < 3 && !found; i++)
+		found = strstr(text, rdma[i]) != NULL;
+	free(text);
+	return found;
+}
+
+/* auto's rule: liquid where it promises at least ALLTOALL_GAIN over
+ * round robin's frames (docs/ucx-alltoall.md, "auto"). */
+static ibf_ucx_status_t auto_check(ibf_ucx_t *u, ibf_ucx_err_t *err)
+{
+	const ibf_ucxi_a2a_sched_t *s = &u->a2a->sched;
+	double need = u->cfg->v.alltoall_gain;
+	bool rdma = over_rdma(u);
+
+	if (need < 0)
+		need = rdma ? IBF_UCXI_GAIN_RDMA : IBF_UCXI_GAIN_TCP;
+	if ((double)s->rr_frames >= need * s->nframes)
+		return IBF_UCX_OK;
+	u->a2a->declined = true;
+	return ibf_ucx_err_set(err, IBF_UCX_ERR_DECLINED, "all-to-all: auto: "
+			       "liquid %u frames, round robin %u: gain %.2f "
+			       "below %.2f (%s, %sALLTOALL_GAIN)",
+			       s->nframes, s->rr_frames,
+			       (double)s->rr_frames / s->nframes, need,
+			       rdma ? "RDMA" : "TCP", IBF_UCX_VAR_PREFIX);
+}
+
 static ibf_ucx_status_t run_liquid(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
-				   ibf_ucx_err_t *err)
+				   bool by_auto, ibf_ucx_err_t *err)
 {
 	struct ibf_ucxi_a2a *a = u->a2a;
 	unsigned sync = u->cfg->v.alltoall_sync;
@@ -197,6 +243,11 @@ static ibf_ucx_status_t run_liquid(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 		if (st != IBF_UCX_OK)
 			return st;
 		a->have_sched = true;
+	}
+	if (by_auto) {
+		st = auto_check(u, err);
+		if (st != IBF_UCX_OK)
+			return st;
 	}
 	if (sync == IBF_UCX_A2A_SYNC_LINKS) {
 		st = ibf_ucxi_lane_setup(u, err);
@@ -239,8 +290,15 @@ static ibf_ucx_status_t run_pairwise(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 	return IBF_UCX_OK;
 }
 
+static bool auto_mode(const ibf_ucx_t *u)
+{
+	return u->cfg->v.alltoall == IBF_UCX_A2A_MODE_AUTO;
+}
+
+/* by_auto: the caller left the choice to UCX_IBFLOW_ALLTOALL=auto */
 static ibf_ucx_status_t run(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
-			    ibf_ucx_a2a_alg_t alg, ibf_ucx_err_t *err)
+			    ibf_ucx_a2a_alg_t alg, bool by_auto,
+			    ibf_ucx_err_t *err)
 {
 	ibf_ucx_err_clear(err);
 	if (!u->a2a) {
@@ -249,10 +307,12 @@ static ibf_ucx_status_t run(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 			return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
 					       "all-to-all: out of memory");
 	}
-	if (alg == IBF_UCX_A2A_NONE)
+	if (alg == IBF_UCX_A2A_NONE) {
+		by_auto = auto_mode(u);
 		alg = ibf_ucx_alltoall_select(u, b->block);
+	}
 	if (alg == IBF_UCX_A2A_LIQUID && u->size > 1)
-		return run_liquid(u, b, err);
+		return run_liquid(u, b, by_auto, err);
 	if (alg != IBF_UCX_A2A_LIQUID && alg != IBF_UCX_A2A_PAIRWISE &&
 	    alg != IBF_UCX_A2A_NONE)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID, "all-to-all:"
@@ -270,7 +330,7 @@ ibf_ucx_status_t ibf_ucx_alltoall(ibf_ucx_t *u, const void *sendbuf,
 	if (!u || (block_bytes && (!sendbuf || !recvbuf)))
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID,
 				       "ibf_ucx_alltoall: NULL argument");
-	return run(u, &b, alg, err);
+	return run(u, &b, alg, false, err);
 }
 
 ibf_ucx_status_t ibf_ucx_alltoallv(ibf_ucx_t *u, const void *sendbuf,
@@ -287,9 +347,11 @@ ibf_ucx_status_t ibf_ucx_alltoallv(ibf_ucx_t *u, const void *sendbuf,
 				       "ibf_ucx_alltoallv: NULL argument");
 	/* Block sizes differ between ranks, and the choice must not: the
 	 * threshold does not apply, only the mode and the fabric. */
+	bool by_auto = alg == IBF_UCX_A2A_NONE && auto_mode(u);
+
 	if (alg == IBF_UCX_A2A_NONE)
 		alg = ibf_ucx_alltoall_select(u, SIZE_MAX);
 	if (alg == IBF_UCX_A2A_NONE)
 		alg = IBF_UCX_A2A_PAIRWISE;
-	return run(u, &b, alg, err);
+	return run(u, &b, alg, by_auto, err);
 }

@@ -65,6 +65,8 @@ typedef struct ibf_ucx_cfg {
 	unsigned alltoall;               /* ibf_ucx_a2a_mode_t */
 	unsigned alltoall_thresh;        /* bytes per block */
 	unsigned alltoall_sync;          /* ibf_ucx_a2a_sync_t */
+	double alltoall_gain;            /* auto: least rr / liquid frames;
+					    < 0: by transport */
 	char *alltoall_trace;            /* file prefix or "" */
 	int ctl_lane;                    /* ucs bool */
 	unsigned ctl_sl;                 /* UINT_MAX: UCX's */

@@ -125,6 +125,44 @@ static int write_time_auto(char *buf, size_t max, const void *src,
 	return ucs_config_sprintf_time(buf, max, src, arg);
 }
 
+/* "auto" (stored as -1) or a bounded ratio. */
+static int read_ratio_auto(const char *buf, void *dest, const void *arg)
+{
+	const cfg_range_t *r = arg;
+	double v;
+	char *end;
+
+	if (!strcasecmp(buf, "auto")) {
+		*(double *)dest = -1;
+		return 1;
+	}
+	if (!isdigit((unsigned char)buf[0]))
+		return 0;
+	errno = 0;
+	v = strtod(buf, &end);
+	if (errno || *end || !isfinite(v) || v < r->min || v > r->max)
+		return 0;
+	*(double *)dest = v;
+	return 1;
+}
+
+static int write_ratio_auto(char *buf, size_t max, const void *src,
+			    const void *arg)
+{
+	(void)arg;
+	if (*(const double *)src < 0)
+		return snprintf(buf, max, "auto");
+	return snprintf(buf, max, "%g", *(const double *)src);
+}
+
+static void help_ratio_auto(char *buf, size_t max, const void *arg)
+{
+	const cfg_range_t *r = arg;
+
+	snprintf(buf, max, "\"auto\" or a number in [%g, %g]", r->min,
+		 r->max);
+}
+
 static void help_time_auto(char *buf, size_t max, const void *arg)
 {
 	const cfg_range_t *r = arg;
@@ -142,6 +180,9 @@ static void help_time_auto(char *buf, size_t max, const void *arg)
 #define IBF_UCX_CFG_TIME_AUTO(_r) \
 	{ read_time_auto, write_time_auto, ucs_config_clone_double, \
 	  ucs_config_release_nop, help_time_auto, &(_r) }
+#define IBF_UCX_CFG_RATIO_AUTO(_r) \
+	{ read_ratio_auto, write_ratio_auto, ucs_config_clone_double, \
+	  ucs_config_release_nop, help_ratio_auto, &(_r) }
 #define IBF_UCX_CFG_TIME(_r) \
 	{ read_time_range, ucs_config_sprintf_time, \
 	  ucs_config_clone_double, ucs_config_release_nop, help_time_range, \
@@ -159,6 +200,7 @@ static const cfg_range_t range_spin = { 0, 1 };
 static const cfg_range_t range_conc = { 0, 1u << 20 };
 static const cfg_range_t range_a2a_thresh = { 0, 1u << 30 };
 static const cfg_range_t range_sl = { 0, 15 };
+static const cfg_range_t range_gain = { 0, 1000 };
 static const cfg_range_t range_tclass = { 0, 255 };
 static const cfg_range_t range_infer_tol = { 0, 1 };
 static const cfg_range_t range_bcast_thresh = { 0, 1u << 30 };
@@ -350,6 +392,18 @@ static ucs_config_field_t ibf_ucx_config_table[] = {
 	  "barrier (a barrier before every frame).",
 	  ucs_offsetof(ibf_ucx_cfg_t, alltoall_sync),
 	  UCS_CONFIG_TYPE_ENUM(a2a_sync_names) },
+
+	{ "ALLTOALL_GAIN", "auto",
+	  "auto: the least gain the liquid schedule must promise over round\n"
+	  "robin (round robin's frames over the liquid bound, for the\n"
+	  "participants' routed paths) before it replaces the caller's own\n"
+	  "algorithm; below it the first call declines and the caller's\n"
+	  "algorithm runs from then on.  auto: 1.6 where the data goes over\n"
+	  "TCP (which shares links fairly among the caller's all-at-once\n"
+	  "transfers), 1 over RDMA (whose credit flow control does not);\n"
+	  "docs/ucx-alltoall.md has the measurements.  0: always liquid.",
+	  ucs_offsetof(ibf_ucx_cfg_t, alltoall_gain),
+	  IBF_UCX_CFG_RATIO_AUTO(range_gain) },
 
 	{ "ALLTOALL_TRACE", "",
 	  "File prefix: every liquid all-to-all appends, per process to\n"
