@@ -4,7 +4,7 @@
 # the default) keeps the schedule's one guarantee: no two transfers on a
 # directed link at once.  On three fabrics (a fat tree with D-mod-K, a
 # Dragonfly and a random Jellyfish with min-hop), ranks mapped to a random
-# subset of the hosts in random order, ibflow-a2a-check runs
+# subset of the hosts in random order (and once two per host), ibflow-a2a-check runs
 # MPI_Alltoall(v) through libibflow_mpi (and once through coll/ibflow)
 # with UCX_IBFLOW_ALLTOALL_TRACE: the results must be byte-identical to
 # the MPI library's, and tests/a2a_trace_judge.py, which walks the LFTs
@@ -52,23 +52,28 @@ fabric() {
 	} >"$1/ibflow-export.txt"
 }
 
-# hostmap DIR NP SEED: NP random hosts of the fabric in random order
+# hostmap DIR NP SEED [PER]: NP ranks on random hosts of the fabric in
+# random order, PER (default 1) ranks on each
 hostmap() {
-	python3 - "$1/ibflow-topology.ibnd" "$2" "$3" <<'EOF' >"$1/map"
+	python3 - "$1/ibflow-topology.ibnd" "$2" "$3" "${4:-1}" <<'EOF' >"$1/map"
 import random, re, sys
 hosts = sorted(set(re.findall(r'^Ca\s+\d+\s+"[^"]*"\s*#\s*"([^"]+)"',
                               open(sys.argv[1]).read(), re.M)))
 rng = random.Random(int(sys.argv[3]))
-for r, h in enumerate(rng.sample(hosts, int(sys.argv[2]))):
+np, per = int(sys.argv[2]), int(sys.argv[4])
+for r, h in enumerate(rng.sample(hosts, np // per) * per):
     print('rank:%d "%s"' % (r, h))
 EOF
 }
 
-# case NAME SPEC ENGINE NP [MPIRUN ARGS...]: one mpirun, judged
+# case NAME SPEC ENGINE NP[/PER] [MPIRUN ARGS...]: one mpirun, judged
+# (PER ranks share a host: rank 0 schedules from the traffic's link sets
+# instead of the all-to-all planner)
 case_run() {
-	local name=$1 spec=$2 engine=$3 np=$4 d=$W/$1 rc out
+	local name=$1 spec=$2 engine=$3 np=${4%/*} per=1 d=$W/$1 rc out
+	[[ $4 == */* ]] && per=${4#*/}
 	shift 4
-	if ! fabric "$d" "$spec" "$engine" || ! hostmap "$d" "$np" "$SEED"; then
+	if ! fabric "$d" "$spec" "$engine" || ! hostmap "$d" "$np" "$SEED" "$per"; then
 		t_fail "$name: fabric" "gen/route/map failed"
 		return
 	fi
@@ -100,6 +105,7 @@ case_run() {
 case_run fattree xgft:2:4,2:1,2 dmodk 8 -x LD_PRELOAD="$MPILIB"
 case_run dragonfly dragonfly:2,1,1 minhop 6 -x LD_PRELOAD="$MPILIB"
 case_run jellyfish "jellyfish:6,3,2:$((SEED % 1000))" minhop 7 -x LD_PRELOAD="$MPILIB"
+case_run shared xgft:2:4,2:1,2 dmodk 8/2 -x LD_PRELOAD="$MPILIB"
 if [ -f "$COLL" ] && t_need ompi_info; then
 	cpath="$(dirname "$COLL"):$(ompi_info --path pkglibdir | sed 's/.*: *//')"
 	case_run coll xgft:2:4,2:1,2 dmodk 6 --mca mca_base_component_path "$cpath"

@@ -11,7 +11,11 @@
  *
  * The scheduler's search stops at a time limit, so two processes could
  * find different schedules; rank 0 therefore computes it alone and
- * broadcasts the frame of every transfer.
+ * broadcasts the frame of every transfer.  Where every rank has a host
+ * of its own and routes go to base LIDs, rank 0 uses the all-to-all
+ * planner (ibf_liquid_plan_alltoall: the same frames within one, a
+ * fraction of the CPU at hundreds of ranks, no link sets stored); every
+ * rank then builds the traffic itself for its predecessor lists.
  */
 #include "config.h"
 
@@ -310,6 +314,67 @@ static ibf_ucx_status_t my_releases(const ibf_ucx_t *u,
 	return st;
 }
 
+/* The planner's conditions: one rank per host (its send and receive
+ * links are the host's), routes to base LIDs (it traces those). */
+static bool plan_applies(const ibf_ucx_t *u)
+{
+	uint8_t *seen;
+	bool ok = u->aware && u->fab.lfts && !u->cfg->v.lid_offset;
+
+	if (!ok || !(seen = calloc(u->nhosts + 1, 1)))
+		return false;
+	for (uint32_t i = 0; ok && i < u->size; i++) {
+		ok = u->rank_host[i] < u->nhosts && !seen[u->rank_host[i]];
+		if (ok)
+			seen[u->rank_host[i]] = 1;
+	}
+	free(seen);
+	return ok;
+}
+
+static ibf_ucx_status_t compute_plan(ibf_ucx_t *u, uint32_t **blob,
+				     size_t *len, ibf_ucx_err_t *err)
+{
+	ibf_liquid_opts_t o = { .time_limit = SCHED_TIME_LIMIT };
+	const ibf_liquid_plan_info_t *info;
+	ibf_liquid_plan_t *p = NULL;
+	uint32_t n = u->size, *b = NULL;
+	size_t nt = (size_t)n * (n - 1);
+	ibf_port_id_t *ranks = malloc(((size_t)n + 1) * sizeof(*ranks));
+	ibf_err_t e;
+
+	if (!ranks || !(b = malloc((nt + HDR) * sizeof(*b)))) {
+		free(ranks);
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "all-to-all "
+				       "schedule: out of memory");
+	}
+	for (uint32_t i = 0; i < n; i++)
+		ranks[i] = u->hosts.ports[u->rank_host[i]];
+	if (ibf_liquid_plan_alltoall(u->fab.lfts, ranks, n, &o, &p, &e) !=
+	    IBF_OK) {
+		free(ranks);
+		free(b);
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC, "all-to-all "
+				       "schedule: %s", e.msg);
+	}
+	info = ibf_liquid_plan_info(p);
+	b[0] = info->nframes;
+	b[1] = info->duration;
+	b[2] = info->liquid;
+	b[3] = (uint32_t)(info->seconds * 1e6);
+	b[4] = info->rr_frames;
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < n; j++)
+			if (i != j)
+				b[HDR + tr_index(n, i, j)] =
+					ibf_liquid_plan_frame(p, i, j);
+	ibf_liquid_plan_destroy(p);
+	free(ranks);
+	*blob = b;
+	*len = (nt + HDR) * sizeof(*b);
+	return IBF_UCX_OK;
+}
+
 ibf_ucx_status_t ibf_ucxi_a2a_schedule(ibf_ucx_t *u,
 				       ibf_ucxi_a2a_sched_t *s,
 				       ibf_ucx_err_t *err)
@@ -321,10 +386,14 @@ ibf_ucx_status_t ibf_ucxi_a2a_schedule(ibf_ucx_t *u,
 	void *buf;
 
 	memset(s, 0, sizeof(*s));
-	if (u->rank == 0) {
+	if (u->rank == 0 && plan_applies(u)) {
+		st = compute_plan(u, &blob, &len, err);
+	} else if (u->rank == 0) {
 		st = build_traffic(u, &t, err);
 		if (st == IBF_UCX_OK)
 			st = compute(u, t, &blob, &len, err);
+	}
+	if (u->rank == 0) {
 		if (st != IBF_UCX_OK) {
 			/* the reason stays; the status tells the caller
 			 * that nothing was sent */
