@@ -186,6 +186,33 @@ else
 	t_skip "coll/ibflow" "not built (needs Open MPI's developer headers) or no ompi_info"
 fi
 
+# ---- a device UCX does not know: the MPI library's algorithm ---------------------
+# UCX_IBFLOW_NET_DEVICES=abc leaves the context no transport to the peers:
+# context creation fails once, naming the variable, and every call goes to
+# the MPI library (results equal) without waiting for the timeout (60 s:
+# one timed-out call would make the run slower than the whole of it).
+for how in mpi coll; do
+	name=nodev-$how
+	if [ "$how" = mpi ]; then
+		env=(LD_PRELOAD="$MPILIB") margs=() who=ibflow-mpi
+	elif [ -n "${cpath:-}" ]; then
+		env=() margs=(--mca mca_base_component_path "$cpath") who=coll/ibflow
+	else
+		continue
+	fi
+	UCX_IBFLOW_TIMEOUT=60s UCX_IBFLOW_NET_DEVICES=abc run "$name" 3 "${env[@]}" \
+		UCX_IBFLOW_FABRIC="$F" UCX_IBFLOW_HOSTMAP="$W/map" -- "${margs[@]}" -- \
+		--sample --max-bytes 4096 --variant liquid:world:ibflow_alltoall=liquid
+	rc=$?
+	nw=$(grep -c "^$who: .*UCX_IBFLOW_NET_DEVICES=abc: no such device (available: .*); using the MPI library's all-to-all" "$W/$name.err")
+	if [ $rc -eq 0 ] && ok_out "$W/$name.out" && [ "$nw" -eq 1 ] &&
+		! grep -q "^$who: comm" "$W/$name.err"; then
+		t_pass "$who, UCX_IBFLOW_NET_DEVICES=abc: one warning naming it, every call to the MPI library ($(grep '^a2a-check: [0-9]' "$W/$name.out"))"
+	else
+		t_fail "$who, UCX_IBFLOW_NET_DEVICES=abc" "rc $rc, $nw warnings: $(head -c 600 "$W/$name.out" "$W/$name.err")"
+	fi
+done
+
 # ---- faults inside a call ------------------------------------------------------
 # Rank 1 stalls (for 10 s) or dies 300 ms into a loop of 64 KiB
 # all-to-alls, inside a call; ranks 0 and 2 must return an error within
