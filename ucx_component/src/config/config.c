@@ -556,6 +556,9 @@ ibf_ucx_status_t ibf_ucx_cfg_string(const ibf_ucx_config_t *c,
 				    const char *field, char *buf, size_t len,
 				    ibf_ucx_err_t *err)
 {
+	/* UCX prints an empty list by writing nothing at all */
+	if (len)
+		buf[0] = '\0';
 	if (ucs_config_parser_get_value((void *)&c->v, ibf_ucx_config_table,
 					field, buf, len) != UCS_OK)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_CONFIG,
