@@ -187,7 +187,8 @@ else
 fi
 
 # ---- a device UCX does not know: the MPI library's algorithm ---------------------
-# UCX_IBFLOW_NET_DEVICES=abc leaves the context no transport to the peers:
+# UCX_IBFLOW_NET_DEVICES=abc leaves the context (UCX_TLS=tcp,self: no
+# shared memory to reach the local peers by) no transport to the peers:
 # context creation fails once, naming the variable, and every call goes to
 # the MPI library (results equal) without waiting for the timeout (60 s:
 # one timed-out call would make the run slower than the whole of it).
@@ -200,7 +201,8 @@ for how in mpi coll; do
 	else
 		continue
 	fi
-	UCX_IBFLOW_TIMEOUT=60s UCX_IBFLOW_NET_DEVICES=abc run "$name" 3 "${env[@]}" \
+	UCX_TLS=tcp,self UCX_IBFLOW_TIMEOUT=60s UCX_IBFLOW_NET_DEVICES=abc \
+		run "$name" 3 "${env[@]}" \
 		UCX_IBFLOW_FABRIC="$F" UCX_IBFLOW_HOSTMAP="$W/map" -- "${margs[@]}" -- \
 		--sample --max-bytes 4096 --variant liquid:world:ibflow_alltoall=liquid
 	rc=$?
