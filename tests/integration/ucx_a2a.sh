@@ -186,6 +186,18 @@ else
 	t_skip "coll/ibflow" "not built (needs Open MPI's developer headers) or no ompi_info"
 fi
 
+# integration mpi|coll: sets env (for run), margs (mpirun) and who (the
+# prefix of its lines); false when coll/ibflow is not there
+integration() {
+	if [ "$1" = mpi ]; then
+		env=(LD_PRELOAD="$MPILIB") margs=() who=ibflow-mpi
+	elif [ -n "${cpath:-}" ]; then
+		env=() margs=(--mca mca_base_component_path "$cpath") who=coll/ibflow
+	else
+		return 1
+	fi
+}
+
 # ---- a device UCX does not know: the MPI library's algorithm ---------------------
 # UCX_IBFLOW_NET_DEVICES=abc leaves the context (UCX_TLS=tcp,self: no
 # shared memory to reach the local peers by) no transport to the peers:
@@ -194,13 +206,7 @@ fi
 # one timed-out call would make the run slower than the whole of it).
 for how in mpi coll; do
 	name=nodev-$how
-	if [ "$how" = mpi ]; then
-		env=(LD_PRELOAD="$MPILIB") margs=() who=ibflow-mpi
-	elif [ -n "${cpath:-}" ]; then
-		env=() margs=(--mca mca_base_component_path "$cpath") who=coll/ibflow
-	else
-		continue
-	fi
+	integration "$how" || continue
 	UCX_TLS=tcp,self UCX_IBFLOW_TIMEOUT=60s UCX_IBFLOW_NET_DEVICES=abc \
 		run "$name" 3 "${env[@]}" \
 		UCX_IBFLOW_FABRIC="$F" UCX_IBFLOW_HOSTMAP="$W/map" -- "${margs[@]}" -- \
@@ -223,13 +229,7 @@ done
 for fault in "mpi stall" "mpi die" "coll stall" "coll die"; do
 	read -r how mode <<<"$fault"
 	name=$how-$mode
-	if [ "$how" = mpi ]; then
-		env=(LD_PRELOAD="$MPILIB") margs=() who=ibflow-mpi
-	elif [ -n "${cpath:-}" ]; then
-		env=() margs=(--mca mca_base_component_path "$cpath") who=coll/ibflow
-	else
-		continue
-	fi
+	integration "$how" || continue
 	UCX_IBFLOW_TIMEOUT=3s run "$name" 3 "${env[@]}" UCX_IBFLOW_FABRIC="$F" \
 		UCX_IBFLOW_HOSTMAP="$W/map" UCX_IBFLOW_ALLTOALL=liquid -- \
 		--enable-recovery "${margs[@]}" -- --fault "$mode" 1 300

@@ -319,6 +319,17 @@ else
 	t_fail "shared endpoint" "$(head -c 300 "$W/s.err" "$W/s.py")"
 fi
 
+# The fabric-aware path under valgrind too: export directory, host map,
+# plan and the planned probes.
+if t_need valgrind; then
+	t_expect_exit 0 env UCX_IBFLOW_FABRIC="$F" UCX_IBFLOW_HOSTMAP="$W/map8" \
+		timeout 300 valgrind -q --error-exitcode=99 \
+		"$B/ucx_component/.libs/ibflow-probe" --np 2 --quiet
+	[ "$T_RC" -eq 0 ] &&
+		t_pass "valgrind ibflow-probe --np 2 on the fabric (HOSTMAP): no memory errors" ||
+		t_fail "valgrind fabric-aware probe" "exit $T_RC: $(grep -m3 -v WARNING "$T_ERR" | tr '\n' ' ')"
+fi
+
 # ---- mapping failures name the process -----------------------------------------
 head -3 "$W/map8" >"$W/map3"
 t_expect_exit 2 env UCX_IBFLOW_FABRIC="$F" UCX_IBFLOW_HOSTMAP="$W/map3" "$PROBE" --np 4
