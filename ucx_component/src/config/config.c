@@ -572,11 +572,6 @@ double ibf_ucx_config_timeout(const ibf_ucx_config_t *c)
 	return c->v.timeout;
 }
 
-bool ibf_ucx_cfg_allow_all(const ucs_config_allow_list_t *l)
-{
-	return l->mode == UCS_CONFIG_ALLOW_LIST_ALLOW_ALL;
-}
-
 ibf_ucx_status_t ibf_ucx_config_clone(const ibf_ucx_config_t *src,
 				      ibf_ucx_config_t **out,
 				      ibf_ucx_err_t *err)

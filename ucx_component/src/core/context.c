@@ -43,8 +43,7 @@ static ibf_ucx_status_t ucx_config(const ibf_ucx_config_t *c,
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "ucp_config_read: "
 				       "%s", ucs_status_string(us));
 	for (i = 0; i < 2; i++) {
-		/* empty (UCX_IBFLOW_TLS=) restricts nothing, as if unset */
-		if (ibf_ucx_cfg_allow_all(lists[i]) || !lists[i]->array.count)
+		if (ibf_ucx_cfg_allow_all(lists[i]))
 			continue;
 		if (ibf_ucx_cfg_string(c, vars[i], val, sizeof(val), err) !=
 		    IBF_UCX_OK)

@@ -144,7 +144,7 @@ ibf_ucx_status_t ibf_ucxi_devices_check(const ibf_ucx_config_t *c,
 	unsigned i;
 
 	/* a negated list or "all" can leave nothing unknown to refuse */
-	if (l->mode != UCS_CONFIG_ALLOW_LIST_ALLOW || !l->array.count)
+	if (l->mode != UCS_CONFIG_ALLOW_LIST_ALLOW || ibf_ucx_cfg_allow_all(l))
 		return IBF_UCX_OK;
 	memset(&have, 0, sizeof(have));
 	each_resource(net_device, &have);
@@ -170,7 +170,7 @@ ibf_ucx_status_t ibf_ucxi_devices_blame(const ibf_ucx_config_t *c,
 
 	/* ucp_init finds no device when the transports named match none */
 	if (us != UCS_ERR_NO_DEVICE || l->mode != UCS_CONFIG_ALLOW_LIST_ALLOW ||
-	    !l->array.count)
+	    ibf_ucx_cfg_allow_all(l))
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "ucp_init: %s",
 				       ucs_status_string(us));
 	memset(&have, 0, sizeof(have));
