@@ -324,11 +324,13 @@ static bool is_key_char(char c)
 	       (c >= '0' && c <= '9') || c == '_';
 }
 
-/* One line (NUL-terminated, no line break): NULL if fine or empty. */
+/* One line (NUL-terminated, no line break): NULL if fine or empty;
+ * *keyp is the key of a line that set one (else NULL). */
 static const char *parse_line(ibf_osm_conf_t *c, char *line, char *why,
-			      size_t len)
+			      size_t len, const char **keyp)
 {
 	char *key, *v, *end, show[256];
+	const char *msg;
 
 	if ((end = strchr(line, '#')))
 		*end = '\0';
@@ -361,14 +363,47 @@ static const char *parse_line(ibf_osm_conf_t *c, char *line, char *why,
 			 ibf_osm_show(key, show, sizeof(show)));
 		return why;
 	}
-	return apply(c, key, v, why, len);
+	msg = apply(c, key, v, why, len);
+	*keyp = msg ? NULL : key;
+	return msg;
 }
+
+#define CONF_KEYS_MAX 32   /* more than the keys apply() knows */
 
 typedef struct reader {
 	ibf_osm_t *p;
 	const char *path;
 	unsigned errors, first_hidden;
+	struct {
+		char key[32];
+		unsigned line;
+	} seen[CONF_KEYS_MAX];     /* keys set, at their last line */
+	unsigned nseen;
 } reader_t;
+
+/* A key set twice: an appended line silently overriding an earlier one
+ * surprises whoever reads the file top-down; say so, the last wins. */
+static void key_set(reader_t *rd, const char *key, unsigned line)
+{
+	char show[IBF_OSM_PATH_MAX * 4 + 16];
+	unsigned i;
+
+	for (i = 0; i < rd->nseen && strcmp(rd->seen[i].key, key); i++)
+		;
+	if (i == rd->nseen) {
+		if (rd->nseen == CONF_KEYS_MAX || strlen(key) >=
+		    sizeof(rd->seen[0].key))
+			return;
+		snprintf(rd->seen[rd->nseen++].key, sizeof(rd->seen[0].key),
+			 "%s", key);
+	} else {
+		show_path(rd->path, show, sizeof(show));
+		ibf_osm_logf(rd->p, OSM_LOG_INFO, "warning: %s:%u: %s set "
+			     "again (before at %s:%u): the last one wins",
+			     show, line, key, show, rd->seen[i].line);
+	}
+	rd->seen[i].line = line;
+}
 
 static void line_error(reader_t *rd, unsigned line, const char *msg)
 {
@@ -419,7 +454,7 @@ static char *slurp(const char *path, size_t *len, char *why, size_t wlen)
 /* Parse path into c (which holds the defaults). */
 static void read_into(ibf_osm_t *p, const char *path, ibf_osm_conf_t *c)
 {
-	reader_t rd = { p, path, 0, 0 };
+	reader_t rd = { .p = p, .path = path };
 	char why[IBF_ERR_MSG_MAX], show[IBF_OSM_PATH_MAX * 4 + 16];
 	size_t len = 0, pos = 0;
 	unsigned line = 0;
@@ -436,7 +471,7 @@ static void read_into(ibf_osm_t *p, const char *path, ibf_osm_conf_t *c)
 	while (pos < len) {
 		char *ln = buf + pos, *nl = memchr(ln, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - ln) : len - pos;
-		const char *msg;
+		const char *msg, *key = NULL;
 
 		pos += n + 1;
 		line++;
@@ -445,9 +480,11 @@ static void read_into(ibf_osm_t *p, const char *path, ibf_osm_conf_t *c)
 			continue;
 		}
 		ln[n] = '\0';
-		msg = parse_line(c, ln, why, sizeof(why));
+		msg = parse_line(c, ln, why, sizeof(why), &key);
 		if (msg)
 			line_error(&rd, line, msg);
+		else if (key)
+			key_set(&rd, key, line);
 	}
 	free(buf);
 	if (rd.errors > CONF_MAX_ERRORS)

@@ -323,8 +323,9 @@ static ibf_osm_result_t *foreign_result(ibf_osm_t *p)
 		res = result_new(p, name, f);
 	CL_PLOCK_RELEASE(&osm->lock);
 	if (!res) {
-		ibf_osm_logf(p, OSM_LOG_VERBOSE, "tables of %s not read back: "
-			     "%s", name, err.msg[0] ? err.msg : "out of memory");
+		ibf_osm_logf(p, OSM_LOG_INFO, "export and eval of %s not "
+			     "run: its tables were not read back: %s", name,
+			     err.msg[0] ? err.msg : "out of memory");
 		ibf_lfts_destroy(l);
 		ibf_fabric_destroy(f);
 		return NULL;

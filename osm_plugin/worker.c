@@ -128,6 +128,34 @@ static void generation(const ibf_osm_t *p, const ibf_osm_result_t *res,
 	snprintf(buf, len, "%s-%llu", p->run_id, (unsigned long long)res->seq);
 }
 
+/* What the manifest in dir says of generation gen after a failed export:
+ * a failed export leaves its reason there, unless even that could not
+ * be written. */
+static const char *manifest_note(const char *dir, const char *gen)
+{
+	char path[IBF_OSM_PATH_MAX + 64], line[256], want[IBF_EXPORT_GEN_MAX + 16];
+	bool ours = false, failed = false, writing = false;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, IBF_EXPORT_MANIFEST);
+	snprintf(want, sizeof(want), "generation %s\n", gen);
+	fp = fopen(path, "r");
+	if (!fp)
+		return "no manifest written";
+	while (fgets(line, sizeof(line), fp)) {
+		ours |= !strcmp(line, want);
+		failed |= !strncmp(line, "status failed", 13);
+		writing |= !strcmp(line, "status writing\n");
+	}
+	fclose(fp);
+	if (!ours)
+		return "the manifest there is an older one";
+	if (failed)
+		return "the manifest says so";
+	return writing ? "the manifest still says writing" :
+	       "the manifest does not say so";
+}
+
 /* ibf_export_write(): the manifest says "writing" first, "complete" last
  * (or "failed" and why), every file carries the generation, so a consumer
  * never takes an older or half-written set for this routing's. */
@@ -144,7 +172,15 @@ static void do_export(ibf_osm_t *p, const ibf_osm_conf_t *c,
 		foreign_view(res, &view);
 		r = &view;
 	}
-	mkdir(dir, 0755);
+	/* a directory that cannot be made is the failure, not the export */
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		ibf_osm_logf(p, OSM_LOG_ERROR, "ERR IBF08: export of %s "
+			     "routing %llu failed: cannot create the export "
+			     "directory %s: %s (nothing written)", res->engine,
+			     (unsigned long long)res->seq, dir,
+			     strerror(errno));
+		return;
+	}
 	memset(&info, 0, sizeof(info));
 	generation(p, res, info.generation, sizeof(info.generation));
 	snprintf(info.engine, sizeof(info.engine), "%s", res->engine);
@@ -152,9 +188,9 @@ static void do_export(ibf_osm_t *p, const ibf_osm_conf_t *c,
 	ibf_err_clear(&err);
 	if (ibf_export_write(dir, r, &info, &err) != IBF_OK)
 		ibf_osm_logf(p, OSM_LOG_ERROR, "ERR IBF08: export of %s "
-			     "routing %llu to %s failed (the manifest says "
-			     "so): %s", res->engine,
-			     (unsigned long long)res->seq, dir, err.msg);
+			     "routing %llu to %s failed (%s): %s",
+			     res->engine, (unsigned long long)res->seq, dir,
+			     manifest_note(dir, info.generation), err.msg);
 	else
 		ibf_osm_logf(p, OSM_LOG_INFO, "exported %s routing %llu "
 			     "(generation %s) to %s", res->engine,
@@ -447,7 +483,10 @@ static void take_output(ev_t *v, int fd, bool *eof)
 		*eof = true;
 }
 
+/* The evaluation's last log line: where its report went (or why it did
+ * not), so that every evaluation ends in a line of its own. */
 static void write_report(ibf_osm_t *p, const ibf_osm_conf_t *c,
+			 const ibf_osm_result_t *res, const ev_t *v,
 			 json_object *doc)
 {
 	char path[IBF_OSM_PATH_MAX + 64];
@@ -464,8 +503,15 @@ static void write_report(ibf_osm_t *p, const ibf_osm_conf_t *c,
 	ibf_err_clear(&err);
 	if (ibf_ofile_open(&o, path, &err) == IBF_OK) {
 		fprintf(o.fp, "%s\n", text);
-		if (ibf_ofile_commit(&o, &err) == IBF_OK)
+		if (ibf_ofile_commit(&o, &err) == IBF_OK) {
+			ibf_osm_logf(p, OSM_LOG_INFO, "eval of %s routing %llu "
+				     "done: %u of %u patterns evaluated, "
+				     "report %s", res->engine,
+				     (unsigned long long)res->seq,
+				     (unsigned)json_object_array_length(
+					     v->pats), c->npatterns, path);
 			return;
+		}
 	}
 	ibf_osm_logf(p, OSM_LOG_ERROR, "ERR IBF09: evaluation report %s: %s",
 		     path, err.msg);
@@ -525,8 +571,12 @@ static void do_eval(ibf_osm_t *p, const ibf_osm_conf_t *c,
 			     f->nendpoints, c->eval_max_endpoints);
 		return;
 	}
-	if (!c->npatterns)
+	if (!c->npatterns) {
+		ibf_osm_logf(p, OSM_LOG_INFO, "eval of %s routing %llu not "
+			     "run: eval_patterns names none", res->engine,
+			     (unsigned long long)res->seq);
 		return;
+	}
 	if (pipe2(pfd, O_CLOEXEC)) {
 		ibf_osm_logf(p, OSM_LOG_ERROR, "ERR IBF12: no evaluation: "
 			     "pipe: %s", strerror(errno));
@@ -627,7 +677,7 @@ static void do_eval(ibf_osm_t *p, const ibf_osm_conf_t *c,
 		json_object *doc = report_doc(&v, now_seconds() - t0,
 					      budget ? "budget" : NULL);
 
-		write_report(p, c, doc);
+		write_report(p, c, res, &v, doc);
 		json_object_put(doc);
 	}
 	json_object_put(v.pats);
@@ -635,6 +685,34 @@ static void do_eval(ibf_osm_t *p, const ibf_osm_conf_t *c,
 }
 
 /* ---- thread ----------------------------------------------------------- */
+
+/* OpenSM may be leaving (opensm -o exits right after its one routing)
+ * or a newer routing waiting by the time the export is done: the
+ * evaluation is then not started, and the log says so. */
+static void eval_unless_stopped(ibf_osm_t *p, const ibf_osm_conf_t *c,
+				const ibf_osm_result_t *res)
+{
+	const char *why = stop_reason(p, NULL);
+
+	if (!why) {
+		do_eval(p, c, res);
+		return;
+	}
+	ibf_osm_logf(p, OSM_LOG_INFO, "eval of %s routing %llu not run: %s "
+		     "before it started", res->engine,
+		     (unsigned long long)res->seq, why);
+}
+
+/* A routing still waiting for the worker when a newer one comes is never
+ * exported or evaluated: said once, here.  Called with p->lock held. */
+static void note_replaced(ibf_osm_t *p, const ibf_osm_result_t *old)
+{
+	if (old && p->conf.do_eval)
+		ibf_osm_logf(p, OSM_LOG_INFO, "eval of %s routing %llu not "
+			     "run: a newer routing replaced it before it "
+			     "started", old->engine,
+			     (unsigned long long)old->seq);
+}
 
 static void *worker_main(void *arg)
 {
@@ -665,8 +743,8 @@ static void *worker_main(void *arg)
 		} else {
 			if (c.do_export)
 				do_export(p, &c, res);
-			if (c.do_eval && !stop_reason(p, NULL))
-				do_eval(p, &c, res);
+			if (c.do_eval)
+				eval_unless_stopped(p, &c, res);
 			ibf_osm_conf_free(&c);
 		}
 		ibf_osm_result_put(p, res);
@@ -721,6 +799,7 @@ void ibf_osm_worker_post(ibf_osm_t *p, ibf_osm_result_t *res)
 	pthread_mutex_lock(&p->lock);
 	res->refs++;
 	old = p->job;
+	note_replaced(p, old);
 	p->job = res;
 	p->cancel = true;
 	p->cancel_at = now_seconds();

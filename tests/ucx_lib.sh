@@ -7,6 +7,10 @@
 #   ucx_export_dir DIR N S     the manifest of an export directory holding
 #                              ibflow-topology.ibnd and ibflow-lfts.dump
 #                              (N endpoints, S switches, routing 1)
+#   ucx_stopped_child NAME CMD.. CMD (a tool with --np 3 and a run of
+#                              seconds) with its last rank SIGSTOPped at
+#                              once: the tool must exit 3, naming the rank
+#                              it killed, leaving no process behind
 # shellcheck shell=bash
 
 ucx_chain_topo() {
@@ -49,4 +53,38 @@ ucx_export_dir() {
 		echo "topology ibflow-topology.ibnd"
 		echo "lfts ibflow-lfts.dump"
 	} >"$1/ibflow-export.txt"
+}
+
+# The tool's ranks: the children of the process timeout(1) started.
+ucx__ranks() { # TIMEOUT_PID
+	local tool
+
+	tool=$(pgrep -P "$1" | head -1)
+	[ -n "$tool" ] && pgrep -P "$tool"
+}
+
+ucx_stopped_child() {
+	local name=$1 pid ranks stopped i rc
+
+	shift
+	timeout 120 "$@" >"$T_TMP/stop.out" 2>"$T_TMP/stop.err" &
+	pid=$!
+	for i in $(seq 200); do
+		ranks=$(ucx__ranks "$pid")
+		[ "$(echo "$ranks" | grep -c .)" -ge 3 ] && break
+		sleep 0.05
+	done
+	stopped=$(echo "$ranks" | tail -1)
+	[ -n "$stopped" ] && kill -STOP "$stopped"
+	wait "$pid"
+	rc=$?
+	if [ -z "$stopped" ]; then
+		t_fail "$name" "its 3 ranks never showed (exit $rc)"
+	elif [ $rc -eq 3 ] && grep -q "still running .* killed" "$T_TMP/stop.err" &&
+		! kill -0 "$stopped" 2>/dev/null; then
+		t_pass "$name: exit 3, $(grep -o 'rank [0-9]* still running.*' "$T_TMP/stop.err" | head -1)"
+	else
+		kill -KILL "$stopped" 2>/dev/null
+		t_fail "$name" "exit $rc: $(head -c 300 "$T_TMP/stop.err")"
+	fi
 }

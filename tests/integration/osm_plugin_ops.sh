@@ -20,7 +20,10 @@
 #     log, at most 8 error lines and a summary;
 #   - ibflow.conf changed + SIGHUP: re-read at the next heavy sweep;
 #   - evaluation stopped at once by a newer routing and by SIGTERM, with
-#     the right log line; a memory limit it cannot fit in is reported.
+#     the right log line; a memory limit it cannot fit in is reported;
+#   - opensm -o five times: each evaluation ends in a line (report, stop
+#     or "not run"); a key twice in ibflow.conf warned with both lines;
+#     export_dir under or at a regular file: ERR IBF08 says what failed.
 set -uo pipefail
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -327,6 +330,67 @@ else
 	t_fail "conf: ibsim" "$(tail -3 "$dir/ibsim.log")"
 fi
 
+}
+
+# ---- opensm -o: every evaluation ends in a line; configuration mistakes -----
+# OpenSM routing once and exiting at once (-o) races the worker: the
+# evaluation runs, is stopped, or is not started; whichever, the log ends
+# it with a line of its own.  Five runs, as the trial that found two
+# silent ones.  Then ibflow.conf with a key given twice, and export_dir
+# under (and at) a regular file.
+want once && {
+dir=$T_TMP/once
+mkdir -p "$dir"
+"$IBF" gen xgft:2:4,4:1,4 --format ibsim -o "$dir/net" >/dev/null
+printf 'event_plugin_name ibflow_osm\nrouting_engine ibflow-dmodk,minhop\n' >"$dir/osm.conf"
+: >"$dir/empty.conf"
+if ibs_start "$dir/net" "$dir" 2>"$dir/ibsim.err"; then
+	silent=
+	for i in 1 2 3 4 5; do
+		run=$dir/run$i
+		IBFLOW_OSM_CONF=$dir/empty.conf ibs_sweep "$run" 0 -F "$dir/osm.conf"
+		n=$(count 'ibflow: exported ibflow-dmodk routing 1 ' "$run/osm.log")
+		end=$(grep -c 'ibflow: eval of ibflow-dmodk routing 1 \(done:\|stopped during\|not run:\)' "$run/osm.log")
+		[ "$n" -eq 1 ] && [ "$end" -eq 1 ] ||
+			silent="$silent run $i: $n exported, $end end lines;"
+		grep -o 'eval of ibflow-dmodk routing 1 \(done\|stopped\|not run\)[^(:]*' "$run/osm.log" >>"$dir/ends"
+	done
+	if [ -z "$silent" ]; then
+		t_pass "opensm -o five times: each routing exported once and its evaluation ended in one line ($(sort "$dir/ends" | uniq -c | sed 's/^ *//' | tr '\n' ';'))"
+	else
+		t_fail "opensm -o: an end line per evaluation" "$silent"
+	fi
+	# a key given twice (the last wins: eval no), export_dir under a file
+	: >"$dir/plain"
+	printf 'eval yes\neval_budget 5\nexport_dir %s/plain/sub\n# appended\neval no\n' \
+		"$dir" >"$dir/dup.conf"
+	run=$dir/dup
+	IBFLOW_OSM_CONF=$dir/dup.conf ibs_sweep "$run" 0 -F "$dir/osm.conf"
+	if grep -q "ibflow: warning: $dir/dup.conf:5: eval set again (before at $dir/dup.conf:1): the last one wins" "$run/osm.log" &&
+	   ! grep -q 'eval_budget set again\|export_dir set again' "$run/osm.log" &&
+	   ! grep -q 'ibflow: eval of' "$run/osm.log"; then
+		t_pass "ibflow.conf: eval given on lines 1 and 5: one warning naming both lines, the last (no) wins"
+	else
+		t_fail "ibflow.conf: duplicate key" "$(grep -m3 'ibflow: \(warning\|eval\)' "$run/osm.log")"
+	fi
+	if grep -q "ERR IBF08: export of ibflow-dmodk routing 1 failed: cannot create the export directory $dir/plain/sub: Not a directory (nothing written)" "$run/osm.log" &&
+	   ! grep -q 'the manifest says so' "$run/osm.log"; then
+		t_pass "export_dir under a regular file: ERR IBF08 says the directory cannot be made, claims no manifest"
+	else
+		t_fail "export_dir under a file" "$(grep -m2 'IBF08' "$run/osm.log")"
+	fi
+	printf 'eval no\nexport_dir %s/plain\n' "$dir" >"$dir/file.conf"
+	run=$dir/file
+	IBFLOW_OSM_CONF=$dir/file.conf ibs_sweep "$run" 0 -F "$dir/osm.conf"
+	if grep -q "ERR IBF08: export of ibflow-dmodk routing 1 to $dir/plain failed (no manifest written): " "$run/osm.log"; then
+		t_pass "export_dir a regular file: ERR IBF08 says no manifest was written"
+	else
+		t_fail "export_dir a file" "$(grep -m2 'IBF08' "$run/osm.log")"
+	fi
+	ibs_stop
+else
+	t_fail "once: ibsim" "$(head -c 300 "$dir/ibsim.err")"
+fi
 }
 
 # ---- evaluation: stopped at once, memory bounded --------------------------

@@ -197,6 +197,41 @@ else
 	t_skip "coll/ibflow" "not built (needs Open MPI's developer headers) or no ompi_info"
 fi
 
+# integration mpi|coll: sets env (for run), margs (mpirun) and who (the
+# prefix of its lines); false when coll/ibflow is not there
+integration() {
+	if [ "$1" = mpi ]; then
+		env=(LD_PRELOAD="$MPILIB") margs=() who=ibflow-mpi
+	elif [ -n "${cpath:-}" ]; then
+		env=() margs=(--mca mca_base_component_path "$cpath") who=coll/ibflow
+	else
+		return 1
+	fi
+}
+
+# ---- a device UCX does not know: the MPI library's algorithm ---------------------
+# UCX_IBFLOW_NET_DEVICES=abc leaves the context (UCX_TLS=tcp,self: no
+# shared memory to reach the local peers by) no transport to the peers:
+# context creation fails once, naming the variable, and every call goes to
+# the MPI library (results equal) without waiting for the timeout (60 s:
+# one timed-out call would make the run slower than the whole of it).
+for how in mpi coll; do
+	name=nodev-$how
+	integration "$how" || continue
+	UCX_TLS=tcp,self UCX_IBFLOW_TIMEOUT=60s UCX_IBFLOW_NET_DEVICES=abc \
+		run "$name" 3 "${env[@]}" \
+		UCX_IBFLOW_FABRIC="$F" UCX_IBFLOW_HOSTMAP="$W/map" -- "${margs[@]}" -- \
+		--sample --max-bytes 4096 --variant liquid:world:ibflow_alltoall=liquid
+	rc=$?
+	nw=$(grep -c "^$who: .*UCX_IBFLOW_NET_DEVICES=abc: no such device (available: .*); using the MPI library's all-to-all" "$W/$name.err")
+	if [ $rc -eq 0 ] && ok_out "$W/$name.out" && [ "$nw" -eq 1 ] &&
+		! grep -q "^$who: comm" "$W/$name.err"; then
+		t_pass "$who, UCX_IBFLOW_NET_DEVICES=abc: one warning naming it, every call to the MPI library ($(grep '^a2a-check: [0-9]' "$W/$name.out"))"
+	else
+		t_fail "$who, UCX_IBFLOW_NET_DEVICES=abc" "rc $rc, $nw warnings: $(head -c 600 "$W/$name.out" "$W/$name.err")"
+	fi
+done
+
 # ---- faults inside a call ------------------------------------------------------
 # Rank 1 stalls (for 10 s) or dies 300 ms into a loop of 64 KiB
 # all-to-alls, inside a call; ranks 0 and 2 must return an error within
@@ -205,13 +240,7 @@ fi
 for fault in "mpi stall" "mpi die" "coll stall" "coll die"; do
 	read -r how mode <<<"$fault"
 	name=$how-$mode
-	if [ "$how" = mpi ]; then
-		env=(LD_PRELOAD="$MPILIB") margs=() who=ibflow-mpi
-	elif [ -n "${cpath:-}" ]; then
-		env=() margs=(--mca mca_base_component_path "$cpath") who=coll/ibflow
-	else
-		continue
-	fi
+	integration "$how" || continue
 	UCX_IBFLOW_TIMEOUT=3s run "$name" 3 "${env[@]}" UCX_IBFLOW_FABRIC="$F" \
 		UCX_IBFLOW_HOSTMAP="$W/map" UCX_IBFLOW_ALLTOALL=liquid -- \
 		--enable-recovery "${margs[@]}" -- --fault "$mode" 1 300

@@ -245,6 +245,16 @@ t_expect_exit 2 "$INFER" --np 2 -o "$W/nodir/x.topo" &&
 	t_pass "-o into a missing directory: exit 2, nothing written" ||
 	t_fail "-o unwritable" "exit $T_RC: $(t_errhead)"
 
+t_expect_exit 2 "$INFER" -xq
+grep -q "^ibflow-infer: unknown option '-x'" "$T_ERR" &&
+	t_pass "-xq: exit 2, unknown option '-x' named" ||
+	t_fail "-xq named" "exit $T_RC: $(t_errhead)"
+# A rank stopped: the parent of --np kills it after the timeout.
+ucx_stopped_child "ibflow-infer --np 3, rank 2 SIGSTOPped" \
+	env UCX_IBFLOW_TIMEOUT=3s UCX_IBFLOW_PROBE_RUNS=200 \
+	UCX_IBFLOW_PROBE_STALL=1000 UCX_IBFLOW_PROBE_MAX=1000 \
+	"$INFER" --np 3 -o "$W/stop.topo"
+
 # ---- the emulated fabric -----------------------------------------------------------
 if [ "$T_QUICK" = 1 ]; then
 	t_skip "ibflow-infer on netns-fabric" "--quick"

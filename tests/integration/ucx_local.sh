@@ -10,6 +10,8 @@
 set -uo pipefail
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+# shellcheck source=../ucx_lib.sh
+. "$T_REPO/tests/ucx_lib.sh"
 
 W=$T_TMP
 B=$T_BUILD_DIR
@@ -94,6 +96,66 @@ t_expect_exit 2 env UCX_IBFLOW_PROBE_RUNZ=3 "$PROBE" --np 2
 grep -q "UCX_IBFLOW_PROBE_RUNZ: unknown variable" "$T_ERR" &&
 	t_pass "unknown UCX_IBFLOW_PROBE_RUNZ refused, named" ||
 	t_fail "unknown variable" "exit $T_RC: $(t_errhead)"
+
+# ---- UCX's devices and transports named by UCX_IBFLOW_NET_DEVICES / _TLS --
+# Over tcp and self only (shared memory would reach the local peers
+# whatever the network devices), as the trial that found these.
+# Empty restricts nothing: no device list made of stray memory reaches
+# UCX (it warned "network device '<garbage>' is not available").
+t_expect_exit 0 env UCX_TLS=tcp,self UCX_LOG_LEVEL=warn UCX_IBFLOW_NET_DEVICES= "$PROBE" --np 2 --quiet
+[ "$T_RC" -eq 0 ] && ! grep -q "is not available" "$T_ERR" &&
+	t_pass "UCX_IBFLOW_NET_DEVICES= (empty): run ok, no device named to UCX" ||
+	t_fail "UCX_IBFLOW_NET_DEVICES= (empty)" "exit $T_RC: $(t_errhead)"
+# A device UCX does not know: refused at context creation (exit 2, not a
+# timeout), naming the variable and the devices UCX does list.
+t_expect_exit 2 env UCX_TLS=tcp,self UCX_IBFLOW_TIMEOUT=600s UCX_IBFLOW_NET_DEVICES=abc timeout 60 "$PROBE" --np 2
+if [ "$T_RC" -eq 2 ] && grep -q "UCX_IBFLOW_NET_DEVICES=abc: no such device (available: .*lo" "$T_ERR"; then
+	t_pass "UCX_IBFLOW_NET_DEVICES=abc: exit 2 at once, named, devices listed"
+else
+	t_fail "UCX_IBFLOW_NET_DEVICES=abc refused" "exit $T_RC: $(t_errhead)"
+fi
+# Any device UCX lists is taken (loopback is always up).
+t_expect_exit 0 env UCX_TLS=tcp,self UCX_IBFLOW_NET_DEVICES=lo "$PROBE" --np 2 --quiet
+[ "$T_RC" -eq 0 ] &&
+	t_pass "UCX_IBFLOW_NET_DEVICES=lo: run ok" ||
+	t_fail "UCX_IBFLOW_NET_DEVICES=lo" "exit $T_RC: $(t_errhead)"
+t_expect_exit 2 env UCX_IBFLOW_TIMEOUT=600s UCX_IBFLOW_TLS=abc timeout 60 "$PROBE" --np 2
+if [ "$T_RC" -eq 2 ] && grep -q "UCX_IBFLOW_TLS=abc: no such transport.*transports here: .*tcp" "$T_ERR"; then
+	t_pass "UCX_IBFLOW_TLS=abc: exit 2 at once, named, transports listed"
+else
+	t_fail "UCX_IBFLOW_TLS=abc refused" "exit $T_RC: $(t_errhead)"
+fi
+
+# ---- memory errors: the tool under valgrind ------------------------------------
+# memcheck follows the forked ranks; UCX's own suppressions are not
+# needed for these paths (an error exits 99).
+if t_need valgrind; then
+	for np in 1 2; do
+		t_expect_exit 0 env UCX_IBFLOW_NET_DEVICES= timeout 300 valgrind -q \
+			--error-exitcode=99 --child-silent-after-fork=no \
+			"$B/ucx_component/.libs/ibflow-probe" --np $np --quiet
+		[ "$T_RC" -eq 0 ] &&
+			t_pass "valgrind ibflow-probe --np $np: no memory errors" ||
+			t_fail "valgrind ibflow-probe --np $np" "exit $T_RC: $(grep -m3 -v WARNING "$T_ERR" | tr '\n' ' ')"
+	done
+else
+	t_skip "valgrind ibflow-probe" "valgrind not installed"
+fi
+
+# ---- usage errors name the option ------------------------------------------------
+t_expect_exit 2 "$PROBE" -xq
+grep -q "^ibflow-probe: unknown option '-x'" "$T_ERR" &&
+	t_pass "-xq: unknown option '-x' named" ||
+	t_fail "-xq named" "exit $T_RC: $(t_errhead)"
+t_expect_exit 2 "$PROBE" --np
+grep -q "^ibflow-probe: --np needs a value" "$T_ERR" &&
+	t_pass "--np without value: named" ||
+	t_fail "--np without value" "exit $T_RC: $(t_errhead)"
+
+# ---- a rank stopped: the parent of --np kills it after the timeout ------------
+ucx_stopped_child "ibflow-probe --np 3, rank 2 SIGSTOPped" \
+	env UCX_IBFLOW_TIMEOUT=3s UCX_IBFLOW_PROBE_RUNS=200 \
+	UCX_IBFLOW_PROBE_STALL=1000 UCX_IBFLOW_PROBE_MAX=1000 "$PROBE" --np 3 --quiet
 
 # ---- exports: exactly the functions the header declares -------------------
 if t_need nm; then
@@ -263,6 +325,17 @@ else
 	t_fail "shared endpoint" "$(head -c 300 "$W/s.err" "$W/s.py")"
 fi
 
+# The fabric-aware path under valgrind too: export directory, host map,
+# plan and the planned probes.
+if t_need valgrind; then
+	t_expect_exit 0 env UCX_IBFLOW_FABRIC="$F" UCX_IBFLOW_HOSTMAP="$W/map8" \
+		timeout 300 valgrind -q --error-exitcode=99 \
+		"$B/ucx_component/.libs/ibflow-probe" --np 2 --quiet
+	[ "$T_RC" -eq 0 ] &&
+		t_pass "valgrind ibflow-probe --np 2 on the fabric (HOSTMAP): no memory errors" ||
+		t_fail "valgrind fabric-aware probe" "exit $T_RC: $(grep -m3 -v WARNING "$T_ERR" | tr '\n' ' ')"
+fi
+
 # ---- mapping failures name the process -----------------------------------------
 head -3 "$W/map8" >"$W/map3"
 t_expect_exit 2 env UCX_IBFLOW_FABRIC="$F" UCX_IBFLOW_HOSTMAP="$W/map3" "$PROBE" --np 4
@@ -308,6 +381,14 @@ t_expect_exit 0 env UCX_IBFLOW_FABRIC="$W/bad" UCX_IBFLOW_HOSTMAP="$W/map8" "$PR
 	t_fail "matching generation accepted" "exit $T_RC: $(t_errhead)"
 sed -i '/^lfts /d' "$W/bad/ibflow-export.txt"
 bad_dir "manifest naming no LFTs" "names no lfts"
+# The LFT dump cut at a table boundary (2 of the 4 switch tables): every
+# line reads, so only counting the tables against the topology tells.
+manifest "$W/bad" 8 7
+awk '/^Unicast lids/ { n++ } n <= 2' "$F/ibflow-lfts.dump" >"$W/bad/ibflow-lfts.dump"
+[ "$(grep -c '^Unicast lids' "$W/bad/ibflow-lfts.dump")" -eq 2 ] ||
+	t_fail "LFT dump cut to 2 tables" "the cut went wrong"
+bad_dir "LFT dump cut after 2 of 4 switch tables: refused, file named" \
+	"ibflow-lfts.dump: tables for 2 of the topology's 4 switches"
 
 # The OpenSM plugin's manifest format 1: generation, status, four files
 # with sizes, each headed by its generation (docs/formats-routing.md),

@@ -72,6 +72,9 @@ static void want_value(const ibf_ucx_config_t *c, const char *var,
 	char buf[256];
 	ibf_ucx_err_t e;
 
+	/* stray bytes where the value goes: a value not written shows */
+	memset(buf, 'X', sizeof(buf) - 1);
+	buf[sizeof(buf) - 1] = '\0';
 	assert_int_equal(ibf_ucx_config_get(c, var, buf, sizeof(buf), &e),
 			 IBF_UCX_OK);
 	if (strcmp(buf, want))
@@ -144,6 +147,23 @@ static void test_good_values(void **state)
 	want_value(c, "PROBE_ROUNDS", "all-pairs");
 	assert_true(ibf_ucx_config_timeout(c) > 0.4999 &&
 		    ibf_ucx_config_timeout(c) < 0.5001);
+	ibf_ucx_config_release(c);
+}
+
+/* An empty list (UCX_IBFLOW_NET_DEVICES=) prints as empty: UCX's printer
+ * writes nothing for it, and what the buffer held must not pass for the
+ * value (it once reached ucp_config_modify as a device list). */
+static void test_empty_lists(void **state)
+{
+	ibf_ucx_config_t *c;
+	ibf_ucx_err_t e;
+
+	(void)state;
+	setvar("NET_DEVICES", "");
+	setvar("TLS", "");
+	assert_int_equal(ibf_ucx_config_read(&c, &e), IBF_UCX_OK);
+	want_value(c, "NET_DEVICES", "");
+	want_value(c, "TLS", "");
 	ibf_ucx_config_release(c);
 }
 
@@ -263,6 +283,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_defaults, clean_env),
 		cmocka_unit_test_setup(test_good_values, clean_env),
+		cmocka_unit_test_setup(test_empty_lists, clean_env),
 		cmocka_unit_test_setup(test_bad_values, clean_env),
 		cmocka_unit_test_setup(test_unknown_variable, clean_env),
 		cmocka_unit_test_setup(test_cross_field, clean_env),

@@ -124,8 +124,7 @@ static int parse_args(int argc, char **argv, args_t *a)
 			usage(stdout);
 			return -1;
 		default:
-			return usage_error("unknown option or missing value: "
-					   "%s", argv[optind - 1]);
+			return ibf_tool_bad_option(PROG, argv, optind, optopt);
 		}
 	}
 	if (optind != argc)
@@ -310,7 +309,8 @@ int main(int argc, char **argv)
 	}
 	struct job j = { a, cfg };
 
-	rc = ibf_tool_run(PROG, a.np, &j.a.boot, run_job, &j);
+	rc = ibf_tool_run(PROG, a.np, &j.a.boot,
+			  ibf_ucx_config_timeout(cfg), run_job, &j);
 	ibf_ucx_config_release(cfg);
 	return rc;
 }

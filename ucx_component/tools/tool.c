@@ -4,15 +4,21 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tool.h"
+
+/* What a rank gets beyond UCX_IBFLOW_TIMEOUT to end after a peer failed
+ * (its own waits end within the timeout; then it reports and exits). */
+#define SPAWN_GRACE_S 5.0
 
 int ibf_tool_exit_for(ibf_ucx_status_t st)
 {
@@ -35,6 +41,21 @@ int ibf_tool_usage_error(const char *prog, const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, " (--help for usage)\n");
 	return EXIT_INPUT;
+}
+
+int ibf_tool_bad_option(const char *prog, char **argv, int ind, int opt)
+{
+	char shortopt[3] = { '-', (char)opt, '\0' };
+	const char *a = argv[ind - 1];
+
+	/* A long option is the argument getopt stepped over; a short one
+	 * may sit inside a cluster (-xq), where that is still argv[0]. */
+	if (strncmp(a, "--", 2))
+		return ibf_tool_usage_error(prog, "unknown option '%s'",
+					    shortopt);
+	if (opt)
+		return ibf_tool_usage_error(prog, "%s needs a value", a);
+	return ibf_tool_usage_error(prog, "unknown option '%s'", a);
 }
 
 bool ibf_tool_parse_u32(const char *s, uint32_t *v)
@@ -83,9 +104,10 @@ int ibf_tool_boot_check(const char *prog, const ibf_ucx_boot_params_t *boot,
 }
 
 int ibf_tool_run(const char *prog, unsigned np, ibf_ucx_boot_params_t *boot,
-		 int (*run)(void *ctx), void *ctx)
+		 double timeout, int (*run)(void *ctx), void *ctx)
 {
-	return np ? ibf_tool_spawn(prog, np, boot, run, ctx) : run(ctx);
+	return np ? ibf_tool_spawn(prog, np, boot, timeout, run, ctx) :
+	       run(ctx);
 }
 
 static bool free_port(char *addr, size_t len)
@@ -108,46 +130,133 @@ static bool free_port(char *addr, size_t len)
 	return ok;
 }
 
-int ibf_tool_spawn(const char *prog, unsigned np, ibf_ucx_boot_params_t *boot,
-		   int (*run)(void *ctx), void *ctx)
+/* The children of one spawn and what became of them. */
+typedef struct kids {
+	const char *prog;
+	pid_t *pids;        /* 0 once reaped */
+	unsigned np, left;
+	int rc;
+	int failed;         /* first rank that failed, -1 none */
+} kids_t;
+
+static void reaped(kids_t *k, unsigned i, int status)
 {
-	pid_t *pids = calloc(np, sizeof(*pids));
-	int rc = 0, status;
+	int rc = EXIT_RUNTIME;
+
+	if (WIFEXITED(status)) {
+		rc = WEXITSTATUS(status);
+	} else {
+		fprintf(stderr, "%s: rank %u killed by signal %d\n", k->prog,
+			i, WTERMSIG(status));
+	}
+	if (rc > k->rc)
+		k->rc = rc;
+	if (rc && k->failed < 0)
+		k->failed = (int)i;
+	k->pids[i] = 0;
+	k->left--;
+}
+
+static void reap_ready(kids_t *k)
+{
+	int status;
+	unsigned i;
+	pid_t p;
+
+	while (k->left && (p = waitpid(-1, &status, WNOHANG)) > 0)
+		for (i = 0; i < k->np; i++)
+			if (k->pids[i] == p)
+				reaped(k, i, status);
+}
+
+/* A stopped or hung child would keep the parent forever, although its
+ * peers gave up after the timeout: once one rank failed, the others get
+ * the timeout and a margin to end, then they are killed (SIGKILL ends a
+ * stopped process too). */
+static void kill_left(kids_t *k, double grace)
+{
+	unsigned i;
+
+	for (i = 0; i < k->np; i++) {
+		if (!k->pids[i])
+			continue;
+		fprintf(stderr, "%s: rank %u still running %.0f s after rank "
+			"%d failed: killed\n", k->prog, i, grace, k->failed);
+		kill(k->pids[i], SIGKILL);
+		waitpid(k->pids[i], NULL, 0);
+		k->pids[i] = 0;
+		k->left--;
+	}
+	k->rc = EXIT_RUNTIME > k->rc ? EXIT_RUNTIME : k->rc;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Wait for every child; SIGCHLD is blocked, so none is missed between
+ * reaping and sleeping. */
+static void wait_kids(kids_t *k, const sigset_t *chld, double grace)
+{
+	double deadline = 0;
+	struct timespec ts;
+
+	for (reap_ready(k); k->left; reap_ready(k)) {
+		if (k->failed >= 0 && !deadline)
+			deadline = now_s() + grace;
+		if (deadline && now_s() >= deadline) {
+			kill_left(k, grace);
+			break;
+		}
+		ts.tv_sec = 1;
+		ts.tv_nsec = 0;
+		sigtimedwait(chld, NULL, &ts);
+	}
+}
+
+int ibf_tool_spawn(const char *prog, unsigned np, ibf_ucx_boot_params_t *boot,
+		   double timeout, int (*run)(void *ctx), void *ctx)
+{
+	kids_t k = { prog, calloc(np, sizeof(pid_t)), 0, 0, 0, -1 };
+	sigset_t chld, old;
 	uint32_t i;
 
-	if (!pids)
+	if (!k.pids)
 		return EXIT_RUNTIME;
 	if (!boot->addr[0] && !free_port(boot->addr, sizeof(boot->addr))) {
 		fprintf(stderr, "%s: no free local port\n", prog);
-		free(pids);
+		free(k.pids);
 		return EXIT_RUNTIME;
 	}
 	boot->size = np;
 	fflush(stdout);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
 	for (i = 0; i < np; i++) {
-		pids[i] = fork();
-		if (pids[i] == 0) {
+		k.pids[i] = fork();
+		if (k.pids[i] == 0) {
+			sigprocmask(SIG_SETMASK, &old, NULL);
 			boot->rank = i;
 			_exit(run(ctx));
 		}
-		if (pids[i] < 0) {
+		if (k.pids[i] < 0) {
 			fprintf(stderr, "%s: fork: %s\n", prog,
 				strerror(errno));
-			rc = EXIT_RUNTIME;
+			k.pids[i] = 0;
+			k.rc = EXIT_RUNTIME;
+			k.failed = (int)i;
 			break;
 		}
+		k.left++;
 	}
-	for (i = 0; i < np && pids[i] > 0; i++) {
-		if (waitpid(pids[i], &status, 0) < 0)
-			continue;
-		if (WIFEXITED(status) && WEXITSTATUS(status) > rc)
-			rc = WEXITSTATUS(status);
-		else if (WIFSIGNALED(status) && rc < EXIT_RUNTIME) {
-			fprintf(stderr, "%s: rank %u killed by signal %d\n",
-				prog, i, WTERMSIG(status));
-			rc = EXIT_RUNTIME;
-		}
-	}
-	free(pids);
-	return rc;
+	k.np = i;
+	wait_kids(&k, &chld, timeout + SPAWN_GRACE_S);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	free(k.pids);
+	return k.rc;
 }

@@ -87,7 +87,12 @@ struct ibf_ucx_config {
 ibf_ucx_status_t ibf_ucx_cfg_string(const ibf_ucx_config_t *c,
 				    const char *field, char *buf, size_t len,
 				    ibf_ucx_err_t *err);
-bool ibf_ucx_cfg_allow_all(const ucs_config_allow_list_t *l);
+/* "all", or an empty list (UCX_IBFLOW_NET_DEVICES=): no restriction,
+ * as if unset ("VAR= cmd" is how a shell user clears a setting). */
+static inline bool ibf_ucx_cfg_allow_all(const ucs_config_allow_list_t *l)
+{
+	return l->mode == UCS_CONFIG_ALLOW_LIST_ALLOW_ALL || !l->array.count;
+}
 ibf_ucx_status_t ibf_ucx_config_clone(const ibf_ucx_config_t *src,
 				      ibf_ucx_config_t **out,
 				      ibf_ucx_err_t *err);

@@ -652,6 +652,9 @@ ibf_ucx_status_t ibf_ucx_cfg_string(const ibf_ucx_config_t *c,
 				    const char *field, char *buf, size_t len,
 				    ibf_ucx_err_t *err)
 {
+	/* UCX prints an empty list by writing nothing at all */
+	if (len)
+		buf[0] = '\0';
 	if (ucs_config_parser_get_value((void *)&c->v, ibf_ucx_config_table,
 					field, buf, len) != UCS_OK)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_CONFIG,
@@ -663,11 +666,6 @@ ibf_ucx_status_t ibf_ucx_cfg_string(const ibf_ucx_config_t *c,
 double ibf_ucx_config_timeout(const ibf_ucx_config_t *c)
 {
 	return c->v.timeout;
-}
-
-bool ibf_ucx_cfg_allow_all(const ucs_config_allow_list_t *l)
-{
-	return l->mode == UCS_CONFIG_ALLOW_LIST_ALLOW_ALL;
 }
 
 ibf_ucx_status_t ibf_ucx_config_clone(const ibf_ucx_config_t *src,

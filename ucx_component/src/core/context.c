@@ -30,10 +30,14 @@ static ibf_ucx_status_t ucx_config(const ibf_ucx_config_t *c,
 	static const char *const vars[] = { "NET_DEVICES", "TLS" };
 	const ucs_config_allow_list_t *lists[] = { &c->v.net_devices,
 						   &c->v.tls };
-	char val[512];
+	char val[512] = "";
 	ucs_status_t us;
+	ibf_ucx_status_t st;
 	unsigned i;
 
+	st = ibf_ucxi_devices_check(c, err);
+	if (st != IBF_UCX_OK)
+		return st;
 	us = ucp_config_read(NULL, NULL, out);
 	if (us != UCS_OK)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "ucp_config_read: "
@@ -84,8 +88,7 @@ static ibf_ucx_status_t ucx_open(ibf_ucx_t *u, ucp_address_t **addr,
 	us = ucp_init(&p, uc, &u->ctx);
 	ucp_config_release(uc);
 	if (us != UCS_OK)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "ucp_init: %s",
-				       ucs_status_string(us));
+		return ibf_ucxi_devices_blame(u->cfg, us, err);
 	memset(&wp, 0, sizeof(wp));
 	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
 	wp.thread_mode = UCS_THREAD_MODE_SINGLE;

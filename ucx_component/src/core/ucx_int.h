@@ -50,6 +50,15 @@ ibf_ucx_status_t ibf_ucxi_fabric_load(const char *dir, ibf_ucxi_fabric_t *f,
 				      ibf_ucx_err_t *err);
 void ibf_ucxi_fabric_free(ibf_ucxi_fabric_t *f);
 
+/* UCX_IBFLOW_NET_DEVICES naming no device UCX finds here: a
+ * configuration error naming the variable and the devices there are. */
+ibf_ucx_status_t ibf_ucxi_devices_check(const ibf_ucx_config_t *c,
+					ibf_ucx_err_t *err);
+/* The error for ucp_init's failure us: naming UCX_IBFLOW_TLS when its
+ * transports leave no device. */
+ibf_ucx_status_t ibf_ucxi_devices_blame(const ibf_ucx_config_t *c,
+					ucs_status_t us, ibf_ucx_err_t *err);
+
 /* What this process knows about itself, exchanged with every other. */
 typedef struct ibf_ucxi_whoami {
 	uint64_t port_guid;      /* fabric port GUID, 0 when not mapped */

@@ -303,6 +303,8 @@ bool ibf_ucxi_netdev_allowed(const ibf_ucx_config_t *cfg, const char *name)
 {
 	const ucs_config_allow_list_t *l = &cfg->v.net_devices;
 
+	if (ibf_ucx_cfg_allow_all(l))
+		return true;
 	switch (l->mode) {
 	case UCS_CONFIG_ALLOW_LIST_ALLOW_ALL:
 		return true;
