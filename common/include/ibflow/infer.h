@@ -220,6 +220,30 @@ double ibf_infer_synth_charged(const ibf_infer_synth_t *s);
  * (for predicted/measured ratios): out[a * nhosts + b] = its MIN. */
 void ibf_infer_synth_measure_all(ibf_infer_synth_t *s, double *out);
 
+/* ---- the coincidence radius, estimated from the RTTs -------------------- */
+
+typedef struct ibf_infer_radius {
+	bool found;        /* false: no estimate (why says why), tol 0 */
+	double tol;        /* the radius: hop / 2 (the rule of opts.tol) */
+	double hop;        /* smallest gap between branching points judged
+			      a hop (2 l on the RTT scale) */
+	double noise;      /* largest gap judged noise (0: none) */
+	uint32_t paths;    /* paths A-B whose branching points were used */
+	uint64_t gaps;     /* gaps between consecutive points, all paths */
+	char why[96];      /* one line: how tol was found, or why not */
+} ibf_infer_radius_t;
+
+/* rtt: [n*n] RTTs (NaN or negative: not measured).  Along up to 1,024
+ * measured paths A-B (a seeded sample), the branching points
+ * (AB + AH - BH) / 2 of every host H measured to both ends are sorted;
+ * the gaps between neighbours split into noise (one switch's points
+ * scattered) and hops (between switches; each end to its leaf) at the
+ * first step of 1.5x; tol is half the smallest hop gap.  IBF_OK with
+ * found false when the table has no such triangles or no step. */
+ibf_status_t ibf_infer_radius_estimate(const double *rtt, uint32_t n,
+				       uint64_t seed, ibf_infer_radius_t *out,
+				       ibf_err_t *err);
+
 /* ---- accuracy ----------------------------------------------------------- */
 
 /* Hops between the hosts of a true topology: hosts[i] is the endpoint
