@@ -104,9 +104,9 @@ static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 		IBF_OPT_STR("trace", &a->trace, "FILE", "the pairs measured: an "
 			    "RTT file that replays\nthe run"),
 		IBF_OPT_CALL("tol", nonneg, &a->tol, "X", "coincidence radius in "
-			     "RTT units: half the RTT\nof the smallest hop",
-			     .def = "estimated from --rtt's RTTs (--tol 0: "
-				    "the\nmeasured intervals alone), that value "
+			     "RTT units: half the RTT\nof the smallest hop; 0 = "
+			     "the measured intervals\nalone (the paper)",
+			     .def = "estimated with --rtt, the truth's "
 				    "with --synth",
 			     .seen = &a->has_tol),
 		IBF_OPT_CALL("lookahead", lookahead, &a->io.lookahead, "N",
