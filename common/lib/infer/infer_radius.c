@@ -10,8 +10,11 @@
  * scatter by the noise.  So the gaps between sorted points along many
  * paths fall into two groups: small ones (noise within a switch's
  * cluster) and hop-sized ones (between switches, and from each end host
- * to its leaf).  The radius is half the smallest gap of the second
- * group: `--tol` = l, the rule of docs/infer.md, read off the data.
+ * to its leaf).  What separates them is measured apart: the four-point
+ * condition's defect over random quadruples bounds the noise of such a
+ * gap.  The smallest gap above that bound is a hop shortened by at most
+ * the bound, and the radius half the middle of the two: `--tol` = l,
+ * the rule of docs/infer.md, read off the data.
  */
 #include <math.h>
 #include <stdio.h>
@@ -24,12 +27,13 @@
  * (every path costs one pass over the hosts) on large tables. */
 #define RADIUS_MAX_PATHS 1024u
 /* Gaps below this fraction of the largest are "none" (rounding, exact
- * inputs): the split is searched above it. */
+ * inputs), whatever the noise bound says. */
 #define RADIUS_FLOOR 1e-3
-/* The step from the noise group to the hop group: the next larger gap
- * is at least this factor larger.  Inside the noise group, with many
- * gaps, consecutive ones differ by far less. */
-#define RADIUS_JUMP 1.5
+/* Quadruples drawn for the noise bound: as many as a table of 64 hosts
+ * has gaps between branching points several times over, so that the
+ * bound is not below the noise of the gaps; and the fewest to trust. */
+#define RADIUS_QUADS 200000u
+#define RADIUS_MIN_QUADS 100u
 
 static double rtt_at(const double *rtt, uint32_t n, uint32_t a, uint32_t b)
 {
@@ -109,25 +113,62 @@ static uint32_t path_gaps(const double *rtt, uint32_t n, uint32_t a,
 	return k - 2;
 }
 
-/* The split of the sorted gaps g[0..m-1] into noise and hops: the first
- * step of RADIUS_JUMP above the floor that leaves at least `min_hops`
- * gaps above it (each path used has two hop gaps at least, its ends to
- * their leaves: a step higher up is inside the hops, e.g. host links
- * longer than switch links).  Returns the index of the smallest hop gap,
- * m when there is no such step. */
-static size_t split_gaps(const double *g, size_t m, size_t min_hops)
+/* Four hosts: in a tree the two largest of AB + CD, AC + BD, AD + BC are
+ * equal, so their difference is the noise of four measurements, the same
+ * combination as the gap between two hosts branching off a path at one
+ * switch ((AH - BH - AH' + BH') / 2).  Half the largest difference over
+ * random quadruples bounds those gaps: the noise, whatever the topology.
+ * Returns -1 when fewer than RADIUS_MIN_QUADS quadruples are measured. */
+static double noise_bound(const double *rtt, uint32_t n, uint64_t seed)
 {
-	double floor = g[m - 1] * RADIUS_FLOOR, below = floor;
+	ibf_rng_t rng = { seed ^ 0x6e6f697365000000ULL };  /* "noise" */
+	uint32_t tries, used = 0;
+	double worst = 0;
+
+	for (tries = 0; tries < 4 * RADIUS_QUADS && used < RADIUS_QUADS;
+	     tries++) {
+		uint32_t h[4], k;
+		double s[3], t;
+
+		for (k = 0; k < 4; k++)
+			h[k] = (uint32_t)ibf_rng_below(&rng, n);
+		if (h[0] == h[1] || h[0] == h[2] || h[0] == h[3] ||
+		    h[1] == h[2] || h[1] == h[3] || h[2] == h[3])
+			continue;
+		s[0] = rtt_at(rtt, n, h[0], h[1]) + rtt_at(rtt, n, h[2], h[3]);
+		s[1] = rtt_at(rtt, n, h[0], h[2]) + rtt_at(rtt, n, h[1], h[3]);
+		s[2] = rtt_at(rtt, n, h[0], h[3]) + rtt_at(rtt, n, h[1], h[2]);
+		if (isnan(s[0] + s[1] + s[2]))
+			continue;
+		/* sort descending: the two largest in s[0], s[1] */
+		for (k = 0; k < 2; k++)
+			if (s[k + 1] > s[0]) {
+				t = s[0]; s[0] = s[k + 1]; s[k + 1] = t;
+			}
+		if (s[2] > s[1])
+			s[1] = s[2];
+		if (s[0] - s[1] > worst)
+			worst = s[0] - s[1];
+		used++;
+	}
+	return used < RADIUS_MIN_QUADS ? -1 : worst / 2;
+}
+
+/* The first gap above the noise bound, in the sorted gaps g[0..m-1], with
+ * at least min_hops gaps from it on (each path used has two hop gaps at
+ * least, its ends to their leaves; fewer above means the noise reaches
+ * the hops).  Returns its index, m when there is none. */
+static size_t first_hop(const double *g, size_t m, double noise,
+			size_t min_hops)
+{
+	double floor = g[m - 1] * RADIUS_FLOOR;
 	size_t i;
 
-	for (i = 0; i < m && m - i >= min_hops; i++) {
-		if (g[i] <= floor)
-			continue;
-		if (g[i] >= RADIUS_JUMP * below)
-			return i;
-		below = g[i];
-	}
-	return m;
+	if (noise < floor)
+		noise = floor;   /* rounding of exact inputs is no hop */
+	for (i = 0; i < m && g[i] <= noise; i++)
+		;
+	return m - i >= min_hops ? i : m;
 }
 
 static void explain(ibf_infer_radius_t *r, const char *why)
@@ -172,19 +213,26 @@ ibf_status_t ibf_infer_radius_estimate(const double *rtt, uint32_t n,
 			"points");
 		goto out;
 	}
+	out->noise = noise_bound(rtt, n, seed);
+	if (out->noise < 0) {
+		out->noise = 0;
+		explain(out, "too few hosts measured pairwise in fours for "
+			"the noise");
+		goto out;
+	}
 	qsort(gaps, ng, sizeof(*gaps), cmp_double);
-	s = split_gaps(gaps, ng, 2 * (size_t)used);
+	s = first_hop(gaps, ng, out->noise, 2 * (size_t)used);
 	if (s == ng) {
-		explain(out, "no step between noise and hops in the gaps "
-			"between branching points");
+		explain(out, "the noise reaches the hops between branching "
+			"points");
 		goto out;
 	}
 	out->found = true;
 	out->hop = gaps[s];
-	out->noise = s && gaps[s - 1] > gaps[ng - 1] * RADIUS_FLOOR ?
-		     gaps[s - 1] : 0;
-	out->tol = out->hop / 2;
-	explain(out, "half the smallest hop between branching points");
+	/* the smallest hop 2 l is at most hop + noise: its half, so that a
+	 * point off by the noise still meets its switch */
+	out->tol = (out->hop + out->noise) / 2;
+	explain(out, "half the smallest hop above the noise");
 out:
 	free(paths);
 	free(pts);
