@@ -7,6 +7,13 @@
 #   ucx_export_dir DIR N S     the manifest of an export directory holding
 #                              ibflow-topology.ibnd and ibflow-lfts.dump
 #                              (N endpoints, S switches, routing 1)
+#   ucx_mpi_env                for mpirun jobs on this machine: no
+#                              UCX_IBFLOW_* of the caller's, UCX over TCP
+#                              on the loopback, a 30 s timeout
+#   ucx_two_leaves DIR MAP     export directory DIR: xgft:2:4,2:1,2 (8
+#                              hosts, 2 leaves, 2 spines) routed by dmodk;
+#                              host map MAP: ranks 0..3 on h0000 h0004
+#                              h0001 h0005 (two leaves, 3 frames at best)
 # shellcheck shell=bash
 
 ucx_chain_topo() {
@@ -49,4 +56,31 @@ ucx_export_dir() {
 		echo "topology ibflow-topology.ibnd"
 		echo "lfts ibflow-lfts.dump"
 	} >"$1/ibflow-export.txt"
+}
+
+ucx_mpi_env() {
+	local v
+
+	for v in $(env | sed -n 's/^\(UCX_IBFLOW_[A-Z_]*\)=.*/\1/p'); do
+		unset "$v"
+	done
+	# UCX over the loopback only: with every device, a context also
+	# listens and connects on the root namespace's veths and bridges of
+	# emulated fabrics that other jobs bring up and tear down
+	# ("Operation timed out")
+	export UCX_IBFLOW_TIMEOUT=30s UCX_TLS=tcp,self UCX_IBFLOW_NET_DEVICES=lo
+}
+
+ucx_two_leaves() {
+	local i
+
+	mkdir -p "$1"
+	"$t_ibflow" gen xgft:2:4,2:1,2 -o "$1/ibflow-topology.ibnd" &&
+		"$t_ibflow" route --topo "$1/ibflow-topology.ibnd" \
+			--engine dmodk -o "$1/ibflow-lfts.dump" >/dev/null ||
+		return 1
+	ucx_export_dir "$1" 8 4
+	for i in 0 1 2 3; do
+		echo "rank:$i \"h000$((i / 2 + i % 2 * 4)) HCA-1\""
+	done >"$2"
 }

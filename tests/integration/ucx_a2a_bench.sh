@@ -30,24 +30,13 @@ if ! t_need mpirun || [ ! -x "$BENCH" ] || [ ! -f "$MPILIB" ]; then
 	t_skip ucx_a2a_bench "libibflow_mpi is not built (needs UCX and mpicc; see configure's summary)"
 	t_done
 fi
-for v in $(env | sed -n 's/^\(UCX_IBFLOW_[A-Z_]*\)=.*/\1/p'); do
-	unset "$v"
-done
+# shellcheck source=../ucx_lib.sh
+. "$T_REPO/tests/ucx_lib.sh"
+ucx_mpi_env
 unset IBFLOW_A2A_BENCH_CORRUPT IBFLOW_MPI_STATS
-# UCX over the loopback only (as ucx_a2a.sh: other jobs' veths come and go)
-export UCX_IBFLOW_TIMEOUT=30s UCX_TLS=tcp,self UCX_IBFLOW_NET_DEVICES=lo
-
-# ---- a fabric: 8 hosts, 2 leaves, 2 spines; ranks on h0000 h0004 h0001 h0005
+# 8 hosts, 2 leaves, 2 spines; ranks 0..3 on hosts of both leaves
 F=$W/fab
-mkdir -p "$F"
-"$t_ibflow" gen xgft:2:4,2:1,2 -o "$F/ibflow-topology.ibnd" &&
-	"$t_ibflow" route --topo "$F/ibflow-topology.ibnd" --engine dmodk \
-		-o "$F/ibflow-lfts.dump" >/dev/null ||
-	t_fail "fabric for the tests" "ibflow gen/route failed"
-printf '%s\n' "engine ibflow-dmodk" "routing 1" "endpoints 8" "switches 4" \
-	"lmc 0" "topology ibflow-topology.ibnd" "lfts ibflow-lfts.dump" \
-	>"$F/ibflow-export.txt"
-for i in 0 1 2 3; do echo "rank:$i \"h000$((i / 2 + i % 2 * 4)) HCA-1\""; done >"$W/map"
+ucx_two_leaves "$F" "$W/map" || t_fail "fabric for the tests" "ibflow gen/route failed"
 
 # bench NAME NP [ENV=VALUE...] -- ARGS: $W/NAME.out, .err; status in $rc
 bench() {
