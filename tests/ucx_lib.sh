@@ -7,9 +7,17 @@
 #   ucx_export_dir DIR N S     the manifest of an export directory holding
 #                              ibflow-topology.ibnd and ibflow-lfts.dump
 #                              (N endpoints, S switches, routing 1)
+#   ucx_mpi_setup SUITE PROG   MPI suites: MPILIB (libibflow_mpi),
+#                              LD_LIBRARY_PATH to the build tree; skips
+#                              SUITE unless mpirun, PROG and MPILIB are
+#                              there; then ucx_mpi_env
 #   ucx_mpi_env                for mpirun jobs on this machine: no
 #                              UCX_IBFLOW_* of the caller's, UCX over TCP
 #                              on the loopback, a 30 s timeout
+#   ucx_mpirun NP ARGS...      mpirun of NP processes here (ob1, yield
+#                              when idle, that environment passed on),
+#                              ARGS: more mpirun options, the program and
+#                              its arguments
 #   ucx_two_leaves DIR MAP     export directory DIR: xgft:2:4,2:1,2 (8
 #                              hosts, 2 leaves, 2 spines) routed by dmodk;
 #                              host map MAP: ranks 0..3 on h0000 h0004
@@ -83,4 +91,25 @@ ucx_two_leaves() {
 	for i in 0 1 2 3; do
 		echo "rank:$i \"h000$((i / 2 + i % 2 * 4)) HCA-1\""
 	done >"$2"
+}
+
+ucx_mpi_setup() {
+	local b=$T_BUILD_DIR
+
+	MPILIB=$b/ucx_component/.libs/libibflow_mpi.so
+	export LD_LIBRARY_PATH=$b/ucx_component/.libs:$b/common/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	if ! t_need mpirun || [ ! -x "$2" ] || [ ! -f "$MPILIB" ]; then
+		t_skip "$1" "libibflow_mpi is not built (needs UCX and mpicc; see configure's summary)"
+		t_done
+	fi
+	ucx_mpi_env
+}
+
+ucx_mpirun() {
+	local np=$1
+
+	shift
+	timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" \
+		--mca pml ob1 --mca mpi_yield_when_idle 1 -x LD_LIBRARY_PATH \
+		-x UCX_IBFLOW_TIMEOUT -x UCX_TLS -x UCX_IBFLOW_NET_DEVICES "$@"
 }

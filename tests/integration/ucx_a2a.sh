@@ -24,16 +24,9 @@ set -uo pipefail
 W=$T_TMP
 B=$T_BUILD_DIR
 CHECK=$B/ucx_component/ibflow-a2a-check
-MPILIB=$B/ucx_component/.libs/libibflow_mpi.so
-export LD_LIBRARY_PATH=$B/ucx_component/.libs:$B/common/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-
-if ! t_need mpirun || [ ! -x "$CHECK" ] || [ ! -f "$MPILIB" ]; then
-	t_skip ucx_a2a "libibflow_mpi is not built (needs UCX and mpicc; see configure's summary)"
-	t_done
-fi
 # shellcheck source=../ucx_lib.sh
 . "$T_REPO/tests/ucx_lib.sh"
-ucx_mpi_env
+ucx_mpi_setup ucx_a2a "$CHECK"
 export IBFLOW_MPI_STATS=1
 
 # ---- a fabric: 8 hosts, 2 leaves, 2 spines; rank N on host h000N ----------
@@ -61,10 +54,7 @@ run() {
 		shift
 	done
 	[ $# -gt 0 ] && shift
-	timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" \
-		--mca pml ob1 --mca mpi_yield_when_idle 1 -x LD_LIBRARY_PATH \
-		-x UCX_IBFLOW_TIMEOUT -x UCX_TLS -x IBFLOW_MPI_STATS \
-		-x UCX_IBFLOW_NET_DEVICES "${ms[@]}" "${xs[@]}" \
+	ucx_mpirun "$np" -x IBFLOW_MPI_STATS "${ms[@]}" "${xs[@]}" \
 		"$CHECK" "$@" >"$W/$name.out" 2>"$W/$name.err"
 }
 

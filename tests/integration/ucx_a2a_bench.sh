@@ -21,43 +21,29 @@ set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 W=$T_TMP
-B=$T_BUILD_DIR
-BENCH=$B/ucx_component/ibflow-a2a-bench
-MPILIB=$B/ucx_component/.libs/libibflow_mpi.so
-export LD_LIBRARY_PATH=$B/ucx_component/.libs:$B/common/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-
-if ! t_need mpirun || [ ! -x "$BENCH" ] || [ ! -f "$MPILIB" ]; then
-	t_skip ucx_a2a_bench "libibflow_mpi is not built (needs UCX and mpicc; see configure's summary)"
-	t_done
-fi
+BENCH=$T_BUILD_DIR/ucx_component/ibflow-a2a-bench
 # shellcheck source=../ucx_lib.sh
 . "$T_REPO/tests/ucx_lib.sh"
-ucx_mpi_env
+ucx_mpi_setup ucx_a2a_bench "$BENCH"
 unset IBFLOW_A2A_BENCH_CORRUPT IBFLOW_MPI_STATS
 # 8 hosts, 2 leaves, 2 spines; ranks 0..3 on hosts of both leaves
 F=$W/fab
 ucx_two_leaves "$F" "$W/map" || t_fail "fabric for the tests" "ibflow gen/route failed"
 
-# bench NAME NP [ENV=VALUE...] -- ARGS: $W/NAME.out, .err; status in $rc
+# bench NAME NP [MPIRUN OPTIONS...] -- ARGS: $W/NAME.out, .err; status in $rc
 bench() {
-	local name=$1 np=$2 xs=()
+	local name=$1 np=$2 ms=()
 	shift 2
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		xs+=(-x "$1")
-		shift
-	done
-	[ $# -gt 0 ] && shift
-	timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" \
-		--mca pml ob1 --mca mpi_yield_when_idle 1 -x LD_LIBRARY_PATH \
-		-x UCX_IBFLOW_TIMEOUT -x UCX_TLS -x UCX_IBFLOW_NET_DEVICES \
-		"${xs[@]}" "$BENCH" "$@" >"$W/$name.out" 2>"$W/$name.err"
+	until [ "$1" = -- ]; do ms+=("$1"); shift; done
+	shift
+	ucx_mpirun "$np" "${ms[@]}" "$BENCH" "$@" >"$W/$name.out" 2>"$W/$name.err"
 	rc=$?
 }
 # the data rows (no '#')
 rows() { grep -v '^#' "$W/$1.out"; }
 # column N of the row of SIZE
 col() { rows "$1" | awk -v s="$2" -v c="$3" '$1 == s { print $c }'; }
-PRELOAD=(LD_PRELOAD="$MPILIB" UCX_IBFLOW_FABRIC="$F" UCX_IBFLOW_HOSTMAP="$W/map")
+PRELOAD=(-x LD_PRELOAD="$MPILIB" -x UCX_IBFLOW_FABRIC="$F" -x UCX_IBFLOW_HOSTMAP="$W/map")
 
 # ---- the parser ---------------------------------------------------------------
 # bad ARGS... -- WANT: exit 2, one line from rank 0 naming the option
@@ -126,7 +112,7 @@ grep -q '^# Algorithm: unknown (libibflow_mpi not loaded' "$W/mem.out" &&
 
 # ---- validation ------------------------------------------------------------------
 # no preload, 3 processes: rank 1's block from rank 2 damaged at 16 bytes
-bench val 3 IBFLOW_A2A_BENCH_CORRUPT=1:2:16 -- -c -m 4:64 -T mpi_int -i 3 -x 1
+bench val 3 -x IBFLOW_A2A_BENCH_CORRUPT=1:2:16 -- -c -m 4:64 -T mpi_int -i 3 -x 1
 # columns: Size Avg Validation AggBW Errors Algorithm
 got=$(rows val | awk '{ printf "%s:%s:%s ", $1, $3, $5 }')
 [ $rc -eq 0 ] && [ "$got" = "4:Pass:0 8:Pass:0 16:Fail:1 32:Pass:0 64:Pass:0 " ] &&
@@ -142,7 +128,7 @@ done
 
 # ---- algorithms through libibflow_mpi, 4 ranks on the fabric ----------------------
 # liquid, a block corrupted, the bound at 8 Gbit/s: 3 x BYTES x 8 / 8000 us
-bench liquid 4 "${PRELOAD[@]}" IBFLOW_MPI_STATS=1 IBFLOW_A2A_BENCH_CORRUPT=2:0:2048 -- \
+bench liquid 4 "${PRELOAD[@]}" -x IBFLOW_MPI_STATS=1 -x IBFLOW_A2A_BENCH_CORRUPT=2:0:2048 -- \
 	--algorithm liquid -c -m 1024:4096 -i 3 -x 1 --link-rate 8
 # columns: Size Avg Validation AggBW Bound OfBound Errors Algorithm
 got=$(rows liquid | awk '{ printf "%s:%s:%s:%s ", $1, $3, $7, $8 }')
@@ -163,7 +149,7 @@ bad_bound=$(rows liquid | awk '{ b = 3 * $1 * 8 / 8000; p = 100 * $5 / $2
 	t_pass "liquid bound at --link-rate 8: 3 x BYTES x 8 / 8000 us, and its share of the average" ||
 	t_fail "liquid bound" "$bad_bound"
 # pairwise, then the MPI library's: the columns say so, the counters too
-bench pairwise 4 "${PRELOAD[@]}" IBFLOW_MPI_STATS=1 -- --algorithm pairwise -m 1024:2048 -i 2 -x 1
+bench pairwise 4 "${PRELOAD[@]}" -x IBFLOW_MPI_STATS=1 -- --algorithm pairwise -m 1024:2048 -i 2 -x 1
 [ $rc -eq 0 ] && [ "$(rows pairwise | awk '{ printf "%s:%s:%s ", $1, $4, $NF }')" = "1024:-:pairwise 2048:-:pairwise " ] &&
 	grep -q '^# Algorithm: pairwise at every size' "$W/pairwise.out" &&
 	[ "$(awk '$3 == "ibflow-a2a-bench" && $7 == 0 && $9 == 7 { n++ } END { print n + 0 }' "$W/pairwise.err")" = 4 ] &&
