@@ -1072,7 +1072,8 @@ static void rtree_measure(const struct rtree *t, double e, uint64_t *seed,
 				   e * (2 * r_unit(seed) - 1);
 
 			m[a * R_HOSTS + b] = m[b * R_HOSTS + a] = x;
-			tab[k++] = (ibf_rtt_meas_t){ a, b, x, x, k + 1 };
+			tab[k] = (ibf_rtt_meas_t){ a, b, x, x, k + 1 };
+			k++;
 		}
 	}
 }
@@ -1171,8 +1172,8 @@ static void test_radius_synth(void **state)
 			tab = malloc((size_t)n * n * sizeof(*tab));
 			ibf_infer_synth_measure_all(s, m);
 			for (a = 0; a < n; a++)
-				for (b = a + 1; b < n; b++)
-					tab[nt++] = (ibf_rtt_meas_t){
+				for (b = a + 1; b < n; b++, nt++)
+					tab[nt] = (ibf_rtt_meas_t){
 						a, b, m[a * n + b],
 						m[a * n + b], nt + 1 };
 			assert_int_equal(ibf_infer_radius_estimate(
