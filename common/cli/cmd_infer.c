@@ -246,8 +246,8 @@ static int estimate_tol(struct args *a, const struct source *s,
 		return ibf_cli_fail(CMD, err);
 	a->tol = r.tol;
 	if (r.found)
-		fprintf(stderr, "%s: --tol %.4g estimated: %s (%.4g; noise "
-			"gaps up to %.4g; %u paths); --tol 0 for the measured "
+		fprintf(stderr, "%s: --tol %.4g estimated: %s, (%.4g + "
+			"%.4g) / 2 over %u paths; --tol 0 for the measured "
 			"intervals alone\n", CMD, r.tol, r.why, r.hop, r.noise,
 			r.paths);
 	else

@@ -232,7 +232,7 @@ ibf_status_t ibf_infer_radius_estimate(const double *rtt, uint32_t n,
 	/* the smallest hop 2 l is at most hop + noise: its half, so that a
 	 * point off by the noise still meets its switch */
 	out->tol = (out->hop + out->noise) / 2;
-	explain(out, "half the smallest hop above the noise");
+	explain(out, "(smallest hop above the noise + noise) / 2");
 out:
 	free(paths);
 	free(pts);
