@@ -96,8 +96,8 @@ static const struct optdef optdefs[] = {
 	  "mpi_char, mpi_int, mpi_float or mpi_double", type_names },
 	{ 0, "algorithm", K_CHOICE, AT(alg), 0, 0, "ALG",
 	  "liquid, pairwise or mpi (the MPI library's), as\n"
-	  "the communicator's hint ibflow_alltoall (default:\n"
-	  "none, UCX_IBFLOW_ALLTOALL decides)", alg_names },
+	  "the communicator's hint ibflow_alltoall; env (the\n"
+	  "default): no hint, UCX_IBFLOW_ALLTOALL decides", alg_names },
 	{ 0, "link-rate", K_REAL, AT(link_gbps), 0, 1e6, "GBPS",
 	  "link rate for the liquid bound (the fabric's)", NULL },
 	{ 'h', "help", K_FLAG, AT(help), 0, 0, NULL, "this help", NULL },
@@ -445,11 +445,25 @@ static double pct(const double *sorted, long n, double q)
 	return sorted[k < 0 ? 0 : k];
 }
 
+/* malloc or give up the whole job: a rank without its buffer cannot
+ * take part in the collectives. */
+static void *alloc(const struct run *x, size_t bytes)
+{
+	void *p = malloc(bytes ? bytes : 1);
+
+	if (!p) {
+		fprintf(stderr, "%s: rank %d: out of memory (%zu bytes)\n",
+			prog, x->rank, bytes);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	return p;
+}
+
 static void summarize(const struct run *x, const double *t, double mean,
 		      struct row *w)
 {
-	double *worst = x->rank == 0 ? malloc((size_t)x->o.iters *
-					      sizeof(*worst)) : NULL;
+	double *worst = x->rank == 0 ? alloc(x, (size_t)x->o.iters *
+					     sizeof(*worst)) : NULL;
 	double sum = 0;
 
 	MPI_Reduce(&mean, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, x->comm);
@@ -650,13 +664,8 @@ static int setup(struct run *x)
 	if (apply_mem_limit(x))
 		return EXIT_USAGE;
 	total = (size_t)x->o.max * (size_t)x->size;
-	x->s = malloc(total);
-	x->r = malloc(total);
-	if (!x->s || !x->r) {
-		fprintf(stderr, "%s: rank %d: out of memory (%zu bytes)\n",
-			prog, x->rank, 2 * total);
-		MPI_Abort(MPI_COMM_WORLD, 1);
-	}
+	x->s = alloc(x, total);
+	x->r = alloc(x, total);
 	memset(x->s, x->rank, total);
 	x->comm = make_comm(x->o.alg);
 	x->info = (ibflow_mpi_a2a_info_fn)dlsym(RTLD_DEFAULT,
@@ -670,7 +679,7 @@ static void run_sizes(struct run *x)
 	size_t b, first = (size_t)x->o.min < x->tsize ? x->tsize :
 			  (size_t)x->o.min;
 	const char *algs[64];
-	double *t = malloc((size_t)x->o.iters * sizeof(*t));
+	double *t = alloc(x, (size_t)x->o.iters * sizeof(*t));
 	ibflow_mpi_a2a_info_t i0;
 	long n = 0;
 	bool bound;
