@@ -1194,11 +1194,14 @@ static void test_radius_synth(void **state)
 	}
 }
 
-/* No estimate without triangles: two hosts; three with a pair missing. */
+/* No estimate without triangles (two hosts; three with a pair missing)
+ * or without quadruples (a ring with chords of two). */
 static void test_radius_none(void **state)
 {
 	double two[4] = { NAN, 5, 5, NAN };
 	double three[9] = { NAN, 4, 6, 4, NAN, -1, 6, -1, NAN };
+	double sparse[64];
+	unsigned a, b;
 	ibf_infer_radius_t rad;
 	ibf_err_t err;
 
@@ -1212,6 +1215,19 @@ static void test_radius_none(void **state)
 			 IBF_OK);
 	assert_false(rad.found);
 	assert_int_equal(rad.paths, 0);
+	/* 8 hosts, only pairs of a ring and their neighbours' neighbours:
+	 * triangles, but no four hosts measured pairwise */
+	for (a = 0; a < 8; a++)
+		for (b = 0; b < 8; b++)
+			sparse[a * 8 + b] = (a - b + 8) % 8 == 1 ||
+					    (b - a + 8) % 8 == 1 ||
+					    (a - b + 8) % 8 == 2 ||
+					    (b - a + 8) % 8 == 2 ? 4 : NAN;
+	assert_int_equal(ibf_infer_radius_estimate(sparse, 8, 0, &rad, &err),
+			 IBF_OK);
+	assert_false(rad.found);
+	assert_true(rad.paths > 0);
+	assert_true(rad.tol == 0);
 }
 
 int main(void)
