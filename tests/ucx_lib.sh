@@ -11,6 +11,21 @@
 #                              seconds) with its last rank SIGSTOPped at
 #                              once: the tool must exit 3, naming the rank
 #                              it killed, leaving no process behind
+#   ucx_mpi_setup SUITE PROG   MPI suites: MPILIB (libibflow_mpi),
+#                              LD_LIBRARY_PATH to the build tree; skips
+#                              SUITE unless mpirun, PROG and MPILIB are
+#                              there; then ucx_mpi_env
+#   ucx_mpi_env                for mpirun jobs on this machine: no
+#                              UCX_IBFLOW_* of the caller's, UCX over TCP
+#                              on the loopback, a 30 s timeout
+#   ucx_mpirun NP ARGS...      mpirun of NP processes here (ob1, yield
+#                              when idle, that environment passed on),
+#                              ARGS: more mpirun options, the program and
+#                              its arguments
+#   ucx_two_leaves DIR MAP     export directory DIR: xgft:2:4,2:1,2 (8
+#                              hosts, 2 leaves, 2 spines) routed by dmodk;
+#                              host map MAP: ranks 0..3 on h0000 h0004
+#                              h0001 h0005 (two leaves, 3 frames at best)
 # shellcheck shell=bash
 
 ucx_chain_topo() {
@@ -87,4 +102,52 @@ ucx_stopped_child() {
 		kill -KILL "$stopped" 2>/dev/null
 		t_fail "$name" "exit $rc: $(head -c 300 "$T_TMP/stop.err")"
 	fi
+}
+
+ucx_mpi_env() {
+	local v
+
+	for v in $(env | sed -n 's/^\(UCX_IBFLOW_[A-Z_]*\)=.*/\1/p'); do
+		unset "$v"
+	done
+	# UCX over the loopback only: with every device, a context also
+	# listens and connects on the root namespace's veths and bridges of
+	# emulated fabrics that other jobs bring up and tear down
+	# ("Operation timed out")
+	export UCX_IBFLOW_TIMEOUT=30s UCX_TLS=tcp,self UCX_IBFLOW_NET_DEVICES=lo
+}
+
+ucx_two_leaves() {
+	local i
+
+	mkdir -p "$1"
+	"$t_ibflow" gen xgft:2:4,2:1,2 -o "$1/ibflow-topology.ibnd" &&
+		"$t_ibflow" route --topo "$1/ibflow-topology.ibnd" \
+			--engine dmodk -o "$1/ibflow-lfts.dump" >/dev/null ||
+		return 1
+	ucx_export_dir "$1" 8 4
+	for i in 0 1 2 3; do
+		echo "rank:$i \"h000$((i / 2 + i % 2 * 4)) HCA-1\""
+	done >"$2"
+}
+
+ucx_mpi_setup() {
+	local b=$T_BUILD_DIR
+
+	MPILIB=$b/ucx_component/.libs/libibflow_mpi.so
+	export LD_LIBRARY_PATH=$b/ucx_component/.libs:$b/common/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	if ! t_need mpirun || [ ! -x "$2" ] || [ ! -f "$MPILIB" ]; then
+		t_skip "$1" "libibflow_mpi is not built (needs UCX and mpicc; see configure's summary)"
+		t_done
+	fi
+	ucx_mpi_env
+}
+
+ucx_mpirun() {
+	local np=$1
+
+	shift
+	timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" \
+		--mca pml ob1 --mca mpi_yield_when_idle 1 -x LD_LIBRARY_PATH \
+		-x UCX_IBFLOW_TIMEOUT -x UCX_TLS -x UCX_IBFLOW_NET_DEVICES "$@"
 }

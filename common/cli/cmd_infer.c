@@ -104,8 +104,10 @@ static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 		IBF_OPT_STR("trace", &a->trace, "FILE", "the pairs measured: an "
 			    "RTT file that replays\nthe run"),
 		IBF_OPT_CALL("tol", nonneg, &a->tol, "X", "coincidence radius in "
-			     "RTT units: half the RTT\nof the smallest hop",
-			     .def = "0 with --rtt, that value with --synth",
+			     "RTT units: half the RTT\nof the smallest hop; 0 = "
+			     "the measured intervals\nalone (the paper)",
+			     .def = "estimated with --rtt, the truth's "
+				    "with --synth",
 			     .seen = &a->has_tol),
 		IBF_OPT_CALL("lookahead", lookahead, &a->io.lookahead, "N",
 			     "close-host search budget per host: 0 = none,\n"
@@ -231,9 +233,33 @@ static int truth_of_rtt(struct source *s, const char *path, unsigned lmc,
 	return rc;
 }
 
+/* --rtt without --tol: the radius estimated from the table (its
+ * minimum RTTs), said on stderr in one line, since it decides the
+ * tree and a user should see it and be able to override it. */
+static int estimate_tol(struct args *a, const struct source *s,
+			ibf_err_t *err)
+{
+	ibf_infer_radius_t r;
+
+	if (ibf_infer_radius_estimate(s->measured, s->o.nhosts, a->io.seed,
+				      &r, err) != IBF_OK)
+		return ibf_cli_fail(CMD, err);
+	a->tol = r.tol;
+	if (r.found)
+		fprintf(stderr, "%s: --tol %.4g estimated: %s, (%.4g + "
+			"%.4g) / 2 over %u paths; --tol 0 for the measured "
+			"intervals alone\n", CMD, r.tol, r.why, r.hop, r.noise,
+			r.paths);
+	else
+		fprintf(stderr, "%s: --tol 0: no estimate, %s; give --tol\n",
+			CMD, r.why);
+	return IBF_EXIT_OK;
+}
+
 static int open_source(struct args *a, struct source *s, ibf_err_t *err)
 {
 	uint32_t n, i, j;
+	int rc;
 
 	if (a->rtt) {
 		if (ibf_rtt_read(a->rtt, NULL, NULL, &s->set, err) != IBF_OK ||
@@ -285,6 +311,8 @@ static int open_source(struct args *a, struct source *s, ibf_err_t *err)
 								&mn, &mx, NULL)
 					== IBF_OK ? mn : NAN;
 			}
+		if (!a->has_tol && (rc = estimate_tol(a, s, err)))
+			return rc;
 		if (a->truth)
 			return truth_of_rtt(s, a->truth, a->lmc, err);
 	}

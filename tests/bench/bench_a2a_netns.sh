@@ -190,7 +190,7 @@ bench() {
 		--mca pml_ucx_tls any --mca pml_ucx_devices any \
 		-x UCX_TLS=tcp,self -x UCX_NET_DEVICES=fab1 -x UCX_RNDV_THRESH \
 		--mca mpi_yield_when_idle 1 -x LD_LIBRARY_PATH "$@" \
-		"$BENCH" --min "${SIZES%% *}" --max "${SIZES##* }" \
+		"$BENCH" -f --min "${SIZES%% *}" --max "${SIZES##* }" \
 		--iters "$ITERS" --warmup 1 >"$OUT/$alg.$run.out" \
 		2>"$OUT/$alg.$run.err"
 }

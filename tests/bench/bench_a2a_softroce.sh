@@ -116,7 +116,7 @@ EOF
 			-x UCX_TLS=self,rc_verbs,ud_verbs -x UCX_UD_ETH_DGID_CHECK=n \
 			-x UCX_RC_VERBS_TIMEOUT=2s \
 			-x LD_LIBRARY_PATH "$@" "$OUT/rank.sh" \
-			"$BENCH" --min "${SIZES%% *}" --max "${SIZES##* }" \
+			"$BENCH" -f --min "${SIZES%% *}" --max "${SIZES##* }" \
 			--iters "$ITERS" --warmup 1 >"$OUT/$alg.$run.out" \
 			2>"$OUT/$alg.$run.err"
 	}

@@ -267,6 +267,37 @@ else
 	t_fail "route --engine minhop on the inferred tree" "$(t_errhead)"
 fi
 
+# ---- the radius estimated when --tol is not given --------------------------------
+# The script's RTTs of every pair, noise 0.3 x the smallest latency l:
+# the estimate (stderr, one line) is at least l - 1.5 x noise (a hop gap
+# is 2 l off by 3 x noise at most) and the tree inferred with it the true
+# one; --tol 0 prints no estimate.
+for spec in tree:20,48,8:2 xgft:3:4,4,4:1,1,1; do
+	tag=rad$(printf '%s' "$spec" | tr ':,' '_-')
+	"$IBF" gen "$spec" -o "$W/$tag.true" || { t_fail "$spec: gen" "exit $?"; continue; }
+	canon "$W/$tag.true" "$W/$tag.true.canon"
+	lmin=$(rtts "$W/$tag.true.canon" "$W/$tag.rtt" 0.3 5)
+	if ! t_expect_exit 0 "$IBF" infer --rtt "$W/$tag.rtt" -o "$W/$tag.inf"; then
+		t_fail "$spec: infer without --tol" "exit $T_RC: $(t_errhead)"
+		continue
+	fi
+	tol=$(sed -n 's/^infer: --tol \([0-9.e+-]*\) estimated: .*/\1/p' "$T_ERR")
+	canon "$W/$tag.inf" "$W/$tag.inf.canon"
+	if [ -n "$tol" ] && [ "$(wc -l <"$T_ERR")" = 1 ] &&
+	   python3 -c 'import sys; t, l = map(float, sys.argv[1:]); sys.exit(t < l - 1.5 * 0.3 * l)' "$tol" "$lmin" &&
+	   why=$(same_splits "$W/$tag.true.canon" "$W/$tag.inf.canon"); then
+		t_pass "$spec: no --tol: estimated $tol (l = $lmin), the true tree"
+	else
+		t_fail "$spec: no --tol" "tol '$tol' l $lmin: $(t_errhead) $why"
+	fi
+	if t_expect_exit 0 "$IBF" infer --rtt "$W/$tag.rtt" --tol 0 -o "$W/$tag.inf0" &&
+	   ! grep -q estimated "$T_ERR"; then
+		t_pass "$spec: --tol 0: the paper's intervals, no estimate"
+	else
+		t_fail "$spec: --tol 0" "exit $T_RC: $(t_errhead)"
+	fi
+done
+
 # ---- beyond the bound: reported rates -----------------------------------------
 for seed in 3 4; do
 	spec=tree:8,18,5:$seed

@@ -25,42 +25,16 @@ set -uo pipefail
 W=$T_TMP
 B=$T_BUILD_DIR
 CHECK=$B/ucx_component/ibflow-a2a-check
-MPILIB=$B/ucx_component/.libs/libibflow_mpi.so
-export LD_LIBRARY_PATH=$B/ucx_component/.libs:$B/common/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-
-if ! t_need mpirun || [ ! -x "$CHECK" ] || [ ! -f "$MPILIB" ]; then
-	t_skip ucx_a2a "libibflow_mpi is not built (needs UCX and mpicc; see configure's summary)"
-	t_done
-fi
-for v in $(env | sed -n 's/^\(UCX_IBFLOW_[A-Z_]*\)=.*/\1/p'); do
-	unset "$v"
-done
-# UCX over the loopback only: with every device, a context also listens
-# and connects on the root namespace's veths and bridges of emulated
-# fabrics that other jobs bring up and tear down ("Operation timed out")
-export UCX_IBFLOW_TIMEOUT=30s UCX_TLS=tcp,self IBFLOW_MPI_STATS=1 \
-	UCX_IBFLOW_NET_DEVICES=lo
+# shellcheck source=../ucx_lib.sh
+. "$T_REPO/tests/ucx_lib.sh"
+ucx_mpi_setup ucx_a2a "$CHECK"
+export IBFLOW_MPI_STATS=1
 
 # ---- a fabric: 8 hosts, 2 leaves, 2 spines; rank N on host h000N ----------
-F=$W/fab
-mkdir -p "$F"
-"$t_ibflow" gen xgft:2:4,2:1,2 -o "$F/ibflow-topology.ibnd" &&
-	"$t_ibflow" route --topo "$F/ibflow-topology.ibnd" --engine dmodk \
-		-o "$F/ibflow-lfts.dump" >/dev/null ||
-	t_fail "fabric for the tests" "ibflow gen/route failed"
-{
-	echo "# written by ucx_a2a.sh, as the OpenSM plugin writes it"
-	echo "engine ibflow-dmodk"
-	echo "routing 1"
-	echo "endpoints 8"
-	echo "switches 4"
-	echo "lmc 0"
-	echo "topology ibflow-topology.ibnd"
-	echo "lfts ibflow-lfts.dump"
-} >"$F/ibflow-export.txt"
 # ranks 0..3 on hosts of two leaves (h0000 h0004 h0001 h0005): three
 # frames at best, and the liquid schedule reaches it
-for i in 0 1 2 3; do echo "rank:$i \"h000$((i / 2 + i % 2 * 4)) HCA-1\""; done >"$W/map"
+F=$W/fab
+ucx_two_leaves "$F" "$W/map" || t_fail "fabric for the tests" "ibflow gen/route failed"
 # the same fabric with a hole: s1-1 has no entry for h0000's LID 1, so the
 # route from rank 1 to rank 0 cannot be traced and there is no schedule
 cp -r "$F" "$W/hole"
@@ -81,10 +55,7 @@ run() {
 		shift
 	done
 	[ $# -gt 0 ] && shift
-	timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" \
-		--mca pml ob1 --mca mpi_yield_when_idle 1 -x LD_LIBRARY_PATH \
-		-x UCX_IBFLOW_TIMEOUT -x UCX_TLS -x IBFLOW_MPI_STATS \
-		-x UCX_IBFLOW_NET_DEVICES "${ms[@]}" "${xs[@]}" \
+	ucx_mpirun "$np" -x IBFLOW_MPI_STATS "${ms[@]}" "${xs[@]}" \
 		"$CHECK" "$@" >"$W/$name.out" 2>"$W/$name.err"
 }
 

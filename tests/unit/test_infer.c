@@ -999,6 +999,237 @@ static void test_bw_hand(void **state)
 	ibf_infer_bwmap_free(&m);
 }
 
+/* ---- the radius estimated from the RTTs (ibf_infer_radius_estimate) ----- */
+
+/* The issue's case, built here: 64 hosts, 4 per leaf, 4 leaves per
+ * middle switch, 4 middles under a root; every link's one-way latency
+ * uniform in [1, 6] µs, every RTT off by uniform [-E, E].  Nodes: hosts
+ * 0..63, leaves 64..79, middles 80..83, root 84; up[v] is v's parent,
+ * lat[v] the latency of that link. */
+#define R_HOSTS 64u
+#define R_NODES 85u
+
+struct rtree {
+	unsigned up[R_NODES];
+	double lat[R_NODES];
+	double lmin;             /* smallest link latency */
+	struct graph g;
+};
+
+static double r_unit(uint64_t *s)
+{
+	/* splitmix64, the test's own stream */
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+}
+
+static void rtree_make(struct rtree *t, uint64_t *seed)
+{
+	unsigned v;
+
+	t->lmin = INFINITY;
+	graph_init(&t->g, R_NODES, R_HOSTS);
+	for (v = 0; v + 1 < R_NODES; v++) {
+		t->up[v] = v < 64 ? 64 + v / 4 : v < 80 ? 80 + (v - 64) / 4 :
+			   84;
+		t->lat[v] = 1 + 5 * r_unit(seed);
+		t->lmin = fmin(t->lmin, t->lat[v]);
+		graph_edge(&t->g, v, t->up[v]);
+	}
+}
+
+/* True RTT: twice the latencies up from both hosts to where they meet
+ * (hosts, leaves, middles are numbered so that parents are larger). */
+static double rtree_rtt(const struct rtree *t, unsigned a, unsigned b)
+{
+	double s = 0;
+
+	while (a != b) {
+		if (a < b) {
+			s += t->lat[a];
+			a = t->up[a];
+		} else {
+			s += t->lat[b];
+			b = t->up[b];
+		}
+	}
+	return 2 * s;
+}
+
+/* Every pair measured once, noise in [-e, e]: the matrix and the table. */
+static void rtree_measure(const struct rtree *t, double e, uint64_t *seed,
+			  double *m, ibf_rtt_meas_t *tab)
+{
+	unsigned a, b, k = 0;
+
+	for (a = 0; a < R_HOSTS; a++) {
+		m[a * R_HOSTS + a] = NAN;
+		for (b = a + 1; b < R_HOSTS; b++) {
+			double x = rtree_rtt(t, a, b) +
+				   e * (2 * r_unit(seed) - 1);
+
+			m[a * R_HOSTS + b] = m[b * R_HOSTS + a] = x;
+			tab[k] = (ibf_rtt_meas_t){ a, b, x, x, k + 1 };
+			k++;
+		}
+	}
+}
+
+static bool rtree_exact(struct rtree *t, const ibf_infer_tree_t *it)
+{
+	struct graph gt;
+	struct splits st, si;
+	bool eq;
+
+	graph_of_tree(it, &gt);
+	tree_splits(&t->g, &st);
+	tree_splits(&gt, &si);
+	eq = splits_equal(&st, &si);
+	graph_free(&gt);
+	free(st.s);
+	free(si.s);
+	return eq;
+}
+
+/* The estimate lies within the noise's reach of the smallest latency
+ * (a hop gap is 2 l off by at most 3 E: l +- 1.5 E), the tree
+ * inferred with it is the true one, and --tol 0 splits switches (the
+ * issue: 17 % false positives). */
+static void test_radius_issue(void **state)
+{
+	const double e = 0.2;
+	unsigned npairs = R_HOSTS * (R_HOSTS - 1) / 2, seed;
+	double *m = malloc(R_HOSTS * R_HOSTS * sizeof(*m));
+	ibf_rtt_meas_t *tab = malloc(npairs * sizeof(*tab));
+
+	(void)state;
+	for (seed = 1; seed <= 3; seed++) {
+		uint64_t s = seed;
+		ibf_infer_radius_t rad;
+		ibf_infer_result_t r;
+		struct rtree t;
+		ibf_err_t err;
+
+		rtree_make(&t, &s);
+		rtree_measure(&t, e, &s, m, tab);
+		ibf_err_clear(&err);
+		assert_int_equal(ibf_infer_radius_estimate(m, R_HOSTS, seed,
+							   &rad, &err), IBF_OK);
+		assert_true(rad.found);
+		if (fabs(rad.tol - t.lmin) > 1.5 * e)
+			fail_msg("seed %u: tol %g, smallest latency %g", seed,
+				 rad.tol, t.lmin);
+		/* half a difference of four errors of at most e */
+		assert_true(rad.noise > 0 && rad.noise <= 2 * e);
+		table_run(tab, npairs, R_HOSTS, rad.tol, &r);
+		if (!rtree_exact(&t, &r.tree))
+			fail_msg("seed %u: tree differs at tol %g", seed,
+				 rad.tol);
+		ibf_infer_result_free(&r);
+		table_run(tab, npairs, R_HOSTS, 0, &r);
+		/* 21 switches in truth; the measured intervals alone split */
+		assert_false(rtree_exact(&t, &r.tree));
+		assert_true(r.tree.nnodes - R_HOSTS > 21);
+		ibf_infer_result_free(&r);
+		graph_free(&t.g);
+	}
+	free(m);
+	free(tab);
+}
+
+/* Trees of the generators with the synthetic oracle's fresh measurements
+ * of every pair: without noise, and with 0.3 l: the estimate is no less
+ * than l - 1.5 E and the tree inferred with it exact.  (It may exceed l
+ * + 1.5 E: the smallest link the oracle knows need not show in RTTs,
+ * e.g. on either side of a switch with two neighbours.) */
+static void test_radius_synth(void **state)
+{
+	static const char *const specs[] = { "tree:5,12,5:1",
+					     "tree:30,64,8:3",
+					     "xgft:3:4,4,4:1,1,1" };
+	unsigned i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		ibf_fabric_t *f = gen(specs[i]);
+
+		for (k = 0; k < 2; k++) {
+			ibf_infer_synth_t *s = synth(f, 0, 0.8, i + 1);
+			double l = ibf_infer_synth_min_hop_rtt(s) / 2, *m;
+			double e = k ? 0.3 * l : 0;
+			uint32_t n = ibf_infer_synth_nhosts(s), a, b, nt = 0;
+			ibf_rtt_meas_t *tab;
+			ibf_infer_radius_t rad;
+			ibf_infer_result_t r;
+			ibf_err_t err;
+
+			ibf_infer_synth_destroy(s);
+			s = synth(f, e, 0.8, i + 1);
+			m = malloc((size_t)n * n * sizeof(*m));
+			tab = malloc((size_t)n * n * sizeof(*tab));
+			ibf_infer_synth_measure_all(s, m);
+			for (a = 0; a < n; a++)
+				for (b = a + 1; b < n; b++, nt++)
+					tab[nt] = (ibf_rtt_meas_t){
+						a, b, m[a * n + b],
+						m[a * n + b], nt + 1 };
+			assert_int_equal(ibf_infer_radius_estimate(
+				m, n, 1, &rad, &err), IBF_OK);
+			assert_true(rad.found);
+			if (rad.tol < l - 1.5 * e - 1e-9 * l)
+				fail_msg("%s E %g: tol %g, l %g", specs[i], e,
+					 rad.tol, l);
+			table_run(tab, nt, n, rad.tol, &r);
+			if (!exact(f, &r.tree))
+				fail_msg("%s E %g: tree differs", specs[i], e);
+			ibf_infer_result_free(&r);
+			free(m);
+			free(tab);
+			ibf_infer_synth_destroy(s);
+		}
+		ibf_fabric_destroy(f);
+	}
+}
+
+/* No estimate without triangles (two hosts; three with a pair missing)
+ * or without quadruples (a ring with chords of two). */
+static void test_radius_none(void **state)
+{
+	double two[4] = { NAN, 5, 5, NAN };
+	double three[9] = { NAN, 4, 6, 4, NAN, -1, 6, -1, NAN };
+	double sparse[64];
+	unsigned a, b;
+	ibf_infer_radius_t rad;
+	ibf_err_t err;
+
+	(void)state;
+	assert_int_equal(ibf_infer_radius_estimate(two, 2, 0, &rad, &err),
+			 IBF_OK);
+	assert_false(rad.found);
+	assert_true(rad.tol == 0);
+	assert_true(rad.why[0] != '\0');
+	assert_int_equal(ibf_infer_radius_estimate(three, 3, 0, &rad, &err),
+			 IBF_OK);
+	assert_false(rad.found);
+	assert_int_equal(rad.paths, 0);
+	/* 8 hosts, only pairs of a ring and their neighbours' neighbours:
+	 * triangles, but no four hosts measured pairwise */
+	for (a = 0; a < 8; a++)
+		for (b = 0; b < 8; b++)
+			sparse[a * 8 + b] = (a - b + 8) % 8 == 1 ||
+					    (b - a + 8) % 8 == 1 ||
+					    (a - b + 8) % 8 == 2 ||
+					    (b - a + 8) % 8 == 2 ? 4 : NAN;
+	assert_int_equal(ibf_infer_radius_estimate(sparse, 8, 0, &rad, &err),
+			 IBF_OK);
+	assert_false(rad.found);
+	assert_true(rad.paths > 0);
+	assert_true(rad.tol == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1012,6 +1243,9 @@ int main(void)
 		cmocka_unit_test(test_fabric),
 		cmocka_unit_test(test_bw),
 		cmocka_unit_test(test_bw_hand),
+		cmocka_unit_test(test_radius_issue),
+		cmocka_unit_test(test_radius_synth),
+		cmocka_unit_test(test_radius_none),
 	};
 
 	return cmocka_run_group_tests_name("infer", tests, NULL, NULL);

@@ -129,6 +129,43 @@ void ibf_mpi_ctx_fini(ibf_mpi_ctx_t *c)
 	c->u = NULL;
 }
 
+/* The slowest link from a host of the job into the fabric, Gb/s; 0 when
+ * the topology does not say (a link without width or speed). */
+static double host_link_gbps(const ibf_ucx_t *u)
+{
+	const ibf_hostlist_t *h = ibf_ucx_hosts(u);
+	const ibf_fabric_t *f = ibf_ucx_fabric(u);
+	double gbps = 0;
+	uint32_t i;
+
+	for (i = 0; h && f && i < h->n; i++) {
+		const ibf_port_t *p = ibf_port(f, h->ports[i]);
+
+		if (!p->width || !p->speed)
+			return 0;
+		if (!gbps || ibf_port_capacity(p) < gbps)
+			gbps = ibf_port_capacity(p);
+	}
+	return gbps;
+}
+
+void ibf_mpi_ctx_info(const ibf_mpi_ctx_t *c, ibflow_mpi_a2a_info_t *out)
+{
+	ibf_ucx_a2a_stats_t s;
+
+	memset(out, 0, sizeof(*out));
+	if (!c->u)
+		return;
+	ibf_ucx_a2a_stats(c->u, &s);
+	out->usable = 1;
+	out->aware = ibf_ucx_topology_aware(c->u);
+	out->liquid = s.liquid;
+	out->pairwise = s.pairwise;
+	out->nframes = s.nframes;
+	out->duration = s.duration;
+	out->link_gbps = out->aware ? host_link_gbps(c->u) : 0;
+}
+
 /* ---- datatypes ------------------------------------------------------------ */
 
 /* Contiguous: count elements are size * count bytes starting at buf. */

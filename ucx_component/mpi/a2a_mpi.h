@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 
+#include <ibflow/mpi.h>
 #include <ibflow/ucx.h>
 
 #define IBF_MPI_HIDDEN __attribute__((visibility("hidden")))
@@ -48,6 +49,10 @@ IBF_MPI_HIDDEN void ibf_mpi_ctx_init(ibf_mpi_ctx_t *c, MPI_Comm comm,
  * rank's host "WHO: map NAME rank R: HOST (how it was found)") and
  * finalizes. */
 IBF_MPI_HIDDEN void ibf_mpi_ctx_fini(ibf_mpi_ctx_t *c);
+
+/* The context's counters and fabric for ibflow_mpi_a2a_info(). */
+IBF_MPI_HIDDEN void ibf_mpi_ctx_info(const ibf_mpi_ctx_t *c,
+				     ibflow_mpi_a2a_info_t *out);
 
 /* MPI_Alltoall and MPI_Alltoallv, any datatypes (packed when not
  * contiguous), MPI_IN_PLACE. */

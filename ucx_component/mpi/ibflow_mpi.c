@@ -177,6 +177,23 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root,
 	return PMPI_Bcast(buf, count, type, root, comm);
 }
 
+/* ---- the query for tools ---------------------------------------------------- */
+
+/* Exported (include/ibflow/mpi.h): reads the communicator's context, if it
+ * has one, without making one. */
+int ibflow_mpi_a2a_info(MPI_Comm comm, ibflow_mpi_a2a_info_t *out)
+{
+	void *val;
+	int flag = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (key == MPI_KEYVAL_INVALID ||
+	    PMPI_Comm_get_attr(comm, key, &val, &flag) != MPI_SUCCESS || !flag)
+		return 0;
+	ibf_mpi_ctx_info(val, out);
+	return 1;
+}
+
 /* ---- finalize: world's context before MPI goes ------------------------------ */
 
 int MPI_Finalize(void)

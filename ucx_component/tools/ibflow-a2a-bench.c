@@ -1,111 +1,735 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * ibflow-a2a-bench: MPI_Alltoall latency by block size, in the manner of
- * osu_alltoall.  Run it with libibflow_mpi preloaded and
- * UCX_IBFLOW_ALLTOALL=liquid|pairwise|off to compare the algorithms with
- * each other and with the MPI library's own (docs/ucx-alltoall.md).
+ * ibflow-a2a-bench: MPI_Alltoall latency by block size with the options,
+ * header and columns of OSU Micro-Benchmarks 7.x osu_alltoall, plus what
+ * OSU lacks: the aggregate bandwidth, the liquid bound where the fabric
+ * is known and the share of it reached, --algorithm to force one, and
+ * the algorithm that actually ran, read from libibflow_mpi's counters
+ * (docs/ucx-alltoall.md, "ibflow-a2a-bench").
  *
  *   mpirun -np N [-x LD_PRELOAD=libibflow_mpi.so] ibflow-a2a-bench
- *       [--min BYTES] [--max BYTES] [--iters N] [--warmup N]
+ *       [-m [MIN:]MAX] [-i N] [-x N] [-f] [-z] [-c] [-M BYTES] [-T TYPE]
+ *       [--algorithm liquid|pairwise|mpi] [--link-rate GBPS]
  *
- * Prints "BYTES AVG_US MIN_US MAX_US MB_S" lines at rank 0 (average over
- * the iterations of each rank, then average / min / max over the ranks;
- * MB_S the aggregate bandwidth, N (N - 1) BYTES / MAX_US: every block
- * between distinct ranks over the slowest rank's time).
+ * Latencies as OSU's: each rank's mean over the timed iterations (a
+ * barrier after each), then the mean, min and max over the ranks; P50/
+ * P90/P99 over the iterations of the slowest rank's time per iteration.
+ * Aggregate bandwidth: N (N - 1) blocks over the slowest rank's mean.
  */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mpi.h>
 
-static int usage(const char *prog)
+#include <ibflow/mpi.h>
+
+#include "config.h"
+
+static const char *prog = "ibflow-a2a-bench";
+
+#define EXIT_USAGE 2
+#define FIELD 18                 /* OSU's column width */
+#define MAX_BYTES (1L << 30)
+
+/* ---- options ------------------------------------------------------------- */
+
+enum alg { ALG_ENV, ALG_LIQUID, ALG_PAIRWISE, ALG_MPI };
+static const char *const alg_names[] = { "env", "liquid", "pairwise", "mpi",
+					 NULL };
+/* the communicator's info hint ibflow_alltoall for each (NULL: none) */
+static const char *const alg_hints[] = { NULL, "liquid", "pairwise", "off" };
+
+enum dtype { T_CHAR, T_INT, T_FLOAT, T_DOUBLE };
+static const char *const type_names[] = { "mpi_char", "mpi_int",
+					  "mpi_float", "mpi_double", NULL };
+
+struct opts {
+	long min, max;           /* block bytes */
+	long iters, warmup, mem_limit;
+	bool full, tail, validate, help;
+	int type, alg;           /* indices into type_names, alg_names */
+	double link_gbps;        /* --link-rate; 0: the fabric's */
+};
+
+enum kind { K_FLAG, K_LONG, K_SIZES, K_CHOICE, K_REAL };
+
+/* One option: short and long form, what it sets and its accepted range. */
+struct optdef {
+	char letter;             /* 0: long form only */
+	const char *name;
+	enum kind kind;
+	size_t off;              /* of the target in struct opts */
+	double lo, hi;           /* K_LONG, K_REAL: accepted range */
+	const char *meta, *help;
+	const char *const *choices;
+};
+
+#define AT(field) offsetof(struct opts, field)
+
+static const struct optdef optdefs[] = {
+	{ 'm', "message-size", K_SIZES, AT(min), 1, MAX_BYTES, "[MIN:]MAX",
+	  "block sizes in bytes, doubling from MIN (1:1048576)", NULL },
+	{ 0, "min", K_LONG, AT(min), 1, MAX_BYTES, "BYTES", "= -m MIN:", NULL },
+	{ 0, "max", K_LONG, AT(max), 1, MAX_BYTES, "BYTES", "= -m MAX", NULL },
+	{ 'i', "iterations", K_LONG, AT(iters), 1, 1e7, "N",
+	  "timed iterations per size (20)", NULL },
+	{ 0, "iters", K_LONG, AT(iters), 1, 1e7, "N", "= -i", NULL },
+	{ 'x', "warmup", K_LONG, AT(warmup), 0, 1e7, "N",
+	  "untimed iterations first (3)", NULL },
+	{ 'f', "full", K_FLAG, AT(full), 0, 0, NULL,
+	  "Min and Max Latency, Iterations columns", NULL },
+	{ 'z', "percentiles", K_FLAG, AT(tail), 0, 0, NULL,
+	  "P50, P90, P99 latency columns", NULL },
+	{ 'c', "validation", K_FLAG, AT(validate), 0, 0, NULL,
+	  "check every received block: Validation and Errors", NULL },
+	{ 'M', "mem-limit", K_LONG, AT(mem_limit), 1, 1e15, "BYTES",
+	  "per process: MAX x processes <= BYTES (536870912)", NULL },
+	{ 'T', "type", K_CHOICE, AT(type), 0, 0, "TYPE",
+	  "mpi_char, mpi_int, mpi_float or mpi_double", type_names },
+	{ 0, "algorithm", K_CHOICE, AT(alg), 0, 0, "ALG",
+	  "liquid, pairwise or mpi (the MPI library's), as\n"
+	  "the communicator's hint ibflow_alltoall; env (the\n"
+	  "default): no hint, UCX_IBFLOW_ALLTOALL decides", alg_names },
+	{ 0, "link-rate", K_REAL, AT(link_gbps), 0, 1e6, "GBPS",
+	  "link rate for the liquid bound (the fabric's)", NULL },
+	{ 'h', "help", K_FLAG, AT(help), 0, 0, NULL, "this help", NULL },
+	{ 0, NULL, K_FLAG, 0, 0, 0, NULL, NULL, NULL },
+};
+
+static bool talk;                /* rank 0 reports usage errors */
+
+static int usage_error(const char *opt, const char *fmt, const char *arg)
 {
-	fprintf(stderr, "usage: %s [--min BYTES] [--max BYTES] [--iters N] "
-		"[--warmup N]\n", prog);
-	return 2;
+	if (talk) {
+		fprintf(stderr, "%s: %s: ", prog, opt);
+		fprintf(stderr, fmt, arg);
+		fprintf(stderr, " (--help for usage)\n");
+	}
+	return EXIT_USAGE;
 }
 
-static int parse(int argc, char **argv, long *min, long *max, int *iters,
-		 int *warmup)
+static void help(void)
 {
+	const struct optdef *d;
+
+	printf("usage: mpirun -np N %s [options]\n"
+	       "MPI_Alltoall latency by block size, osu_alltoall's options "
+	       "and columns\n(docs/ucx-alltoall.md).\n\n", prog);
+	for (d = optdefs; d->name; d++) {
+		char lab[48];
+		const char *h;
+
+		snprintf(lab, sizeof(lab), "%c%c%s--%s%s%s", d->letter ? '-' :
+			 ' ', d->letter ? d->letter : ' ', d->letter ? ", " :
+			 "  ", d->name, d->meta ? " " : "", d->meta ? d->meta :
+			 "");
+		printf("  %-28s", lab);
+		for (h = d->help; *h; h++)
+			if (*h == '\n')
+				printf("\n%30s", "");
+			else
+				putchar(*h);
+		putchar('\n');
+	}
+}
+
+static int parse_long(const struct optdef *d, const char *opt, const char *v,
+		      long *out)
+{
+	char *end;
+	long x;
+
+	errno = 0;
+	x = strtol(v, &end, 10);
+	if (!*v || *end || errno || x < d->lo || x > d->hi) {
+		char fmt[96];
+
+		snprintf(fmt, sizeof(fmt), "'%%s' is not an integer in "
+			 "%.0f..%.0f", d->lo, d->hi);
+		return usage_error(opt, fmt, v);
+	}
+	*out = x;
+	return 0;
+}
+
+/* -m MAX, MIN:MAX or MIN: */
+static int parse_sizes(const struct optdef *d, const char *opt,
+		       const char *v, struct opts *o)
+{
+	const char *colon = strchr(v, ':');
+	char min[32];
+	int rc;
+
+	if (!colon)
+		return parse_long(d, opt, v, &o->max);
+	if ((size_t)(colon - v) >= sizeof(min))
+		return usage_error(opt, "'%s' is not [MIN:]MAX", v);
+	memcpy(min, v, (size_t)(colon - v));
+	min[colon - v] = '\0';
+	rc = parse_long(d, opt, min, &o->min);
+	if (!rc && colon[1])
+		rc = parse_long(d, opt, colon + 1, &o->max);
+	return rc;
+}
+
+static int parse_value(const struct optdef *d, const char *opt,
+		       const char *v, struct opts *o)
+{
+	void *t = (char *)o + d->off;
 	int i;
 
-	for (i = 1; i < argc; i += 2) {
+	switch (d->kind) {
+	case K_LONG:
+		return parse_long(d, opt, v, t);
+	case K_SIZES:
+		return parse_sizes(d, opt, v, o);
+	case K_CHOICE:
+		for (i = 0; d->choices[i]; i++)
+			if (!strcasecmp(v, d->choices[i])) {
+				*(int *)t = i;
+				return 0;
+			}
+		return usage_error(opt, "'%s' is not one of the choices "
+				   "(--help)", v);
+	case K_REAL: {
 		char *end;
-		long v;
+		double x = strtod(v, &end);
 
-		if (i + 1 >= argc)
-			return usage(argv[0]);
-		v = strtol(argv[i + 1], &end, 10);
-		if (*end || v < 1 || v > (1L << 30)) {
-			fprintf(stderr, "%s: %s: '%s' is not 1..2^30\n",
-				argv[0], argv[i], argv[i + 1]);
-			return 2;
-		}
-		if (!strcmp(argv[i], "--min"))
-			*min = v;
-		else if (!strcmp(argv[i], "--max"))
-			*max = v;
-		else if (!strcmp(argv[i], "--iters"))
-			*iters = (int)v;
-		else if (!strcmp(argv[i], "--warmup"))
-			*warmup = (int)v;
-		else
-			return usage(argv[0]);
+		if (!*v || *end || !(x > d->lo) || x > d->hi)
+			return usage_error(opt, "'%s' is not a positive number",
+					   v);
+		*(double *)t = x;
+		return 0;
+	}
+	case K_FLAG:
+		break;
 	}
 	return 0;
+}
+
+static const struct optdef *find(char letter, const char *name, size_t len)
+{
+	const struct optdef *d;
+
+	for (d = optdefs; d->name; d++)
+		if (letter ? d->letter == letter :
+		    strlen(d->name) == len && !strncmp(d->name, name, len))
+			return d;
+	return NULL;
+}
+
+/* One option: its value from "=VALUE" / the rest of a short cluster, or
+ * the next argument.  Returns the arguments consumed (1 or 2), or -1
+ * with *rc set. */
+static int take(const struct optdef *d, const char *opt, const char *inl,
+		const char *next, struct opts *o, int *rc)
+{
+	if (d->kind == K_FLAG) {
+		*(bool *)((char *)o + d->off) = true;
+		return 1;
+	}
+	if (!inl && !next) {
+		*rc = usage_error(opt, "%s", "needs a value");
+		return -1;
+	}
+	*rc = parse_value(d, opt, inl ? inl : next, o);
+	return *rc ? -1 : inl ? 1 : 2;
+}
+
+/* -fz (flags together), -i20 / -i 20 */
+static int short_opts(const char *a, const char *next, struct opts *o,
+		      int *rc)
+{
+	for (a++; *a; a++) {
+		const struct optdef *d = find(*a, NULL, 0);
+		char opt[3] = { '-', *a, '\0' };
+
+		if (!d) {
+			*rc = usage_error(opt, "%sunknown option", "");
+			return -1;
+		}
+		if (d->kind != K_FLAG)
+			return take(d, opt, a[1] ? a + 1 : NULL, next, o, rc);
+		take(d, opt, NULL, NULL, o, rc);
+	}
+	return 1;
+}
+
+/* --name VALUE, --name=VALUE */
+static int long_opt(const char *a, const char *next, struct opts *o, int *rc)
+{
+	const char *eq = strchr(a, '=');
+	size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+	const struct optdef *d = find(0, a + 2, len);
+	char opt[64];
+
+	snprintf(opt, sizeof(opt), "--%.*s", (int)len, a + 2);
+	if (!d) {
+		*rc = usage_error(opt, "%sunknown option", "");
+		return -1;
+	}
+	if (eq && d->kind == K_FLAG) {
+		*rc = usage_error(opt, "%stakes no value", "");
+		return -1;
+	}
+	return take(d, opt, eq ? eq + 1 : NULL, next, o, rc);
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	int i, n, rc = 0;
+
+	*o = (struct opts){ .min = 1, .max = 1L << 20, .iters = 20,
+			    .warmup = 3, .mem_limit = 1L << 29 };
+	for (i = 1; i < argc; i += n) {
+		const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] :
+						 NULL;
+
+		if (a[0] != '-' || !a[1])
+			return usage_error(a, "%sunexpected argument", "");
+		n = a[1] == '-' ? long_opt(a, next, o, &rc) :
+		    short_opts(a, next, o, &rc);
+		if (n < 0)
+			return rc;
+	}
+	if (o->min > o->max)
+		return usage_error("-m", "%sMIN is larger than MAX", "");
+	return 0;
+}
+
+/* ---- datatypes and validation -------------------------------------------- */
+
+static MPI_Datatype mpi_type(int t)
+{
+	switch (t) {
+	case T_INT:    return MPI_INT;
+	case T_FLOAT:  return MPI_FLOAT;
+	case T_DOUBLE: return MPI_DOUBLE;
+	default:       return MPI_CHAR;
+	}
+}
+
+static size_t type_size(int t)
+{
+	int s;
+
+	MPI_Type_size(mpi_type(t), &s);
+	return (size_t)s;
+}
+
+/* Element k of the block rank src sends to rank dst in iteration it:
+ * small integers, exact in every type. */
+static int pattern(int src, int dst, size_t k, long it)
+{
+	return (int)(((size_t)src * 7 + (size_t)dst * 13 + k +
+		      (size_t)it) % 101);
+}
+
+static void put(void *buf, int t, size_t i, int v)
+{
+	switch (t) {
+	case T_INT:    ((int *)buf)[i] = v; break;
+	case T_FLOAT:  ((float *)buf)[i] = (float)v; break;
+	case T_DOUBLE: ((double *)buf)[i] = v; break;
+	default:       ((char *)buf)[i] = (char)v; break;
+	}
+}
+
+static bool same(const void *buf, int t, size_t i, int v)
+{
+	switch (t) {
+	case T_INT:    return ((const int *)buf)[i] == v;
+	case T_FLOAT:  return ((const float *)buf)[i] == (float)v;
+	case T_DOUBLE: return ((const double *)buf)[i] == v;
+	default:       return ((const char *)buf)[i] == (char)v;
+	}
+}
+
+struct run {
+	struct opts o;
+	int rank, size;
+	MPI_Comm comm;
+	char *s, *r;
+	size_t tsize;
+	ibflow_mpi_a2a_info_fn info;  /* libibflow_mpi's, if loaded */
+	/* IBFLOW_A2A_BENCH_CORRUPT=RANK:SRC:BYTES (tests): at RANK, the
+	 * block from SRC of the first timed iteration of BYTES blocks is
+	 * damaged before it is checked */
+	long bad_rank, bad_src, bad_bytes;
+};
+
+static void fill(struct run *x, size_t count, long it)
+{
+	size_t k;
+	int p;
+
+	for (p = 0; p < x->size; p++)
+		for (k = 0; k < count; k++)
+			put(x->s, x->o.type, (size_t)p * count + k,
+			    pattern(x->rank, p, k, it));
+	/* a call that delivers nothing must not pass */
+	memset(x->r, 0xa5, count * x->tsize * (size_t)x->size);
+}
+
+/* Received blocks that differ from what their sender put in them. */
+static long check(const struct run *x, size_t count, long it)
+{
+	long bad = 0;
+	size_t k;
+	int p;
+
+	for (p = 0; p < x->size; p++)
+		for (k = 0; k < count; k++)
+			if (!same(x->r, x->o.type, (size_t)p * count + k,
+				  pattern(p, x->rank, k, it))) {
+				bad++;
+				break;
+			}
+	return bad;
+}
+
+static void corrupt_hook(struct run *x, size_t bytes, long it)
+{
+	if (x->rank == x->bad_rank && (long)bytes == x->bad_bytes &&
+	    it == x->o.warmup && x->bad_src >= 0 && x->bad_src < x->size)
+		x->r[(size_t)x->bad_src * bytes] ^= 0x5a;
+}
+
+static void corrupt_env(struct run *x)
+{
+	const char *e = getenv("IBFLOW_A2A_BENCH_CORRUPT");
+
+	x->bad_rank = -1;
+	if (e && sscanf(e, "%ld:%ld:%ld", &x->bad_rank, &x->bad_src,
+			&x->bad_bytes) != 3)
+		x->bad_rank = -1;
+}
+
+/* ---- one block size ------------------------------------------------------ */
+
+struct row {
+	double avg, min, max;           /* µs, over the ranks' means */
+	double p50, p90, p99;           /* µs, slowest rank per iteration */
+	long errors;                    /* corrupted blocks, all ranks */
+	unsigned long long liquid, pairwise; /* calls at rank 0 */
+	ibflow_mpi_a2a_info_t info;     /* after the size's calls */
+};
+
+static void counters(const struct run *x, ibflow_mpi_a2a_info_t *i)
+{
+	memset(i, 0, sizeof(*i));
+	if (x->info)
+		x->info(x->comm, i);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double p = *(const double *)a, q = *(const double *)b;
+
+	return (p > q) - (p < q);
+}
+
+/* Nearest rank: the smallest value with at least q of them at or below. */
+static double pct(const double *sorted, long n, double q)
+{
+	long k = (long)ceil(q * (double)n) - 1;
+
+	return sorted[k < 0 ? 0 : k];
+}
+
+/* malloc or give up the whole job: a rank without its buffer cannot
+ * take part in the collectives. */
+static void *alloc(const struct run *x, size_t bytes)
+{
+	void *p = malloc(bytes ? bytes : 1);
+
+	if (!p) {
+		fprintf(stderr, "%s: rank %d: out of memory (%zu bytes)\n",
+			prog, x->rank, bytes);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	return p;
+}
+
+static void summarize(const struct run *x, const double *t, double mean,
+		      struct row *w)
+{
+	double *worst = x->rank == 0 ? alloc(x, (size_t)x->o.iters *
+					     sizeof(*worst)) : NULL;
+	double sum = 0;
+
+	MPI_Reduce(&mean, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, x->comm);
+	MPI_Reduce(&mean, &w->min, 1, MPI_DOUBLE, MPI_MIN, 0, x->comm);
+	MPI_Reduce(&mean, &w->max, 1, MPI_DOUBLE, MPI_MAX, 0, x->comm);
+	MPI_Reduce(t, worst, (int)x->o.iters, MPI_DOUBLE, MPI_MAX, 0,
+		   x->comm);
+	w->avg = sum / x->size;
+	if (worst) {
+		qsort(worst, (size_t)x->o.iters, sizeof(*worst), cmp_double);
+		w->p50 = pct(worst, x->o.iters, 0.50);
+		w->p90 = pct(worst, x->o.iters, 0.90);
+		w->p99 = pct(worst, x->o.iters, 0.99);
+		free(worst);
+	}
+}
+
+static void measure(struct run *x, size_t bytes, double *t, struct row *w)
+{
+	size_t count = bytes / x->tsize;
+	MPI_Datatype dt = mpi_type(x->o.type);
+	ibflow_mpi_a2a_info_t before;
+	long it, bad = 0;
+	double sum = 0;
+
+	counters(x, &before);
+	for (it = 0; it < x->o.warmup + x->o.iters; it++) {
+		double t0;
+
+		if (x->o.validate)
+			fill(x, count, it);
+		t0 = MPI_Wtime();
+		MPI_Alltoall(x->s, (int)count, dt, x->r, (int)count, dt,
+			     x->comm);
+		if (it >= x->o.warmup)
+			sum += t[it - x->o.warmup] = (MPI_Wtime() - t0) * 1e6;
+		corrupt_hook(x, bytes, it);
+		if (x->o.validate)
+			bad += check(x, count, it);
+		MPI_Barrier(x->comm);
+	}
+	counters(x, &w->info);
+	w->liquid = w->info.liquid - before.liquid;
+	w->pairwise = w->info.pairwise - before.pairwise;
+	summarize(x, t, sum / x->o.iters, w);
+	MPI_Reduce(&bad, &w->errors, 1, MPI_LONG, MPI_SUM, 0, x->comm);
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+/* What ran for one size, from rank 0's counters. */
+static const char *ran(const struct run *x, const struct row *w)
+{
+	unsigned long long calls = (unsigned long long)(x->o.warmup +
+							x->o.iters);
+
+	if (!x->info)
+		return "unknown";
+	if (w->liquid == calls)
+		return "liquid";
+	if (w->pairwise == calls)
+		return "pairwise";
+	return w->liquid + w->pairwise ? "mixed" : "mpi";
+}
+
+/* The bound columns: when the fabric is known and a link rate is. */
+static double link_rate(const struct run *x, const ibflow_mpi_a2a_info_t *i)
+{
+	if (!i->aware)
+		return 0;
+	return x->o.link_gbps > 0 ? x->o.link_gbps : i->link_gbps;
+}
+
+static void header(const struct run *x, bool bound)
+{
+	char dt[16];
+	size_t i;
+
+	for (i = 0; type_names[x->o.type][i] && i + 1 < sizeof(dt); i++)
+		dt[i] = (char)toupper((unsigned char)type_names[x->o.type][i]);
+	dt[i] = '\0';
+	printf("# OSU MPI All-to-All Personalized Exchange Latency Test "
+	       "(ibflow-a2a-bench, ibflow %s)\n# Datatype: %s.\n",
+	       PACKAGE_VERSION, dt);
+	printf("# Processes: %d; algorithm requested: %s\n", x->size,
+	       x->o.alg == ALG_ENV ? "by UCX_IBFLOW_ALLTOALL" :
+	       alg_names[x->o.alg]);
+	printf("%-10s%*s", "# Size", FIELD, "Avg Latency(us)");
+	if (x->o.full)
+		printf("%*s%*s%*s", FIELD, "Min Latency(us)", FIELD,
+		       "Max Latency(us)", 12, "Iterations");
+	if (x->o.tail)
+		printf("%*s%*s%*s", FIELD, "P50 Tail Lat(us)", FIELD,
+		       "P90 Tail Lat(us)", FIELD, "P99 Tail Lat(us)");
+	if (x->o.validate)
+		printf("%*s", 12, "Validation");
+	printf("%*s", FIELD, "Agg BW(MB/s)");
+	if (bound)
+		printf("%*s%*s", FIELD, "Liquid Bound(us)", FIELD,
+		       "Of Bound(%)");
+	if (x->o.validate)
+		printf("%*s", 10, "Errors");
+	printf("%*s\n", 12, "Algorithm");
+}
+
+static void print_row(const struct run *x, size_t bytes, const struct row *w,
+		      bool bound)
+{
+	printf("%-10zu%*.2f", bytes, FIELD, w->avg);
+	if (x->o.full)
+		printf("%*.2f%*.2f%*ld", FIELD, w->min, FIELD, w->max, 12,
+		       x->o.iters);
+	if (x->o.tail)
+		printf("%*.2f%*.2f%*.2f", FIELD, w->p50, FIELD, w->p90, FIELD,
+		       w->p99);
+	if (x->o.validate)
+		printf("%*s", 12, w->errors ? "Fail" : "Pass");
+	printf("%*.2f", FIELD, (double)x->size * (x->size - 1) *
+	       (double)bytes / w->max);
+	if (bound) {
+		double gbps = link_rate(x, &w->info);
+		/* duration blocks one after the other on the busiest link */
+		double us = w->info.duration * (double)bytes * 8 /
+			    (gbps * 1e3);
+
+		if (w->info.duration && gbps > 0)
+			printf("%*.2f%*.1f", FIELD, us, FIELD,
+			       100 * us / w->avg);
+		else
+			printf("%*s%*s", FIELD, "-", FIELD, "-");
+	}
+	if (x->o.validate)
+		printf("%*ld", 10, w->errors);
+	printf("%*s\n", 12, ran(x, w));
+	fflush(stdout);
+}
+
+/* The line naming what ran: the same at every size, or size by size. */
+static void algorithm_line(const struct run *x, const char *const *algs,
+			   long nsizes)
+{
+	long i;
+
+	if (!x->info) {
+		printf("# Algorithm: unknown (libibflow_mpi not loaded: the "
+		       "MPI library's own, or coll/ibflow)\n");
+		return;
+	}
+	for (i = 1; i < nsizes && algs[i] == algs[0]; i++)
+		;
+	if (i == nsizes)
+		printf("# Algorithm: %s at every size (libibflow_mpi "
+		       "counters)\n", nsizes ? algs[0] : "none");
+	else
+		printf("# Algorithm: by size, see the Algorithm column "
+		       "(libibflow_mpi counters)\n");
+}
+
+/* ---- setup ----------------------------------------------------------------- */
+
+/* The benchmark's communicator: world, with the --algorithm hint. */
+static MPI_Comm make_comm(int alg)
+{
+	MPI_Comm c;
+	MPI_Info info;
+
+	MPI_Info_create(&info);
+	if (alg_hints[alg])
+		MPI_Info_set(info, "ibflow_alltoall", alg_hints[alg]);
+	MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c);
+	MPI_Info_free(&info);
+	MPI_Comm_set_name(c, "ibflow-a2a-bench");
+	return c;
+}
+
+/* OSU's rule for -M: the largest block times the processes fits. */
+static int apply_mem_limit(struct run *x)
+{
+	long cap = x->o.mem_limit / x->size;
+
+	if (x->o.max <= cap)
+		return 0;
+	if (cap < x->o.min || cap < (long)x->tsize)
+		return usage_error("-M", "%s: too small for the smallest "
+				   "block", "the limit");
+	if (x->rank == 0)
+		printf("# -M %ld: largest block %ld bytes (blocks x processes "
+		       "within the limit)\n", x->o.mem_limit, cap);
+	x->o.max = cap;
+	return 0;
+}
+
+static int setup(struct run *x)
+{
+	size_t total;
+
+	x->tsize = type_size(x->o.type);
+	if (apply_mem_limit(x))
+		return EXIT_USAGE;
+	total = (size_t)x->o.max * (size_t)x->size;
+	x->s = alloc(x, total);
+	x->r = alloc(x, total);
+	memset(x->s, x->rank, total);
+	x->comm = make_comm(x->o.alg);
+	x->info = (ibflow_mpi_a2a_info_fn)dlsym(RTLD_DEFAULT,
+						 IBFLOW_MPI_A2A_INFO_SYM);
+	corrupt_env(x);
+	return 0;
+}
+
+static void run_sizes(struct run *x)
+{
+	size_t b, first = (size_t)x->o.min < x->tsize ? x->tsize :
+			  (size_t)x->o.min;
+	const char *algs[64];
+	double *t = alloc(x, (size_t)x->o.iters * sizeof(*t));
+	ibflow_mpi_a2a_info_t i0;
+	long n = 0;
+	bool bound;
+
+	/* one call first: it makes libibflow_mpi's context, whose fabric
+	 * decides the bound columns */
+	MPI_Alltoall(x->s, (int)(first / x->tsize), mpi_type(x->o.type),
+		     x->r, (int)(first / x->tsize), mpi_type(x->o.type),
+		     x->comm);
+	counters(x, &i0);
+	bound = link_rate(x, &i0) > 0;
+	if (x->rank == 0)
+		header(x, bound);
+	for (b = first; b <= (size_t)x->o.max; b *= 2) {
+		struct row w;
+
+		memset(&w, 0, sizeof(w));
+		measure(x, b, t, &w);
+		if (x->rank == 0) {
+			print_row(x, b, &w, bound);
+			if (n < 64)
+				algs[n++] = ran(x, &w);
+		}
+	}
+	if (x->rank == 0)
+		algorithm_line(x, algs, n);
+	free(t);
 }
 
 int main(int argc, char **argv)
 {
-	long min = 1, max = 1 << 20, b;
-	int iters = 20, warmup = 3, rank, size, i, rc;
-	char *s, *r;
+	struct run x;
+	int rc;
 
+	memset(&x, 0, sizeof(x));
 	MPI_Init(&argc, &argv);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	rc = parse(argc, argv, &min, &max, &iters, &warmup);
-	if (rc) {
-		MPI_Finalize();
-		return rc;
+	MPI_Comm_rank(MPI_COMM_WORLD, &x.rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &x.size);
+	talk = x.rank == 0;
+	rc = parse_args(argc, argv, &x.o);
+	if (!rc && x.o.help && x.rank == 0)
+		help();
+	if (!rc && !x.o.help)
+		rc = setup(&x);
+	if (!rc && !x.o.help) {
+		run_sizes(&x);
+		MPI_Comm_free(&x.comm);
 	}
-	s = malloc((size_t)max * size);
-	r = malloc((size_t)max * size);
-	if (!s || !r) {
-		fprintf(stderr, "%s: out of memory\n", argv[0]);
-		MPI_Abort(MPI_COMM_WORLD, 1);
-	}
-	memset(s, rank, (size_t)max * size);
-	if (rank == 0)
-		printf("# ibflow-a2a-bench: %d processes\n"
-		       "# bytes avg_us min_us max_us aggregate_MB_s\n", size);
-	for (b = min; b <= max; b *= 2) {
-		double t0 = 0, t, avg, lo, hi;
-
-		for (i = 0; i < warmup + iters; i++) {
-			if (i == warmup) {
-				MPI_Barrier(MPI_COMM_WORLD);
-				t0 = MPI_Wtime();
-			}
-			MPI_Alltoall(s, (int)b, MPI_CHAR, r, (int)b, MPI_CHAR,
-				     MPI_COMM_WORLD);
-		}
-		t = (MPI_Wtime() - t0) * 1e6 / iters;
-		MPI_Reduce(&t, &avg, 1, MPI_DOUBLE, MPI_SUM, 0,
-			   MPI_COMM_WORLD);
-		MPI_Reduce(&t, &lo, 1, MPI_DOUBLE, MPI_MIN, 0,
-			   MPI_COMM_WORLD);
-		MPI_Reduce(&t, &hi, 1, MPI_DOUBLE, MPI_MAX, 0,
-			   MPI_COMM_WORLD);
-		if (rank == 0)
-			printf("%ld %.1f %.1f %.1f %.2f\n", b, avg / size, lo,
-			       hi, (double)size * (size - 1) * b / hi);
-		fflush(stdout);
-	}
-	free(s);
-	free(r);
+	free(x.s);
+	free(x.r);
 	MPI_Finalize();
-	return 0;
+	return rc;
 }

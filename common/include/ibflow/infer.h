@@ -220,6 +220,33 @@ double ibf_infer_synth_charged(const ibf_infer_synth_t *s);
  * (for predicted/measured ratios): out[a * nhosts + b] = its MIN. */
 void ibf_infer_synth_measure_all(ibf_infer_synth_t *s, double *out);
 
+/* ---- the coincidence radius, estimated from the RTTs -------------------- */
+
+typedef struct ibf_infer_radius {
+	bool found;        /* false: no estimate (why says why), tol 0 */
+	double tol;        /* the radius: hop / 2 + noise / 4 (= l, the
+			      rule of opts.tol) */
+	double hop;        /* smallest gap between branching points above
+			      the noise: a hop (2 l), less the noise */
+	double noise;      /* bound on the noise of a gap: half the largest
+			      four-point defect of random quadruples */
+	uint32_t paths;    /* paths A-B whose branching points were used */
+	uint64_t gaps;     /* gaps between consecutive points, all paths */
+	char why[96];      /* one line: how tol was found, or why not */
+} ibf_infer_radius_t;
+
+/* rtt: [n*n] RTTs (NaN or negative: not measured).  Along up to 1,024
+ * measured paths A-B (a seeded sample), the branching points
+ * (AB + AH - BH) / 2 of every host H measured to both ends are sorted;
+ * the gaps between neighbours are noise (one switch's points scattered)
+ * up to the noise bound (from 200,000 random quadruples: in a tree the
+ * two largest of AB + CD, AC + BD, AD + BC are equal) and hops above
+ * it.  IBF_OK with found false when the table has no such triangles or
+ * quadruples, or the noise reaches the hops. */
+ibf_status_t ibf_infer_radius_estimate(const double *rtt, uint32_t n,
+				       uint64_t seed, ibf_infer_radius_t *out,
+				       ibf_err_t *err);
+
 /* ---- accuracy ----------------------------------------------------------- */
 
 /* Hops between the hosts of a true topology: hosts[i] is the endpoint
