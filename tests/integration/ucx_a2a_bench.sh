@@ -160,9 +160,10 @@ bench mpi 4 "${PRELOAD[@]}" -- --algorithm mpi -m 1024:2048 -i 2 -x 1
 	grep -q '^# Algorithm: mpi at every size' "$W/mpi.out" &&
 	t_pass "--algorithm mpi: the MPI library's at every size" ||
 	t_fail "--algorithm mpi" "exit $rc: $(tail -c 500 "$W/mpi.out")"
-# no --algorithm: UCX_IBFLOW_ALLTOALL=auto, liquid from 8192 bytes on; the
+# no --algorithm: UCX_IBFLOW_ALLTOALL=auto, liquid from 8192 bytes on
+# where the schedule is wanted whatever its gain (ALLTOALL_GAIN=0); the
 # bound from the topology's 4xEDR links (4 x 25.78125 Gbit/s)
-bench auto 4 "${PRELOAD[@]}" -- -m 2048:16384 -i 2 -x 1
+bench auto 4 "${PRELOAD[@]}" -x UCX_IBFLOW_ALLTOALL_GAIN=0 -- -m 2048:16384 -i 2 -x 1
 got=$(rows auto | awk '{ printf "%s:%s ", $1, $NF }')
 bad_bound=$(rows auto | awk '$NF == "liquid" { b = 3 * $1 * 8 / (4 * 25.78125 * 1000)
 	if ($4 - b > 0.006 || b - $4 > 0.006) print $1 ": " $4 " want " b }')
@@ -170,4 +171,12 @@ bad_bound=$(rows auto | awk '$NF == "liquid" { b = 3 * $1 * 8 / (4 * 25.78125 * 
 	grep -q '^# Algorithm: by size' "$W/auto.out" && [ -z "$bad_bound" ] &&
 	t_pass "auto: the MPI library's below 8192 bytes, liquid from it, bound at 4xEDR" ||
 	t_fail "auto" "exit $rc: $got $bad_bound $(tail -c 500 "$W/auto.out")"
+# auto's own gain over TCP: these 4 ranks on two leaves gain too little
+# over round robin, so the first eligible call declines and the MPI
+# library's algorithm runs at every size
+bench autogain 4 "${PRELOAD[@]}" -- -m 2048:16384 -i 2 -x 1
+got=$(rows autogain | awk '{ printf "%s:%s ", $1, $NF }')
+[ $rc -eq 0 ] && [ "$got" = "2048:mpi 4096:mpi 8192:mpi 16384:mpi " ] &&
+	t_pass "auto, default gain over TCP: declined, the MPI library's at every size" ||
+	t_fail "auto, default gain" "exit $rc: $got $(tail -c 500 "$W/autogain.out")"
 t_done
