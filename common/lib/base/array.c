@@ -51,3 +51,10 @@ void *ibf_array_grow32(void *arr, uint32_t *cap, uint64_t need, size_t elem)
 		*cap = (uint32_t)ncap;
 	return p;
 }
+
+int ibf_cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}

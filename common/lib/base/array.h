@@ -18,4 +18,7 @@ void *ibf_array_grow(void *arr, size_t *cap, size_t need, size_t elem);
 /* The same for arrays whose capacity is a 32-bit count. */
 void *ibf_array_grow32(void *arr, uint32_t *cap, uint64_t need, size_t elem);
 
+/* Ascending order of uint32_t for qsort() and bsearch(). */
+int ibf_cmp_u32(const void *a, const void *b);
+
 #endif

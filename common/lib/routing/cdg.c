@@ -175,13 +175,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Channels reachable from `from` along out (fwd) or in (!fwd) arcs whose
  * order lies strictly between the bounds, appended to s->set from *ns.
  * Returns 1 if `stop` is reached (a cycle). */
@@ -234,7 +227,7 @@ static int pk_reorder(ibf_cdg_t *g, ibf_cdg_scratch_t *s, uint32_t a,
 	qsort(s->set + nf, nb - nf, sizeof(*s->set), cmp_u64);
 	for (i = 0; i < nb; i++)
 		s->set_ord[i] = (uint32_t)(s->set[i] >> 32);
-	qsort(s->set_ord, nb, sizeof(*s->set_ord), cmp_u32);
+	qsort(s->set_ord, nb, sizeof(*s->set_ord), ibf_cmp_u32);
 	for (i = 0; i < nb - nf; i++)
 		g->ord[(uint32_t)s->set[nf + i]] = s->set_ord[i];
 	for (i = 0; i < nf; i++)

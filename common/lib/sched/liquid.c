@@ -66,13 +66,6 @@ void ibf_liquid_traffic_destroy(ibf_liquid_traffic_t *t)
 	free(t);
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Sort and deduplicate n links in place; returns the new count.  Paths
  * are short: insertion sort below 32. */
 static uint32_t sort_links(uint32_t *v, uint32_t n)
@@ -88,7 +81,7 @@ static uint32_t sort_links(uint32_t *v, uint32_t n)
 			v[j] = x;
 		}
 	} else {
-		qsort(v, n, sizeof(*v), cmp_u32);
+		qsort(v, n, sizeof(*v), ibf_cmp_u32);
 	}
 	for (uint32_t i = 0; i < n; i++)
 		if (!k || v[k - 1] != v[i])

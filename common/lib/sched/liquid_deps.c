@@ -17,6 +17,8 @@
 
 #include <ibflow/liquid.h>
 
+#include "base/array.h"
+
 #define NONE UINT32_MAX
 
 /* While the frames are walked, lists are appended in frame order. */
@@ -43,13 +45,6 @@ void ibf_liquid_deps_free(ibf_liquid_deps_t *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static uint32_t dedup(uint32_t *v, uint32_t n)
 {
 	uint32_t k = 0;
@@ -63,7 +58,7 @@ static uint32_t dedup(uint32_t *v, uint32_t n)
 static bool has_pred(const deps_build_t *b, uint32_t t, uint32_t p)
 {
 	return bsearch(&p, b->buf + b->beg[t], b->len[t], sizeof(p),
-		       cmp_u32) != NULL;
+		       ibf_cmp_u32) != NULL;
 }
 
 /* Transfers in frame order (stable within a frame). */
@@ -99,7 +94,7 @@ static void collect(const ibf_liquid_traffic_t *t, deps_build_t *b,
 	for (uint32_t k = t->link_off[tr]; k < t->link_off[tr + 1]; k++)
 		if (b->last[t->links[k]] != NONE)
 			b->cand[n++] = b->last[t->links[k]];
-	qsort(b->cand, n, sizeof(*b->cand), cmp_u32);
+	qsort(b->cand, n, sizeof(*b->cand), ibf_cmp_u32);
 	b->beg[tr] = b->fill;
 	b->len[tr] = 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -227,7 +222,8 @@ static ibf_status_t store_cross(const ibf_liquid_traffic_t *t,
 			if (b->first[l] == i)
 				d->xpred[x++] = b->last[l];
 		}
-		qsort(d->xpred + from, x - from, sizeof(*d->xpred), cmp_u32);
+		qsort(d->xpred + from, x - from, sizeof(*d->xpred),
+		      ibf_cmp_u32);
 		x = from + dedup(d->xpred + from, x - from);
 	}
 	d->xpred_off[n] = x;
