@@ -35,6 +35,7 @@
 #include <ibflow/probe.h>
 #include <ibflow/route.h>
 
+#include "base/array.h"
 #include "sched/probe_internal.h"
 
 /* ---- the test's own LFT walker ------------------------------------------ */
@@ -467,6 +468,104 @@ static void test_echelon(void **state)
 	}
 }
 
+/* Random small vector (as in test_echelon) into v (logical columns) and
+ * pv (physical columns). */
+static void ech_random(int *v, ibf_probe_vec_t *pv)
+{
+	unsigned c;
+
+	memset(v, 0, ECH_NC * sizeof(*v));
+	for (c = 0; c < 3; c++)
+		v[rand() % ECH_NC] = 1 + rand() % 2;
+	pv->n = 0;
+	for (c = 0; c < ECH_NC; c++)
+		if (v[c]) {
+			pv->col[pv->n] = ech_phys[c];
+			pv->val[pv->n++] = (uint32_t)v[c];
+		}
+}
+
+/* Truncating to the rows of the first k vectors leaves the form of those
+ * k alone: its rank, and every later verdict, is the rational rank of the
+ * first k vectors (and of them with the new one). */
+static void test_echelon_truncate(void **state)
+{
+	unsigned seed;
+
+	(void)state;
+	srand(11);
+	for (seed = 0; seed < 40; seed++) {
+		int rows[25 * ECH_NC];
+		ibf_probe_vec_t pv[24];
+		uint32_t after[25];
+		unsigned t, k = seed % 12, rk;
+		ibf_probe_ech_t e;
+
+		assert_int_equal(ibf_probe_ech_init(&e, 256), IBF_OK);
+		after[0] = 0;
+		for (t = 0; t < 24; t++) {
+			ech_random(rows + t * ECH_NC, &pv[t]);
+			ibf_probe_ech_add(&e, &pv[t], true);
+			after[t + 1] = e.nrows;
+		}
+		ibf_probe_ech_truncate(&e, after[k]);
+		rk = rank_q(rows, k, ECH_NC);
+		assert_int_equal(e.nrows, rk);
+		check_rows(&e);
+		for (t = k; t < 24; t++) {
+			/* Row k := vector t, so rows[0..k] is the set asked. */
+			int keep[ECH_NC];
+			unsigned rk2;
+
+			memcpy(keep, rows + k * ECH_NC, sizeof(keep));
+			memcpy(rows + k * ECH_NC, rows + t * ECH_NC, sizeof(keep));
+			rk2 = rank_q(rows, k + 1, ECH_NC);
+			memcpy(rows + k * ECH_NC, keep, sizeof(keep));
+			assert_int_equal(ibf_probe_ech_add(&e, &pv[t], false),
+					 rk2 > rk);
+		}
+		/* Adding after a truncation works as on a fresh form. */
+		for (t = k; t < 24; t++) {
+			ibf_probe_ech_add(&e, &pv[t], true);
+			assert_int_equal(e.nrows, rank_q(rows, t + 1, ECH_NC));
+		}
+		check_rows(&e);
+		ibf_probe_ech_free(&e);
+	}
+}
+
+/* Parallel arrays of different element sizes grow together, keep their
+ * contents, and an impossible size fails with nothing changed. */
+static void test_array_grow_par(void **state)
+{
+	uint32_t *a = NULL;
+	uint64_t *b = NULL;
+	void *const arrs[] = { &a, &b };
+	const size_t sz[] = { sizeof(*a), sizeof(*b) };
+	size_t cap = 0, i, n;
+
+	(void)state;
+	for (n = 1; n <= 5000; n = n * 3 + 1) {
+		assert_int_equal(ibf_array_grow_par(&cap, n, 2, arrs, sz), 0);
+		assert_true(cap >= n);
+		for (i = n / 3; i < n; i++) {
+			a[i] = (uint32_t)(i * 7);
+			b[i] = (uint64_t)i << 33;
+		}
+		for (i = 0; i < n; i++) {
+			assert_int_equal(a[i], i * 7);
+			assert_true(b[i] == (uint64_t)i << 33);
+		}
+	}
+	i = cap;
+	assert_int_equal(ibf_array_grow_par(&cap, SIZE_MAX / 4, 2, arrs, sz),
+			 -1);
+	assert_int_equal(cap, i);
+	assert_int_equal(a[3], 21);
+	free(a);
+	free(b);
+}
+
 /* ---- solving ---------------------------------------------------------------- */
 
 static double true_rtt(const struct fx *x, const double *lat, unsigned a,
@@ -840,6 +939,8 @@ int main(void)
 		cmocka_unit_test(test_two_leaves),
 		cmocka_unit_test(test_brute_force),
 		cmocka_unit_test(test_echelon),
+		cmocka_unit_test(test_echelon_truncate),
+		cmocka_unit_test(test_array_grow_par),
 		cmocka_unit_test(test_solve),
 		cmocka_unit_test(test_solve_aggregates),
 		cmocka_unit_test(test_models_hand),

@@ -18,6 +18,8 @@
  * the first pair that is host- and link-free in this round and adds rank.
  * When a round adds nothing, every untested pair is tested and the few
  * independent ones left go first-fit into the rounds.
+ *
+ * The echelon form itself is in probe_ech.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@
 
 #include <ibflow/trace.h>
 
+#include "base/array.h"
 #include "base/rng.h"
 #include "sched/probe_internal.h"
 
@@ -177,199 +180,6 @@ ibf_status_t ibf_probe_vec_make(const ibf_lfts_t *l, ibf_probe_cols_t *c,
 	return IBF_OK;
 }
 
-/* ---- echelon form mod p -------------------------------------------------- */
-
-static uint32_t mulmod(uint32_t a, uint32_t b)
-{
-	return (uint32_t)(((uint64_t)a * b) % P);
-}
-
-static uint32_t invmod(uint32_t a)
-{
-	uint32_t r = 1, e = P - 2;
-
-	while (e) {
-		if (e & 1)
-			r = mulmod(r, a);
-		a = mulmod(a, a);
-		e >>= 1;
-	}
-	return r;
-}
-
-ibf_status_t ibf_probe_ech_init(ibf_probe_ech_t *e, uint32_t ncols)
-{
-	uint32_t i;
-
-	memset(e, 0, sizeof(*e));
-	e->ncols = ncols;
-	e->piv = malloc((ncols + 1) * sizeof(*e->piv));
-	e->w = calloc(ncols + 1, sizeof(*e->w));
-	e->bits = calloc(ncols / 64 + 1, sizeof(*e->bits));
-	e->fc = malloc((ncols + 1) * sizeof(*e->fc));
-	if (!e->piv || !e->w || !e->bits || !e->fc) {
-		ibf_probe_ech_free(e);
-		return IBF_ERR_NOMEM;
-	}
-	for (i = 0; i < ncols; i++)
-		e->piv[i] = NONE;
-	return IBF_OK;
-}
-
-void ibf_probe_ech_free(ibf_probe_ech_t *e)
-{
-	free(e->piv);
-	free(e->off);
-	free(e->len);
-	free(e->ecol);
-	free(e->eval);
-	free(e->w);
-	free(e->bits);
-	free(e->fc);
-	memset(e, 0, sizeof(*e));
-}
-
-/* Touched columns are bits of a bitmap: subtracting a pivot row only adds
- * columns beyond the pivot, so one forward sweep over the words visits
- * them in increasing order (a heap did the same at log cost per entry). */
-static void touch(ibf_probe_ech_t *e, uint32_t c)
-{
-	e->bits[c >> 6] |= 1ull << (c & 63);
-	if (c >> 6 > e->bhi)
-		e->bhi = c >> 6;
-}
-
-/* Next touched column at or after word *i (cleared from the bitmap), or
- * NONE when there is none; leaves the bitmap empty then. */
-static uint32_t next_col(ibf_probe_ech_t *e, uint32_t *i)
-{
-	for (; *i <= e->bhi; (*i)++) {
-		uint64_t b = e->bits[*i];
-
-		if (b) {
-			e->bits[*i] = b & (b - 1);
-			return (*i << 6) | (uint32_t)__builtin_ctzll(b);
-		}
-	}
-	e->bhi = 0;
-	return NONE;
-}
-
-static int grow(ibf_probe_ech_t *e, uint64_t need)
-{
-	if (need > e->ecap) {
-		uint64_t cap = e->ecap ? e->ecap : 4096;
-		uint32_t *nc, *nv;
-
-		while (cap < need)
-			cap *= 2;
-		nc = realloc(e->ecol, cap * sizeof(*nc));
-		if (nc)
-			e->ecol = nc;
-		nv = realloc(e->eval, cap * sizeof(*nv));
-		if (nv)
-			e->eval = nv;
-		if (!nc || !nv)
-			return -1;
-		e->ecap = cap;
-	}
-	if (e->nrows == e->rcap) {
-		uint32_t cap = e->rcap ? 2 * e->rcap : 1024;
-		uint64_t *no = realloc(e->off, cap * sizeof(*no));
-		uint32_t *nl;
-
-		if (no)
-			e->off = no;
-		nl = realloc(e->len, cap * sizeof(*nl));
-		if (nl)
-			e->len = nl;
-		if (!no || !nl)
-			return -1;
-		e->rcap = cap;
-	}
-	return 0;
-}
-
-/* Store the free columns found (e->fc[0 .. nf), increasing, w nonzero)
- * as a row scaled to a leading 1, clearing w. */
-static int store_row(ibf_probe_ech_t *e, uint32_t nf)
-{
-	uint32_t inv = invmod(e->w[e->fc[0]]), k;
-
-	if (grow(e, e->elen + nf) < 0) {
-		for (k = 0; k < nf; k++)
-			e->w[e->fc[k]] = 0;
-		return -1;
-	}
-	e->off[e->nrows] = e->elen;
-	e->len[e->nrows] = nf;
-	for (k = 0; k < nf; k++) {
-		uint32_t c = e->fc[k];
-
-		e->ecol[e->elen] = c;
-		e->eval[e->elen++] = k ? mulmod(e->w[c], inv) : 1;
-		e->w[c] = 0;
-	}
-	e->piv[e->fc[0]] = e->nrows++;
-	return 1;
-}
-
-int ibf_probe_ech_add(ibf_probe_ech_t *e, const ibf_probe_vec_t *v, bool add)
-{
-	uint32_t i, c, lo = NONE, nf = 0;
-
-	for (i = 0; i < v->n; i++) {
-		e->w[v->col[i]] = v->val[i] % P;
-		touch(e, v->col[i]);
-		if (v->col[i] < lo)
-			lo = v->col[i];
-	}
-	if (lo == NONE)
-		return 0;
-	i = lo >> 6;
-	while ((c = next_col(e, &i)) != NONE) {
-		uint32_t r, f, k, len;
-		const uint32_t *rc, *rv;
-
-		if (!e->w[c])
-			continue;
-		r = e->piv[c];
-		if (r == NONE) {
-			if (!add) {
-				e->w[c] = 0;
-				while ((c = next_col(e, &i)) != NONE)
-					e->w[c] = 0;
-				return 1;
-			}
-			/* Independent.  Reduce the rest too, so the new row
-			 * holds no pivot column of an older row: a later
-			 * reduction through it then never walks back into
-			 * older rows (short chains). */
-			e->fc[nf++] = c;
-			continue;
-		}
-		/* w -= w[c] * row; the row starts with (c, 1). */
-		f = P - e->w[c];
-		rc = e->ecol + e->off[r];
-		rv = e->eval + e->off[r];
-		len = e->len[r];
-		e->w[c] = 0;
-		for (k = 1; k < len; k++) {
-			uint32_t j = rc[k];
-			uint64_t x = e->w[j] + (uint64_t)f * rv[k];
-
-			/* x < 2^62: fold twice modulo 2^31 - 1. */
-			x = (x & P) + (x >> 31);
-			x = (x & P) + (x >> 31);
-			e->w[j] = x >= P ? (uint32_t)(x - P) : (uint32_t)x;
-			e->bits[j >> 6] |= 1ull << (j & 63);
-		}
-		if (rc[len - 1] >> 6 > e->bhi)
-			e->bhi = rc[len - 1] >> 6;
-	}
-	return nf ? store_row(e, nf) : 0;
-}
-
 /* ---- planning ----------------------------------------------------------- */
 
 /* See ibf_probe_outside_span() at the end. */
@@ -383,13 +193,15 @@ struct planner {
 	ibf_rng_t rng;
 	uint8_t *live;        /* [n * n] pair outside the span (find_live) */
 	/* Rounds: per round, host and link occupancy as bytes. */
-	uint32_t nrounds, rcap;
+	uint32_t nrounds;
+	size_t rcap;
 	uint8_t **host_busy;  /* [round][n] */
 	uint8_t **link_busy;  /* [round][nports] */
 	uint32_t *round_used; /* [round] pairs */
 	ibf_probe_pair_t *pairs;
 	uint32_t *pair_round;
-	uint32_t npairs, pcap;
+	uint32_t npairs;
+	size_t pcap;
 	uint64_t tested;
 	uint32_t *perm;         /* column -> elimination position */
 	uint32_t *xcol;         /* kernel vector by column */
@@ -403,25 +215,14 @@ struct scratch {
 static int new_round(struct planner *pl)
 {
 	const ibf_fabric_t *f = pl->l->fabric;
+	void *const arrs[] = { &pl->host_busy, &pl->link_busy,
+			       &pl->round_used };
+	const size_t sz[] = { sizeof(*pl->host_busy), sizeof(*pl->link_busy),
+			      sizeof(*pl->round_used) };
 
-	if (pl->nrounds == pl->rcap) {
-		uint32_t cap = pl->rcap ? 2 * pl->rcap : 16;
-		uint8_t **hb = realloc(pl->host_busy, cap * sizeof(*hb));
-		uint8_t **lb;
-		uint32_t *ru;
-
-		if (hb)
-			pl->host_busy = hb;
-		lb = realloc(pl->link_busy, cap * sizeof(*lb));
-		if (lb)
-			pl->link_busy = lb;
-		ru = realloc(pl->round_used, cap * sizeof(*ru));
-		if (ru)
-			pl->round_used = ru;
-		if (!hb || !lb || !ru)
-			return -1;
-		pl->rcap = cap;
-	}
+	if (ibf_array_grow_par(&pl->rcap, (size_t)pl->nrounds + 1, 3, arrs,
+			       sz) < 0)
+		return -1;
 	pl->host_busy[pl->nrounds] = calloc(pl->n, 1);
 	pl->link_busy[pl->nrounds] = calloc(f->nports, 1);
 	if (!pl->host_busy[pl->nrounds] || !pl->link_busy[pl->nrounds]) {
@@ -449,22 +250,13 @@ static bool fits(const struct planner *pl, uint32_t r, uint32_t a,
 static int take(struct planner *pl, uint32_t r, uint32_t a, uint32_t b,
 		const ibf_probe_vec_t *v)
 {
+	void *const arrs[] = { &pl->pairs, &pl->pair_round };
+	const size_t sz[] = { sizeof(*pl->pairs), sizeof(*pl->pair_round) };
 	unsigned i;
 
-	if (pl->npairs == pl->pcap) {
-		uint32_t cap = pl->pcap ? 2 * pl->pcap : 1024;
-		ibf_probe_pair_t *np = realloc(pl->pairs, cap * sizeof(*np));
-		uint32_t *nr;
-
-		if (np)
-			pl->pairs = np;
-		nr = realloc(pl->pair_round, cap * sizeof(*nr));
-		if (nr)
-			pl->pair_round = nr;
-		if (!np || !nr)
-			return -1;
-		pl->pcap = cap;
-	}
+	if (ibf_array_grow_par(&pl->pcap, (size_t)pl->npairs + 1, 2, arrs,
+			       sz) < 0)
+		return -1;
 	pl->host_busy[r][a] = pl->host_busy[r][b] = 1;
 	for (i = 0; i < v->nlinks; i++)
 		pl->link_busy[r][v->links[i]] = 1;
@@ -700,7 +492,7 @@ static int64_t find_live(struct planner *pl, struct scratch *sc,
 	 * (directed: the column is a sum of two links). */
 	for (a = 0; a < pl->cols.nhostcols; a++)
 		if (ibf_probe_cols_halved(&pl->cols, a))
-			sc->x[a] = mulmod(sc->x[a], (P + 1) / 2);
+			sc->x[a] = ibf_probe_mulmod(sc->x[a], (P + 1) / 2);
 	if (!route_sums(pl, sc->x, sc->D, sc, &ba, &bb)) {
 		ibf_probe_vec_t v;
 
@@ -807,28 +599,38 @@ static void scratch_free(struct scratch *sc)
 	free(sc->hsw);
 }
 
+static int scratch_init(struct scratch *sc, uint32_t ncols, uint32_t n,
+			uint32_t nswitches)
+{
+	uint32_t nsw = nswitches + 1;
+
+	sc->x = malloc(ncols * sizeof(*sc->x) + 1);
+	sc->D = malloc((size_t)n * n * sizeof(*sc->D));
+	sc->sum = malloc(nsw * sizeof(*sc->sum));
+	sc->state = malloc(nsw);
+	sc->stack = malloc(nsw * sizeof(*sc->stack));
+	sc->hx = malloc(n * sizeof(*sc->hx));
+	sc->hsw = malloc(n * sizeof(*sc->hsw));
+	if (!sc->x || !sc->D || !sc->sum || !sc->state || !sc->stack ||
+	    !sc->hx || !sc->hsw) {
+		scratch_free(sc);
+		return -1;
+	}
+	return 0;
+}
+
 /* Passes until two independent random null-space vectors find no live
  * pair: the chance that an independent pair is left is below 2^-60. */
 static int run_planner(struct planner *pl, unsigned tries, ibf_err_t *err)
 {
-	const ibf_fabric_t *f = pl->l->fabric;
-	uint32_t n = pl->n, added, nsw = f->nswitches + 1;
+	uint32_t added;
 	struct scratch sc;
 	unsigned clean = 0;
 	int res = 0;
 
-	sc.x = malloc(pl->cols.ncols * sizeof(*sc.x) + 1);
-	sc.D = malloc((size_t)n * n * sizeof(*sc.D));
-	sc.sum = malloc(nsw * sizeof(*sc.sum));
-	sc.state = malloc(nsw);
-	sc.stack = malloc(nsw * sizeof(*sc.stack));
-	sc.hx = malloc(n * sizeof(*sc.hx));
-	sc.hsw = malloc(n * sizeof(*sc.hsw));
-	if (!sc.x || !sc.D || !sc.sum || !sc.state || !sc.stack || !sc.hx ||
-	    !sc.hsw) {
-		scratch_free(&sc);
+	if (scratch_init(&sc, pl->cols.ncols, pl->n,
+			 pl->l->fabric->nswitches) < 0)
 		return -1;
-	}
 	while (clean < 2) {
 		int64_t nlive = find_live(pl, &sc, err);
 
@@ -1035,7 +837,7 @@ ibf_status_t ibf_probe_outside_span(const ibf_lfts_t *l,
 {
 	struct planner pl;
 	struct scratch sc;
-	uint32_t n = h->n, nsw = l->fabric->nswitches + 1;
+	uint32_t n = h->n;
 	ibf_status_t st = IBF_OK;
 	size_t i;
 	int k;
@@ -1047,17 +849,11 @@ ibf_status_t ibf_probe_outside_span(const ibf_lfts_t *l,
 	pl.cols = *c;
 	pl.ech = *e;
 	pl.rng.s = 0x2545f4914f6cdd1dull;
-	pl.live = calloc((size_t)n * n, 1);
-	sc.x = malloc(c->ncols * sizeof(*sc.x) + 1);
-	sc.D = malloc((size_t)n * n * sizeof(*sc.D));
-	sc.sum = malloc(nsw * sizeof(*sc.sum));
-	sc.state = malloc(nsw);
-	sc.stack = malloc(nsw * sizeof(*sc.stack));
-	sc.hx = malloc(n * sizeof(*sc.hx));
-	sc.hsw = malloc(n * sizeof(*sc.hsw));
 	memset(live, 0, (size_t)n * n);
-	if (!pl.live || !sc.x || !sc.D || !sc.sum || !sc.state || !sc.stack ||
-	    !sc.hx || !sc.hsw)
+	if (scratch_init(&sc, c->ncols, n, l->fabric->nswitches) < 0)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	pl.live = calloc((size_t)n * n, 1);
+	if (!pl.live)
 		st = ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
 	/* Two random null-space vectors: a pair in the span passes both. */
 	for (k = 0; st == IBF_OK && k < 2; k++) {
