@@ -5,7 +5,8 @@
  * time.  Usage: bench_probe [SPEC [ENGINE [MODEL]]] (default the paper's
  * 12-port 3-tree, xgft:3:6,6,12:1,6,6, with dmodk; MODEL directed or
  * symmetric, default directed).  With ROUND_SIZES set, also each round's
- * size and the busiest host's number of pairs (rounds cannot be fewer).
+ * size and the busiest host's number of pairs (rounds cannot be fewer);
+ * ROUND_SIZES=pairs also lists "ROUND A B" for every pair.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,13 @@ static int run(const char *spec, const char *engine, const char *model)
 		for (i = 0; i < p.nrounds; i++)
 			printf(" %u", p.round_start[i + 1] - p.round_start[i]);
 		printf(" (busiest host %u)\n", md);
+		if (!strcmp(getenv("ROUND_SIZES"), "pairs"))
+			for (i = 0; i < p.nrounds; i++) {
+				uint32_t k;
+
+				for (k = p.round_start[i]; k < p.round_start[i + 1]; k++)
+					printf("%u %u %u\n", i, p.pairs[k].a, p.pairs[k].b);
+			}
 	}
 	ibf_probe_plan_free(&p);
 	ibf_routing_destroy(r);
