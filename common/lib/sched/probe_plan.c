@@ -216,6 +216,7 @@ struct planner {
 	uint32_t *order;      /* [n] hosts in the order they pick partners */
 	uint32_t round_rows;
 	uint32_t fresh;       /* probes taken since liveness was judged */
+	uint32_t stale;       /* tests without rank since then */
 	struct region_buf *rb; /* region search buffers (allocated on use) */
 };
 
@@ -313,8 +314,19 @@ static int taken(struct planner *pl, struct scratch *sc, bool mid,
 {
 	if (++pl->fresh < pl->n / 4 + 1)
 		return 0;
-	pl->fresh = 0;
+	pl->fresh = pl->stale = 0;
 	return find_live(pl, sc, mid, err) < 0 ? -2 : 0;
+}
+
+/* Round by round, the last rounds test many LIVE pairs that the round's
+ * probes have made dependent (they are few, so taken() rarely judges
+ * again): judge again after every n/4 tests that found no rank too. */
+static int spent(struct planner *pl, struct scratch *sc, ibf_err_t *err)
+{
+	if (++pl->stale < pl->n / 4 + 1)
+		return 0;
+	pl->fresh = pl->stale = 0;
+	return find_live(pl, sc, true, err) < 0 ? -2 : 0;
 }
 
 /* Committed round before `before` that has room for probe (a, b): both
@@ -368,8 +380,8 @@ static int record_pair(struct planner *pl, uint32_t a, uint32_t b,
  * hole of an earlier round and raises the rank goes there (a stays free
  * here); the first one that fits this round and raises the rank is taken
  * here.  1 matched here, 0 not, < 0 error. */
-static int match_host(struct planner *pl, uint32_t a, unsigned tries,
-		      ibf_err_t *err)
+static int match_host(struct planner *pl, struct scratch *sc, uint32_t a,
+		      unsigned tries, ibf_err_t *err)
 {
 	uint32_t n = pl->n, k, b, r;
 	ibf_probe_vec_t v;
@@ -390,9 +402,11 @@ static int match_host(struct planner *pl, uint32_t a, unsigned tries,
 		t++;
 		if ((res = add_row(pl, &v)) < 0)
 			return -1;
-		if (!res)
+		if (!res) {
 			set_live(pl, a, b, SPENT);
-		else if (r != NONE && record_pair(pl, a, b, r, &v) < 0)
+			if (spent(pl, sc, err) < 0)
+				return -2;
+		} else if (r != NONE && record_pair(pl, a, b, r, &v) < 0)
 			return -1;
 		else if (r == NONE)
 			mark(pl, a, b, &v, true);
@@ -893,14 +907,14 @@ static int build_round(struct planner *pl, struct scratch *sc,
 		pl->link_busy[a] = NONE;
 	if (open_round(pl) < 0)
 		return -1;
-	pl->fresh = 0;
+	pl->fresh = pl->stale = 0;
 	if (host_order(pl) < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
 		a = pl->order[i];
 		if (pl->mate[a] != NONE || !pl->nlive[a])
 			continue;
-		if ((res = match_host(pl, a, tries, err)) < 0)
+		if ((res = match_host(pl, sc, a, tries, err)) < 0)
 			return res;
 		if (res && (res = taken(pl, sc, true, err)) < 0)
 			return res;
@@ -1230,7 +1244,7 @@ static int pass(struct planner *pl, struct scratch *sc, unsigned tries,
 
 	if (open_round(pl) < 0)
 		return -1;
-	pl->fresh = 0;
+	pl->fresh = pl->stale = 0;
 	for (a = 0; a < n; a++)
 		for (k = 1, t = 0; k < n && t < tries; k++) {
 			b = a + k < n ? a + k : a + k - n;
@@ -1261,7 +1275,7 @@ static int pass(struct planner *pl, struct scratch *sc, unsigned tries,
  * pair (the chance that an independent pair is left is below 2^-60);
  * then the tail is packed into earlier rounds where it fits. */
 static int run_planner(struct planner *pl, unsigned tries, bool perfect,
-		       ibf_err_t *err)
+		       uint32_t limit, ibf_err_t *err)
 {
 	struct scratch sc;
 	unsigned clean = 0;
@@ -1282,13 +1296,17 @@ static int run_planner(struct planner *pl, unsigned tries, bool perfect,
 			continue;
 		}
 		clean = 0;
+		if (limit && pl->nrounds + 1 >= limit) {
+			res = 1;	/* cannot beat the plan it is to beat */
+			break;
+		}
 		res = perfect ? build_round(pl, &sc, tries, err) :
 				pass(pl, &sc, tries, err);
 		if (res < 0)
 			break;
 	}
 	scratch_free(&sc);
-	return res < 0 ? res : repack(pl, err);
+	return res ? res : repack(pl, err);
 }
 
 /* Elimination order.  Columns are eliminated by level, top first: a link
@@ -1411,11 +1429,13 @@ static uint32_t count_links(const ibf_probe_cols_t *c, const ibf_fabric_t *f)
 	return c->model == IBF_PROBE_SYMMETRIC ? n / 2 : n;
 }
 
-/* One plan by one strategy (perfect: round by round; else passes). */
+/* One plan by one strategy (perfect: round by round; else passes).  With
+ * a limit, planning stops once limit - 1 rounds are full and pairs are
+ * left: it would need limit rounds at least (*beaten set, out empty). */
 static ibf_status_t plan_once(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 			      ibf_probe_model_t model, unsigned tries,
-			      bool perfect, ibf_probe_plan_t *out,
-			      ibf_err_t *err)
+			      bool perfect, uint32_t limit, bool *beaten,
+			      ibf_probe_plan_t *out, ibf_err_t *err)
 {
 	struct planner pl;
 	ibf_status_t st;
@@ -1442,7 +1462,13 @@ static ibf_status_t plan_once(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 		planner_free(&pl);
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
 	}
-	res = run_planner(&pl, tries, perfect, err);
+	res = run_planner(&pl, tries, perfect, limit, err);
+	*beaten = res == 1;
+	if (res == 1) {
+		out->tested = pl.tested;
+		planner_free(&pl);
+		return IBF_OK;
+	}
 	if (res == -2) {
 		planner_free(&pl);
 		return err ? err->status : IBF_ERR_INVALID;
@@ -1470,22 +1496,24 @@ ibf_status_t ibf_probe_plan(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 	ibf_probe_model_t model = o ? o->model : IBF_PROBE_DIRECTED;
 	ibf_probe_plan_t alt;
 	ibf_status_t st;
+	bool beaten;
 
 	memset(out, 0, sizeof(*out));
 	if (h->n < 2)
 		return ibf_err_set(err, IBF_ERR_INVALID,
 				   "probe planning needs at least 2 hosts");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if ((st = plan_once(l, h, model, tries, false, out, err)) != IBF_OK)
+	if ((st = plan_once(l, h, model, tries, false, 0, &beaten, out,
+			    err)) != IBF_OK)
 		return st;
 	if (out->nrounds > out->lower_bound) {
-		if ((st = plan_once(l, h, model, tries, true, &alt,
-				    err)) != IBF_OK) {
+		if ((st = plan_once(l, h, model, tries, true, out->nrounds,
+				    &beaten, &alt, err)) != IBF_OK) {
 			ibf_probe_plan_free(out);
 			return st;
 		}
 		alt.tested += out->tested;
-		if (alt.nrounds < out->nrounds) {
+		if (!beaten && alt.nrounds < out->nrounds) {
 			ibf_probe_plan_free(out);
 			*out = alt;
 		} else {
