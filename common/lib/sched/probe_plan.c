@@ -13,11 +13,13 @@
  * alone (the unit tests also hold the rank against rational elimination).
  *
  * Rounds.  Instead of choosing a basis and colouring it afterwards (the
- * paper's Welsh-Powell step, ~n rounds), rounds are built one at a time as
- * near-perfect matchings: every free host tries partners in turn and takes
- * the first pair that is host- and link-free in this round and adds rank.
- * When a round adds nothing, every untested pair is tested and the few
- * independent ones left go first-fit into the rounds.
+ * paper's Welsh-Powell step, ~n rounds), the pairs are chosen with the
+ * rounds in view, by two strategies (docs/probe.md#planning): passes,
+ * where every host takes partners into the first round with room (rounds
+ * = the busiest host's pairs); and, where that misses the lower bound
+ * ceil(pairs / (n/2)), rounds built one at a time as perfect matchings as
+ * far as greedy choice and region searches get them (the bound needs the
+ * pairs spread evenly over the hosts).  The plan with fewer rounds wins.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -204,7 +206,8 @@ struct planner {
 	uint32_t npairs, nrounds;
 	uint8_t *occ_host, *occ_link;
 	uint32_t *holes;      /* [round] hosts it leaves free */
-	uint32_t round_pairs; /* first pair taken since this round began */
+	uint32_t round_pairs; /* pairs before this round (later ones filled
+			       * holes of earlier rounds meanwhile) */
 	uint32_t nholes;      /* earlier rounds with room for a probe */
 	uint64_t tested;
 	uint32_t *perm;         /* column -> elimination position */
