@@ -224,12 +224,13 @@ struct planner {
 };
 
 struct scratch {
-	uint32_t *x, *D, *sum, *stack, *hx, *hsw;
+	uint32_t *x, *D, *sum, *stack, *hx, *hsw, *fr;
 	uint8_t *state;
 };
 
-static int64_t find_live(struct planner *pl, struct scratch *sc, bool mid,
+static int64_t find_live(struct planner *pl, struct scratch *sc,
 			 ibf_err_t *err);
+static void judge_free(struct planner *pl, struct scratch *sc);
 
 static uint8_t *live_at(const struct planner *pl, uint32_t a, uint32_t b)
 {
@@ -318,7 +319,11 @@ static int taken(struct planner *pl, struct scratch *sc, bool mid,
 	if (++pl->fresh < pl->n / 4 + 1)
 		return 0;
 	pl->fresh = pl->stale = 0;
-	return find_live(pl, sc, mid, err) < 0 ? -2 : 0;
+	if (mid) {
+		judge_free(pl, sc);
+		return 0;
+	}
+	return find_live(pl, sc, err) < 0 ? -2 : 0;
 }
 
 /* Round by round, the last rounds test many LIVE pairs that the round's
@@ -326,10 +331,12 @@ static int taken(struct planner *pl, struct scratch *sc, bool mid,
  * again): judge again after every n/4 tests that found no rank too. */
 static int spent(struct planner *pl, struct scratch *sc, ibf_err_t *err)
 {
+	(void)err;
 	if (++pl->stale < pl->n / 4 + 1)
 		return 0;
 	pl->fresh = pl->stale = 0;
-	return find_live(pl, sc, true, err) < 0 ? -2 : 0;
+	judge_free(pl, sc);
+	return 0;
 }
 
 /* Committed round before `before` that has room for probe (a, b): both
@@ -963,6 +970,7 @@ static void scratch_free(struct scratch *sc)
 	free(sc->stack);
 	free(sc->hx);
 	free(sc->hsw);
+	free(sc->fr);
 }
 
 static int scratch_init(struct scratch *sc, uint32_t ncols, uint32_t n,
@@ -977,8 +985,9 @@ static int scratch_init(struct scratch *sc, uint32_t ncols, uint32_t n,
 	sc->stack = malloc(nsw * sizeof(*sc->stack));
 	sc->hx = malloc(n * sizeof(*sc->hx));
 	sc->hsw = malloc(n * sizeof(*sc->hsw));
+	sc->fr = malloc(n * sizeof(*sc->fr));
 	if (!sc->x || !sc->D || !sc->sum || !sc->state || !sc->stack ||
-	    !sc->hx || !sc->hsw) {
+	    !sc->hx || !sc->hsw || !sc->fr) {
 		scratch_free(sc);
 		return -1;
 	}
@@ -1086,6 +1095,24 @@ static void dest_sums(const struct planner *pl, ibf_port_id_t pb,
  * traces it for the message). */
 #define TILE 64u
 
+/* Per source host: its column's share and its leaf switch (NONE when it
+ * is cabled to another host). */
+static void source_shares(const struct planner *pl, const uint32_t *x,
+			  uint32_t *hx, uint32_t *hsw)
+{
+	const ibf_fabric_t *f = pl->l->fabric;
+	uint32_t a;
+
+	for (a = 0; a < pl->n; a++) {
+		ibf_port_id_t pa = pl->h->ports[a];
+		ibf_port_id_t in = f->ports[pa].peer;
+
+		hx[a] = x[pl->cols.port_col[pa]];
+		hsw[a] = ibf_node_is_switch(f, f->ports[in].node) ?
+			 f->switch_index[f->ports[in].node] : NONE;
+	}
+}
+
 static bool route_sums(struct planner *pl, const uint32_t *x, uint32_t *D,
 		       struct scratch *sc, uint32_t *bad_a, uint32_t *bad_b)
 {
@@ -1095,16 +1122,7 @@ static bool route_sums(struct planner *pl, const uint32_t *x, uint32_t *D,
 	const ibf_fabric_t *f = pl->l->fabric;
 	uint32_t n = pl->n, a, b;
 
-	/* Per source host: its column's share and its leaf switch (NONE
-	 * when it is cabled to another host). */
-	for (a = 0; a < n; a++) {
-		ibf_port_id_t pa = pl->h->ports[a];
-		ibf_port_id_t in = f->ports[pa].peer;
-
-		hx[a] = x[pl->cols.port_col[pa]];
-		hsw[a] = ibf_node_is_switch(f, f->ports[in].node) ?
-			 f->switch_index[f->ports[in].node] : NONE;
-	}
+	source_shares(pl, x, hx, hsw);
 	for (b = 0; b < n; b++) {
 		ibf_port_id_t pb = pl->h->ports[b];
 		uint32_t *row = D + (size_t)b * n;
@@ -1132,36 +1150,36 @@ static bool route_sums(struct planner *pl, const uint32_t *x, uint32_t *D,
 	return true;
 }
 
-/* Whether pair (a, b) is outside the span of the rows so far, judged
- * with one random null-space vector: at a round's start (!mid) LIVE or
- * DEAD, with the hosts' LIVE partners counted; within a round (mid) a
- * LIVE pair now inside the span is SPENT (the round's probes may still be
- * taken out again).  Returns the number of pairs outside, or -2 on a
- * broken route. */
-static uint8_t liveness(uint8_t old, bool outside, bool mid)
+/* sc->x: a random null-space vector by column, host columns at the share
+ * one traversal carries. */
+static void null_vector(struct planner *pl, struct scratch *sc)
 {
-	if (!mid)
-		return outside ? LIVE : DEAD;
-	return old == DEAD ? DEAD : outside ? LIVE : SPENT;
+	uint32_t c;
+
+	kernel_vector(&pl->ech, &pl->rng, sc->x);
+	if (pl->perm) {	/* positions back to columns */
+		for (c = 0; c < pl->cols.ncols; c++)
+			pl->xcol[c] = sc->x[pl->perm[c]];
+		memcpy(sc->x, pl->xcol, pl->cols.ncols * sizeof(*sc->x));
+	}
+	/* Along a path each host link carries half its column's unknown
+	 * (directed: the column is a sum of two links). */
+	for (c = 0; c < pl->cols.nhostcols; c++)
+		if (ibf_probe_cols_halved(&pl->cols, c))
+			sc->x[c] = ibf_probe_mulmod(sc->x[c], (P + 1) / 2);
 }
 
-static int64_t find_live(struct planner *pl, struct scratch *sc, bool mid,
+/* Whether each pair is outside the span of the rows so far (LIVE) or not
+ * (DEAD), judged with one random null-space vector, with the hosts' LIVE
+ * partners counted.  Returns the number of LIVE pairs, or -2 on a broken
+ * route. */
+static int64_t find_live(struct planner *pl, struct scratch *sc,
 			 ibf_err_t *err)
 {
 	uint32_t n = pl->n, a, b, a0, b0, ba, bb;
 	int64_t nlive = 0;
 
-	kernel_vector(&pl->ech, &pl->rng, sc->x);
-	if (pl->perm) {	/* positions back to columns */
-		for (a = 0; a < pl->cols.ncols; a++)
-			pl->xcol[a] = sc->x[pl->perm[a]];
-		memcpy(sc->x, pl->xcol, pl->cols.ncols * sizeof(*sc->x));
-	}
-	/* Along a path each host link carries half its column's unknown
-	 * (directed: the column is a sum of two links). */
-	for (a = 0; a < pl->cols.nhostcols; a++)
-		if (ibf_probe_cols_halved(&pl->cols, a))
-			sc->x[a] = ibf_probe_mulmod(sc->x[a], (P + 1) / 2);
+	null_vector(pl, sc);
 	if (!route_sums(pl, sc->x, sc->D, sc, &ba, &bb)) {
 		ibf_probe_vec_t v;
 
@@ -1172,7 +1190,7 @@ static int64_t find_live(struct planner *pl, struct scratch *sc, bool mid,
 				    "broken", ba, bb);
 		return -2;
 	}
-	if (pl->nlive && !mid)
+	if (pl->nlive)
 		memset(pl->nlive, 0, n * sizeof(*pl->nlive));
 	/* Symmetric sweep in tiles: both D[a][b] and D[b][a] stay cached. */
 	for (a0 = 0; a0 < n; a0 += TILE)
@@ -1183,17 +1201,53 @@ static int64_t find_live(struct planner *pl, struct scratch *sc, bool mid,
 					uint32_t s = addmod(
 						sc->D[(size_t)a * n + b],
 						sc->D[(size_t)b * n + a]);
-					uint8_t v = liveness(*live_at(pl, a,
-							b), s != 0, mid);
+					uint8_t v = s ? LIVE : DEAD;
 
 					set_live(pl, a, b, v);
 					nlive += s != 0;
-					if (pl->nlive && !mid && v == LIVE) {
+					if (pl->nlive && v == LIVE) {
 						pl->nlive[a]++;
 						pl->nlive[b]++;
 					}
 				}
 	return nlive;
+}
+
+/* Within a round: the pairs between hosts still free in it, judged
+ * again; a LIVE one now inside the span becomes SPENT (the round's probes
+ * may still be taken out again).  O(free x (switches + free)) instead of
+ * O(n^2): late in a round few hosts are free.  Routes were all checked by
+ * find_live() at the round's start. */
+static void judge_free(struct planner *pl, struct scratch *sc)
+{
+	uint32_t n = pl->n, nf = 0, i, j, a, b;
+	uint32_t *F = sc->fr, *Dc = sc->D;
+
+	for (a = 0; a < n; a++)
+		if (pl->mate[a] == NONE)
+			F[nf++] = a;
+	null_vector(pl, sc);
+	source_shares(pl, sc->x, sc->hx, sc->hsw);
+	for (j = 0; j < nf; j++) {
+		b = F[j];
+		dest_sums(pl, pl->h->ports[b], sc->x, sc->sum, sc->state,
+			  sc->stack);
+		for (i = 0; i < nf; i++) {
+			uint32_t s = sc->hsw[F[i]];
+
+			Dc[(size_t)j * nf + i] = s != NONE && sc->state[s] == 2 ?
+				addmod(sc->hx[F[i]], sc->sum[s]) : sc->hx[F[i]];
+		}
+	}
+	for (i = 0; i < nf; i++)
+		for (j = i + 1; j < nf; j++) {
+			uint8_t *l = live_at(pl, F[i], F[j]);
+
+			if (*l == LIVE &&
+			    !addmod(Dc[(size_t)j * nf + i],
+				    Dc[(size_t)i * nf + j]))
+				set_live(pl, F[i], F[j], SPENT);
+		}
 }
 
 /* ---- packing the tail ------------------------------------------------------- */
@@ -1288,7 +1342,7 @@ static int run_planner(struct planner *pl, unsigned tries, bool perfect,
 			 pl->l->fabric->nswitches) < 0)
 		return -1;
 	while (clean < 2) {
-		int64_t nlive = find_live(pl, &sc, false, err);
+		int64_t nlive = find_live(pl, &sc, err);
 
 		if (nlive < 0) {
 			res = (int)nlive;
@@ -1566,7 +1620,7 @@ ibf_status_t ibf_probe_outside_span(const ibf_lfts_t *l,
 		st = ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
 	/* Two random null-space vectors: a pair in the span passes both. */
 	for (k = 0; st == IBF_OK && k < 2; k++) {
-		if (find_live(&pl, &sc, false, err) < 0) {
+		if (find_live(&pl, &sc, err) < 0) {
 			st = err ? err->status : IBF_ERR_INVALID;
 			break;
 		}
