@@ -337,6 +337,37 @@ static void test_two_leaves(void **state)
 
 /* ---- brute force on generated fabrics ------------------------------------- */
 
+/* Each strategy alone (passes; perfect rounds) gives a plan of the
+ * brute-force rank, its rounds checked like any plan's, and the plan
+ * ibf_probe_plan() returns has the fewer rounds of the two. */
+static void check_strategies(const struct fx *x, ibf_probe_model_t model,
+			     unsigned rank)
+{
+	ibf_probe_opts_t o = { 0, model };
+	ibf_probe_plan_t p[2], best;
+	ibf_err_t err;
+	int s;
+
+	ibf_err_clear(&err);
+	for (s = 0; s < 2; s++) {
+		assert_int_equal(ibf_probe_plan_by(x->r->lfts, &x->h, &o, s,
+						   &p[s], &err), IBF_OK);
+		assert_int_equal(p[s].rank, rank);
+		check_plan(x, &p[s]);
+	}
+	assert_int_equal(ibf_probe_plan(x->r->lfts, &x->h, &o, &best, &err),
+			 IBF_OK);
+	assert_int_equal(best.nrounds, p[0].nrounds <= p[0].lower_bound ||
+			 p[0].nrounds <= p[1].nrounds ? p[0].nrounds :
+			 p[1].nrounds);
+	print_message("  %s: passes %u rounds, perfect rounds %u\n",
+		      ibf_probe_model_name(model), p[0].nrounds,
+		      p[1].nrounds);
+	ibf_probe_plan_free(&p[0]);
+	ibf_probe_plan_free(&p[1]);
+	ibf_probe_plan_free(&best);
+}
+
 static void test_brute_force(void **state)
 {
 	static const char *const cases[][2] = {
@@ -376,6 +407,8 @@ static void test_brute_force(void **state)
 		assert_int_equal(p.rank, rk);
 		assert_true(p.rank <= drank);
 		ibf_probe_plan_free(&p);
+		check_strategies(&x, IBF_PROBE_DIRECTED, drank);
+		check_strategies(&x, IBF_PROBE_SYMMETRIC, rk);
 		fx_free(&x);
 	}
 }

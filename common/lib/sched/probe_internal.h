@@ -92,6 +92,12 @@ int ibf_probe_ech_add(ibf_probe_ech_t *e, const ibf_probe_vec_t *v,
  * none is ever changed after it is stored, so this is exact). */
 void ibf_probe_ech_truncate(ibf_probe_ech_t *e, uint32_t nrows);
 
+/* One strategy of ibf_probe_plan() alone (perfect: rounds built one at a
+ * time as matchings; else passes), for the tests. */
+ibf_status_t ibf_probe_plan_by(const ibf_lfts_t *l, const ibf_hostlist_t *h,
+			       const ibf_probe_opts_t *o, bool perfect,
+			       ibf_probe_plan_t *out, ibf_err_t *err);
+
 /* live[a * n + b] = 1 when pair (a, b) of h is outside the span of e's
  * rows (a pair inside always gets 0; one outside gets 1 unless two random
  * null-space vectors both miss it, probability < 2^-60). */

@@ -1541,6 +1541,20 @@ static ibf_status_t plan_once(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 	return IBF_OK;
 }
 
+ibf_status_t ibf_probe_plan_by(const ibf_lfts_t *l, const ibf_hostlist_t *h,
+			       const ibf_probe_opts_t *o, bool perfect,
+			       ibf_probe_plan_t *out, ibf_err_t *err)
+{
+	bool beaten;
+
+	if (h->n < 2)
+		return ibf_err_set(err, IBF_ERR_INVALID,
+				   "probe planning needs at least 2 hosts");
+	return plan_once(l, h, o ? o->model : IBF_PROBE_DIRECTED,
+			 o && o->tries ? o->tries : 64, perfect, 0, &beaten,
+			 out, err);
+}
+
 /* Passes first; where they miss the lower bound, perfect rounds, and the
  * plan with fewer rounds is kept (both are maximal independent sets of
  * the same rank). */
