@@ -4,7 +4,9 @@
  * among all its hosts, print rank, pairs, rounds, the lower bound and the
  * time.  Usage: bench_probe [SPEC [ENGINE [MODEL]]] (default the paper's
  * 12-port 3-tree, xgft:3:6,6,12:1,6,6, with dmodk; MODEL directed or
- * symmetric, default directed).
+ * symmetric, default directed).  With ROUND_SIZES set, also each round's
+ * size and the busiest host's number of pairs (rounds cannot be fewer);
+ * ROUND_SIZES=pairs also lists "ROUND A B" for every pair.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +65,27 @@ static int run(const char *spec, const char *engine, const char *model)
 	       p.nrounds, p.lower_bound,
 	       p.lower_bound ? (double)p.nrounds / p.lower_bound : 0.0,
 	       maxr, (unsigned long long)p.tested, now() - t0);
+	if (getenv("ROUND_SIZES")) {	/* how far from perfect matchings */
+		uint32_t *deg = calloc(h.n, sizeof(*deg)), md = 0;
+
+		for (i = 0; i < p.npairs; i++) {
+			deg[p.pairs[i].a]++;
+			deg[p.pairs[i].b]++;
+		}
+		for (i = 0; i < h.n; i++)
+			md = deg[i] > md ? deg[i] : md;
+		free(deg);
+		for (i = 0; i < p.nrounds; i++)
+			printf(" %u", p.round_start[i + 1] - p.round_start[i]);
+		printf(" (busiest host %u)\n", md);
+		if (!strcmp(getenv("ROUND_SIZES"), "pairs"))
+			for (i = 0; i < p.nrounds; i++) {
+				uint32_t k;
+
+				for (k = p.round_start[i]; k < p.round_start[i + 1]; k++)
+					printf("%u %u %u\n", i, p.pairs[k].a, p.pairs[k].b);
+			}
+	}
 	ibf_probe_plan_free(&p);
 	ibf_routing_destroy(r);
 	ibf_fabric_destroy(f);

@@ -3,6 +3,7 @@
  * Growable arrays (see array.h).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/array.h"
 
@@ -50,6 +51,28 @@ void *ibf_array_grow32(void *arr, uint32_t *cap, uint64_t need, size_t elem)
 	if (p)
 		*cap = (uint32_t)ncap;
 	return p;
+}
+
+int ibf_array_grow_par(size_t *cap, size_t need, unsigned k,
+		       void *const ptrs[], const size_t elem[])
+{
+	size_t ncap = SIZE_MAX, c;
+	unsigned i;
+	void *arr;
+
+	if (need <= *cap)
+		return 0;
+	for (i = 0; i < k; i++) {
+		c = *cap;
+		memcpy(&arr, ptrs[i], sizeof(arr));
+		arr = ibf_array_grow(arr, &c, need, elem[i]);
+		if (!arr)
+			return -1;
+		memcpy(ptrs[i], &arr, sizeof(arr));
+		ncap = c < ncap ? c : ncap;
+	}
+	*cap = ncap;
+	return 0;
 }
 
 int ibf_cmp_u32(const void *a, const void *b)

@@ -18,6 +18,16 @@ void *ibf_array_grow(void *arr, size_t *cap, size_t need, size_t elem);
 /* The same for arrays whose capacity is a 32-bit count. */
 void *ibf_array_grow32(void *arr, uint32_t *cap, uint64_t need, size_t elem);
 
+/* Parallel arrays that share one capacity: grows every array to hold at
+ * least need elements.  ptrs[i] is the address of array i's pointer (a
+ * T **, passed as void *; read and written with memcpy, so any object
+ * pointer type goes), elem[i] its element size.  *cap is updated only
+ * when all k arrays grew; an array already grown when a later one fails
+ * is simply larger than *cap says.  Returns 0, or -1 when memory runs out
+ * or the size would overflow. */
+int ibf_array_grow_par(size_t *cap, size_t need, unsigned k,
+		       void *const ptrs[], const size_t elem[]);
+
 /* Ascending order of uint32_t for qsort() and bsearch(). */
 int ibf_cmp_u32(const void *a, const void *b);
 

@@ -15,6 +15,11 @@
 #define IBF_PROBE_PRIME 2147483647u
 #define IBF_PROBE_NONE UINT32_MAX
 
+static inline uint32_t ibf_probe_mulmod(uint32_t a, uint32_t b)
+{
+	return (uint32_t)(((uint64_t)a * b) % IBF_PROBE_PRIME);
+}
+
 /* Columns: one per directed link (egress port), except that a host's
  * injection link (its CA port) and ejection link (the leaf port facing it)
  * share one column: every pair with that host uses each exactly once, so
@@ -66,9 +71,11 @@ typedef struct ibf_probe_ech {
 	uint32_t *piv;        /* [ncols]: row with that pivot, or NONE */
 	uint64_t *off;        /* [nrows]: first entry */
 	uint32_t *len;
-	uint32_t nrows, rcap;
+	uint32_t nrows;
+	size_t rcap;
 	uint32_t *ecol, *eval;
-	uint64_t elen, ecap;
+	uint64_t elen;
+	size_t ecap;
 	uint32_t *w;          /* dense work vector (all zero between calls) */
 	uint64_t *bits;       /* touched columns (all zero between calls) */
 	uint32_t bhi;         /* highest word of bits that may be nonzero */
@@ -81,6 +88,15 @@ void ibf_probe_ech_free(ibf_probe_ech_t *e);
  * it.  Returns 1 independent, 0 dependent, -1 out of memory. */
 int ibf_probe_ech_add(ibf_probe_ech_t *e, const ibf_probe_vec_t *v,
 		      bool add);
+/* Take back the rows added after the first nrows (rows are appended, and
+ * none is ever changed after it is stored, so this is exact). */
+void ibf_probe_ech_truncate(ibf_probe_ech_t *e, uint32_t nrows);
+
+/* One strategy of ibf_probe_plan() alone (perfect: rounds built one at a
+ * time as matchings; else passes), for the tests. */
+ibf_status_t ibf_probe_plan_by(const ibf_lfts_t *l, const ibf_hostlist_t *h,
+			       const ibf_probe_opts_t *o, bool perfect,
+			       ibf_probe_plan_t *out, ibf_err_t *err);
 
 /* live[a * n + b] = 1 when pair (a, b) of h is outside the span of e's
  * rows (a pair inside always gets 0; one outside gets 1 unless two random

@@ -13,11 +13,13 @@
  * alone (the unit tests also hold the rank against rational elimination).
  *
  * Rounds.  Instead of choosing a basis and colouring it afterwards (the
- * paper's Welsh-Powell step, ~n rounds), rounds are built one at a time as
- * near-perfect matchings: every free host tries partners in turn and takes
- * the first pair that is host- and link-free in this round and adds rank.
- * When a round adds nothing, every untested pair is tested and the few
- * independent ones left go first-fit into the rounds.
+ * paper's Welsh-Powell step, ~n rounds), the pairs are chosen with the
+ * rounds in view, by two strategies (docs/probe.md#planning): passes,
+ * where every host takes partners into the first round with room (rounds
+ * = the busiest host's pairs); and, where that misses the lower bound
+ * ceil(pairs / (n/2)), rounds built one at a time as perfect matchings as
+ * far as greedy choice and region searches get them (the bound needs the
+ * pairs spread evenly over the hosts).  The plan with fewer rounds wins.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@
 
 #include <ibflow/trace.h>
 
+#include "base/array.h"
 #include "base/rng.h"
 #include "sched/probe_internal.h"
 
@@ -177,202 +180,10 @@ ibf_status_t ibf_probe_vec_make(const ibf_lfts_t *l, ibf_probe_cols_t *c,
 	return IBF_OK;
 }
 
-/* ---- echelon form mod p -------------------------------------------------- */
-
-static uint32_t mulmod(uint32_t a, uint32_t b)
-{
-	return (uint32_t)(((uint64_t)a * b) % P);
-}
-
-static uint32_t invmod(uint32_t a)
-{
-	uint32_t r = 1, e = P - 2;
-
-	while (e) {
-		if (e & 1)
-			r = mulmod(r, a);
-		a = mulmod(a, a);
-		e >>= 1;
-	}
-	return r;
-}
-
-ibf_status_t ibf_probe_ech_init(ibf_probe_ech_t *e, uint32_t ncols)
-{
-	uint32_t i;
-
-	memset(e, 0, sizeof(*e));
-	e->ncols = ncols;
-	e->piv = malloc((ncols + 1) * sizeof(*e->piv));
-	e->w = calloc(ncols + 1, sizeof(*e->w));
-	e->bits = calloc(ncols / 64 + 1, sizeof(*e->bits));
-	e->fc = malloc((ncols + 1) * sizeof(*e->fc));
-	if (!e->piv || !e->w || !e->bits || !e->fc) {
-		ibf_probe_ech_free(e);
-		return IBF_ERR_NOMEM;
-	}
-	for (i = 0; i < ncols; i++)
-		e->piv[i] = NONE;
-	return IBF_OK;
-}
-
-void ibf_probe_ech_free(ibf_probe_ech_t *e)
-{
-	free(e->piv);
-	free(e->off);
-	free(e->len);
-	free(e->ecol);
-	free(e->eval);
-	free(e->w);
-	free(e->bits);
-	free(e->fc);
-	memset(e, 0, sizeof(*e));
-}
-
-/* Touched columns are bits of a bitmap: subtracting a pivot row only adds
- * columns beyond the pivot, so one forward sweep over the words visits
- * them in increasing order (a heap did the same at log cost per entry). */
-static void touch(ibf_probe_ech_t *e, uint32_t c)
-{
-	e->bits[c >> 6] |= 1ull << (c & 63);
-	if (c >> 6 > e->bhi)
-		e->bhi = c >> 6;
-}
-
-/* Next touched column at or after word *i (cleared from the bitmap), or
- * NONE when there is none; leaves the bitmap empty then. */
-static uint32_t next_col(ibf_probe_ech_t *e, uint32_t *i)
-{
-	for (; *i <= e->bhi; (*i)++) {
-		uint64_t b = e->bits[*i];
-
-		if (b) {
-			e->bits[*i] = b & (b - 1);
-			return (*i << 6) | (uint32_t)__builtin_ctzll(b);
-		}
-	}
-	e->bhi = 0;
-	return NONE;
-}
-
-static int grow(ibf_probe_ech_t *e, uint64_t need)
-{
-	if (need > e->ecap) {
-		uint64_t cap = e->ecap ? e->ecap : 4096;
-		uint32_t *nc, *nv;
-
-		while (cap < need)
-			cap *= 2;
-		nc = realloc(e->ecol, cap * sizeof(*nc));
-		if (nc)
-			e->ecol = nc;
-		nv = realloc(e->eval, cap * sizeof(*nv));
-		if (nv)
-			e->eval = nv;
-		if (!nc || !nv)
-			return -1;
-		e->ecap = cap;
-	}
-	if (e->nrows == e->rcap) {
-		uint32_t cap = e->rcap ? 2 * e->rcap : 1024;
-		uint64_t *no = realloc(e->off, cap * sizeof(*no));
-		uint32_t *nl;
-
-		if (no)
-			e->off = no;
-		nl = realloc(e->len, cap * sizeof(*nl));
-		if (nl)
-			e->len = nl;
-		if (!no || !nl)
-			return -1;
-		e->rcap = cap;
-	}
-	return 0;
-}
-
-/* Store the free columns found (e->fc[0 .. nf), increasing, w nonzero)
- * as a row scaled to a leading 1, clearing w. */
-static int store_row(ibf_probe_ech_t *e, uint32_t nf)
-{
-	uint32_t inv = invmod(e->w[e->fc[0]]), k;
-
-	if (grow(e, e->elen + nf) < 0) {
-		for (k = 0; k < nf; k++)
-			e->w[e->fc[k]] = 0;
-		return -1;
-	}
-	e->off[e->nrows] = e->elen;
-	e->len[e->nrows] = nf;
-	for (k = 0; k < nf; k++) {
-		uint32_t c = e->fc[k];
-
-		e->ecol[e->elen] = c;
-		e->eval[e->elen++] = k ? mulmod(e->w[c], inv) : 1;
-		e->w[c] = 0;
-	}
-	e->piv[e->fc[0]] = e->nrows++;
-	return 1;
-}
-
-int ibf_probe_ech_add(ibf_probe_ech_t *e, const ibf_probe_vec_t *v, bool add)
-{
-	uint32_t i, c, lo = NONE, nf = 0;
-
-	for (i = 0; i < v->n; i++) {
-		e->w[v->col[i]] = v->val[i] % P;
-		touch(e, v->col[i]);
-		if (v->col[i] < lo)
-			lo = v->col[i];
-	}
-	if (lo == NONE)
-		return 0;
-	i = lo >> 6;
-	while ((c = next_col(e, &i)) != NONE) {
-		uint32_t r, f, k, len;
-		const uint32_t *rc, *rv;
-
-		if (!e->w[c])
-			continue;
-		r = e->piv[c];
-		if (r == NONE) {
-			if (!add) {
-				e->w[c] = 0;
-				while ((c = next_col(e, &i)) != NONE)
-					e->w[c] = 0;
-				return 1;
-			}
-			/* Independent.  Reduce the rest too, so the new row
-			 * holds no pivot column of an older row: a later
-			 * reduction through it then never walks back into
-			 * older rows (short chains). */
-			e->fc[nf++] = c;
-			continue;
-		}
-		/* w -= w[c] * row; the row starts with (c, 1). */
-		f = P - e->w[c];
-		rc = e->ecol + e->off[r];
-		rv = e->eval + e->off[r];
-		len = e->len[r];
-		e->w[c] = 0;
-		for (k = 1; k < len; k++) {
-			uint32_t j = rc[k];
-			uint64_t x = e->w[j] + (uint64_t)f * rv[k];
-
-			/* x < 2^62: fold twice modulo 2^31 - 1. */
-			x = (x & P) + (x >> 31);
-			x = (x & P) + (x >> 31);
-			e->w[j] = x >= P ? (uint32_t)(x - P) : (uint32_t)x;
-			e->bits[j >> 6] |= 1ull << (j & 63);
-		}
-		if (rc[len - 1] >> 6 > e->bhi)
-			e->bhi = rc[len - 1] >> 6;
-	}
-	return nf ? store_row(e, nf) : 0;
-}
-
 /* ---- planning ----------------------------------------------------------- */
 
-/* See ibf_probe_outside_span() at the end. */
+/* Liveness of a pair, one byte per ordered pair (see find_live()). */
+enum { DEAD = 0, LIVE = 1, SPENT = 2 };
 
 struct planner {
 	const ibf_lfts_t *l;
@@ -381,104 +192,90 @@ struct planner {
 	ibf_probe_ech_t ech;
 	uint32_t n;
 	ibf_rng_t rng;
-	uint8_t *live;        /* [n * n] pair outside the span (find_live) */
-	/* Rounds: per round, host and link occupancy as bytes. */
-	uint32_t nrounds, rcap;
-	uint8_t **host_busy;  /* [round][n] */
-	uint8_t **link_busy;  /* [round][nports] */
-	uint32_t *round_used; /* [round] pairs */
+	/* [n * n]: DEAD in the span of the rows before this round; LIVE
+	 * outside it; SPENT outside it but found dependent on this round's
+	 * probes (they may be taken out again, so the pair is kept). */
+	uint8_t *live;
+	uint32_t *nlive;      /* [n] LIVE partners at the round's start */
+	/* The plan so far: pairs with their rounds, and which hosts and
+	 * links each round uses (a row of n and of nports bytes per round),
+	 * so that later pairs can fill the holes of earlier rounds. */
 	ibf_probe_pair_t *pairs;
 	uint32_t *pair_round;
-	uint32_t npairs, pcap;
+	size_t pcap, rcap;
+	uint32_t npairs, nrounds;
+	uint8_t *occ_host, *occ_link;
+	uint32_t *holes;      /* [round] hosts it leaves free */
+	uint32_t round_pairs; /* pairs before this round (later ones filled
+			       * holes of earlier rounds meanwhile) */
+	uint32_t nholes;      /* earlier rounds with room for a probe */
 	uint64_t tested;
 	uint32_t *perm;         /* column -> elimination position */
 	uint32_t *xcol;         /* kernel vector by column */
+	/* The round being built: a matching, who holds each link, and the
+	 * echelon rows before it (its own rows come after, in stack order). */
+	uint32_t *mate;       /* [n] partner, NONE, or itself (kept free) */
+	uint32_t *link_busy;  /* [nports] a host of the probe using it, or NONE */
+	uint32_t *order;      /* [n] hosts in the order they pick partners */
+	uint32_t round_rows;
+	uint32_t fresh;       /* probes taken since liveness was judged */
+	uint32_t stale;       /* tests without rank since then */
+	struct region_buf *rb; /* region search buffers (allocated on use) */
 };
 
 struct scratch {
-	uint32_t *x, *D, *sum, *stack, *hx, *hsw;
+	uint32_t *x, *D, *sum, *stack, *hx, *hsw, *fr;
 	uint8_t *state;
 };
 
-static int new_round(struct planner *pl)
+static int64_t find_live(struct planner *pl, struct scratch *sc,
+			 ibf_err_t *err);
+static void judge_free(struct planner *pl, struct scratch *sc);
+
+static uint8_t *live_at(const struct planner *pl, uint32_t a, uint32_t b)
 {
-	const ibf_fabric_t *f = pl->l->fabric;
-
-	if (pl->nrounds == pl->rcap) {
-		uint32_t cap = pl->rcap ? 2 * pl->rcap : 16;
-		uint8_t **hb = realloc(pl->host_busy, cap * sizeof(*hb));
-		uint8_t **lb;
-		uint32_t *ru;
-
-		if (hb)
-			pl->host_busy = hb;
-		lb = realloc(pl->link_busy, cap * sizeof(*lb));
-		if (lb)
-			pl->link_busy = lb;
-		ru = realloc(pl->round_used, cap * sizeof(*ru));
-		if (ru)
-			pl->round_used = ru;
-		if (!hb || !lb || !ru)
-			return -1;
-		pl->rcap = cap;
-	}
-	pl->host_busy[pl->nrounds] = calloc(pl->n, 1);
-	pl->link_busy[pl->nrounds] = calloc(f->nports, 1);
-	if (!pl->host_busy[pl->nrounds] || !pl->link_busy[pl->nrounds]) {
-		free(pl->host_busy[pl->nrounds]);
-		free(pl->link_busy[pl->nrounds]);
-		return -1;
-	}
-	pl->round_used[pl->nrounds] = 0;
-	return (int)pl->nrounds++;
+	return pl->live + (size_t)a * pl->n + b;
 }
 
-static bool fits(const struct planner *pl, uint32_t r, uint32_t a,
-		 uint32_t b, const ibf_probe_vec_t *v)
+static void set_live(struct planner *pl, uint32_t a, uint32_t b, uint8_t v)
+{
+	*live_at(pl, a, b) = *live_at(pl, b, a) = v;
+}
+
+static int pair_vec(const struct planner *pl, uint32_t a, uint32_t b,
+		    ibf_probe_vec_t *v, ibf_err_t *err)
+{
+	return ibf_probe_vec_make(pl->l, (ibf_probe_cols_t *)&pl->cols,
+				  pl->h->ports[a], pl->h->ports[b], v,
+				  err) == IBF_OK ? 0 : -2;
+}
+
+/* Both hosts free in this round and no directed link of either leg used
+ * by another probe of it. */
+static bool fits(const struct planner *pl, uint32_t a, uint32_t b,
+		 const ibf_probe_vec_t *v)
 {
 	unsigned i;
 
-	if (pl->host_busy[r][a] || pl->host_busy[r][b])
+	if (pl->mate[a] != NONE || pl->mate[b] != NONE)
 		return false;
 	for (i = 0; i < v->nlinks; i++)
-		if (pl->link_busy[r][v->links[i]])
+		if (pl->link_busy[v->links[i]] != NONE)
 			return false;
 	return true;
 }
 
-static int take(struct planner *pl, uint32_t r, uint32_t a, uint32_t b,
-		const ibf_probe_vec_t *v)
+/* Put probe (a, b) into the round (on) or take it out.  A link is used by
+ * one probe of the round, so clearing it is exact. */
+static void mark(struct planner *pl, uint32_t a, uint32_t b,
+		 const ibf_probe_vec_t *v, bool on)
 {
 	unsigned i;
 
-	if (pl->npairs == pl->pcap) {
-		uint32_t cap = pl->pcap ? 2 * pl->pcap : 1024;
-		ibf_probe_pair_t *np = realloc(pl->pairs, cap * sizeof(*np));
-		uint32_t *nr;
-
-		if (np)
-			pl->pairs = np;
-		nr = realloc(pl->pair_round, cap * sizeof(*nr));
-		if (nr)
-			pl->pair_round = nr;
-		if (!np || !nr)
-			return -1;
-		pl->pcap = cap;
-	}
-	pl->host_busy[r][a] = pl->host_busy[r][b] = 1;
+	pl->mate[a] = on ? b : NONE;
+	pl->mate[b] = on ? a : NONE;
 	for (i = 0; i < v->nlinks; i++)
-		pl->link_busy[r][v->links[i]] = 1;
-	pl->pairs[pl->npairs].a = a;
-	pl->pairs[pl->npairs].b = b;
-	pl->pair_round[pl->npairs++] = r;
-	pl->round_used[r]++;
-	return 0;
-}
-
-static void settle(struct planner *pl, uint32_t a, uint32_t b)
-{
-	pl->live[(size_t)a * pl->n + b] = 0;
-	pl->live[(size_t)b * pl->n + a] = 0;
+		pl->link_busy[v->links[i]] = on ? a : NONE;
 }
 
 /* v with its columns renamed to elimination positions (make_order()),
@@ -504,36 +301,699 @@ static const ibf_probe_vec_t *permuted(const struct planner *pl,
 	return w;
 }
 
-/* Test pair (a, b) for round r (or the first round it fits if r is NONE;
- * not at all if it fits none): 1 taken, 0 not, -1 no memory, -2 route
- * error. */
-static int try_pair(struct planner *pl, uint32_t r, uint32_t a, uint32_t b,
-		    ibf_err_t *err)
+/* Add v to the echelon form if it raises the rank: 1 added, 0 not, -1 no
+ * memory. */
+static int add_row(struct planner *pl, const ibf_probe_vec_t *v)
 {
-	ibf_probe_vec_t v, w;
-	uint32_t k;
-	int ind;
+	ibf_probe_vec_t w;
 
-	if (ibf_probe_vec_make(pl->l, &pl->cols, pl->h->ports[a],
-			       pl->h->ports[b], &v, err) != IBF_OK)
-		return -2;
-	if (r == NONE) {
-		for (k = 0; k < pl->nrounds; k++)
-			if (fits(pl, k, a, b, &v))
-				break;
-		if (k == pl->nrounds)
-			return 0;
-		r = k;
-	} else if (!fits(pl, r, a, b, &v)) {
+	pl->tested++;
+	return ibf_probe_ech_add(&pl->ech, permuted(pl, v, &w), true);
+}
+
+/* Probes taken make more and more LIVE pairs dependent: judge liveness
+ * again (O(n^2)) after every n/4 of them rather than eliminate in vain. */
+static int taken(struct planner *pl, struct scratch *sc, bool mid,
+		 ibf_err_t *err)
+{
+	if (++pl->fresh < pl->n / 4 + 1)
+		return 0;
+	pl->fresh = pl->stale = 0;
+	if (mid) {
+		judge_free(pl, sc);
 		return 0;
 	}
-	pl->tested++;
-	ind = ibf_probe_ech_add(&pl->ech, permuted(pl, &v, &w), true);
-	settle(pl, a, b);
-	if (ind <= 0)
-		return ind;
-	return take(pl, r, a, b, &v) ? -1 : 1;
+	return find_live(pl, sc, err) < 0 ? -2 : 0;
 }
+
+/* Round by round, the last rounds test many LIVE pairs that the round's
+ * probes have made dependent (they are few, so taken() rarely judges
+ * again): judge again after every n/4 tests that found no rank too. */
+static int spent(struct planner *pl, struct scratch *sc, ibf_err_t *err)
+{
+	(void)err;
+	if (++pl->stale < pl->n / 4 + 1)
+		return 0;
+	pl->fresh = pl->stale = 0;
+	judge_free(pl, sc);
+	return 0;
+}
+
+/* Committed round before `before` that has room for probe (a, b): both
+ * hosts free and every link unused; NONE if none has. */
+static uint32_t hole_for(const struct planner *pl, uint32_t a, uint32_t b,
+			 const ibf_probe_vec_t *v, uint32_t before)
+{
+	uint32_t r, n = pl->n, np = pl->l->fabric->nports;
+	unsigned i;
+
+	for (r = 0; r < before; r++) {
+		const uint8_t *hb = pl->occ_host + (size_t)r * n;
+		const uint8_t *lb = pl->occ_link + (size_t)r * np;
+
+		if (pl->holes[r] < 2 || hb[a] || hb[b])
+			continue;
+		for (i = 0; i < v->nlinks && !lb[v->links[i]]; i++)
+			;
+		if (i == v->nlinks)
+			return r;
+	}
+	return NONE;
+}
+
+/* Pair (a, b) joins committed round r for good. */
+static int record_pair(struct planner *pl, uint32_t a, uint32_t b,
+		       uint32_t r, const ibf_probe_vec_t *v)
+{
+	void *const arrs[] = { &pl->pairs, &pl->pair_round };
+	const size_t sz[] = { sizeof(*pl->pairs), sizeof(*pl->pair_round) };
+	uint8_t *lb = pl->occ_link + (size_t)r * pl->l->fabric->nports;
+	unsigned i;
+
+	if (ibf_array_grow_par(&pl->pcap, (size_t)pl->npairs + 1, 2, arrs,
+			       sz) < 0)
+		return -1;
+	pl->pairs[pl->npairs].a = a;
+	pl->pairs[pl->npairs].b = b;
+	pl->pair_round[pl->npairs++] = r;
+	pl->occ_host[(size_t)r * pl->n + a] = 1;
+	pl->occ_host[(size_t)r * pl->n + b] = 1;
+	for (i = 0; i < v->nlinks; i++)
+		lb[v->links[i]] = 1;
+	pl->holes[r] -= 2;
+	set_live(pl, a, b, DEAD);
+	return 0;
+}
+
+/* Free host a tries up to `tries` LIVE partners, by increasing index
+ * offset (near partners first: short echelon rows).  A probe that fits a
+ * hole of an earlier round and raises the rank goes there (a stays free
+ * here); the first one that fits this round and raises the rank is taken
+ * here.  1 matched here, 0 not, < 0 error. */
+static int match_host(struct planner *pl, struct scratch *sc, uint32_t a,
+		      unsigned tries, ibf_err_t *err)
+{
+	uint32_t n = pl->n, k, b, r;
+	ibf_probe_vec_t v;
+	unsigned t = 0;
+	int res;
+
+	for (k = 1; k < n && t < tries && pl->mate[a] == NONE; k++) {
+		b = a + k < n ? a + k : a + k - n;
+		if (*live_at(pl, a, b) != LIVE)
+			continue;
+		if (pl->mate[b] != NONE && !pl->nholes)
+			continue;
+		if (pair_vec(pl, a, b, &v, err) < 0)
+			return -2;
+		r = pl->nholes ? hole_for(pl, a, b, &v, pl->nrounds) : NONE;
+		if (r == NONE && !fits(pl, a, b, &v))
+			continue;
+		t++;
+		if ((res = add_row(pl, &v)) < 0)
+			return -1;
+		if (!res) {
+			set_live(pl, a, b, SPENT);
+			if (spent(pl, sc, err) < 0)
+				return -2;
+		} else if (r != NONE && record_pair(pl, a, b, r, &v) < 0)
+			return -1;
+		else if (r == NONE)
+			mark(pl, a, b, &v, true);
+	}
+	return pl->mate[a] != NONE;
+}
+
+/* Hosts with the fewest live partners pick first: they are the ones a
+ * perfect matching can least afford to strand (counting sort). */
+static int host_order(struct planner *pl)
+{
+	uint32_t n = pl->n, a, *cnt = calloc(n + 1, sizeof(*cnt)), s = 0, t;
+
+	if (!cnt)
+		return -1;
+	for (a = 0; a < n; a++)
+		cnt[pl->nlive[a]]++;
+	for (a = 0; a <= n; a++) {
+		t = cnt[a];
+		cnt[a] = s;
+		s += t;
+	}
+	for (a = 0; a < n; a++)
+		pl->order[cnt[pl->nlive[a]]++] = a;
+	free(cnt);
+	return 0;
+}
+
+/* ---- searching a region of the round ------------------------------------ */
+
+/* A round that greedy choice leaves short of a perfect matching is
+ * mended region by region: a few free hosts, the probes that hold the
+ * links their pairs would need and the probes of their nearest partners
+ * are taken out, and every matching of those hosts is searched (depth
+ * first, within a node budget) with the rest of the round fixed.  The
+ * best is kept, never worse than what was there.  Link conflicts among
+ * the last free hosts are what the greedy cannot undo; a search over the
+ * whole round found the perfect last round of kary:4,3 (symmetric) that
+ * greedy choice missed. */
+
+#define RMAX 64u		/* hosts in a region */
+#define RMAX_BLOCK 4u		/* probes in the way of one pair, at most */
+#define REGION_NODES 500u	/* search nodes per region */
+#define REGION_IDLE 3u		/* searches in a row without gain: stop */
+#define REGION_TRIES 64u	/* searches per round, at most */
+
+struct region_buf {
+	uint32_t nh, h[RMAX];
+	uint8_t nc[RMAX], c[RMAX][RMAX], first[RMAX]; /* candidate partners */
+	uint32_t loff[RMAX][RMAX];	/* their links in pool */
+	uint8_t lcnt[RMAX][RMAX];
+	uint32_t *pool;
+	size_t plen, pcap;
+	uint32_t best, bm[RMAX], old[RMAX]; /* best matching (mates) */
+	uint64_t nodes;
+	bool stop;
+	uint32_t rot, grow;	/* where free hosts are taken from; growth */
+};
+
+static bool in_region(const struct region_buf *rb, uint32_t x)
+{
+	uint32_t i;
+
+	for (i = 0; i < rb->nh; i++)
+		if (rb->h[i] == x)
+			return true;
+	return false;
+}
+
+/* Add a host, and its partner in the round if it has one. */
+static void region_add(const struct planner *pl, struct region_buf *rb,
+		       uint32_t x)
+{
+	if (rb->nh + 2 > RMAX || in_region(rb, x))
+		return;
+	rb->h[rb->nh++] = x;
+	if (pl->mate[x] != NONE)
+		rb->h[rb->nh++] = pl->mate[x];
+}
+
+/* The probes of the round holding links of v (one host of each), at most
+ * RMAX_BLOCK of them, else 0. */
+static unsigned blockers(const struct planner *pl, const ibf_probe_vec_t *v,
+			 uint32_t *out)
+{
+	unsigned i, j, nb = 0;
+
+	for (i = 0; i < v->nlinks; i++) {
+		uint32_t o = pl->link_busy[v->links[i]];
+
+		if (o == NONE)
+			continue;
+		if (pl->mate[o] < o)
+			o = pl->mate[o];
+		for (j = 0; j < nb && out[j] != o; j++)
+			;
+		if (j < nb)
+			continue;
+		if (nb == RMAX_BLOCK)
+			return 0;
+		out[nb++] = o;
+	}
+	return nb;
+}
+
+/* Room left: the probes of the hosts' nearest outside partners (by index
+ * offset), round robin over the region, so that hosts taken out have
+ * somewhere else to go. */
+static void region_grow(struct planner *pl, struct region_buf *rb)
+{
+	uint32_t n = pl->n, i, k, b, per;
+
+	for (per = 0; per < rb->grow && rb->nh + 2 <= RMAX; per++)
+		for (i = 0; i < rb->nh && rb->nh + 2 <= RMAX; i++) {
+			uint32_t x = rb->h[i], seen = 0;
+
+			for (k = 1; k < n; k++) {
+				b = x + k < n ? x + k : x + k - n;
+				if (*live_at(pl, x, b) == DEAD ||
+				    pl->mate[b] == NONE || in_region(rb, b))
+					continue;
+				if (seen++ < per)
+					continue;
+				region_add(pl, rb, b);
+				break;
+			}
+		}
+}
+
+/* Score the probes in the way of pairs between the nf free hosts. */
+static uint32_t region_scores(struct planner *pl, struct region_buf *rb,
+			      uint32_t nf, uint32_t *cand, uint32_t *score)
+{
+	uint32_t i, j, k, nc = 0, bl[RMAX_BLOCK];
+	unsigned nb, q;
+	ibf_probe_vec_t v;
+	ibf_err_t err;
+
+	for (i = 0; i < nf; i++)
+		for (j = i + 1; j < nf; j++) {
+			if (*live_at(pl, rb->h[i], rb->h[j]) == DEAD ||
+			    pair_vec(pl, rb->h[i], rb->h[j], &v, &err) < 0 ||
+			    !(nb = blockers(pl, &v, bl)))
+				continue;
+			for (q = 0; q < nb; q++) {
+				for (k = 0; k < nc && cand[k] != bl[q]; k++)
+					;
+				if (k == nc) {
+					if (nc == 4 * RMAX)
+						continue;
+					cand[nc] = bl[q];
+					score[nc++] = 0;
+				}
+				/* fewer probes in the way: likelier freed */
+				score[k] += 12 / nb;
+			}
+		}
+	return nc;
+}
+
+/* The free hosts (up to RMAX / 4, from a rotating start), the probes in
+ * the way of most pairs between them, then growth. */
+static void region_pick(struct planner *pl, struct region_buf *rb)
+{
+	uint32_t n = pl->n, i, a, nf = 0, nc;
+	uint32_t cand[4 * RMAX], score[4 * RMAX];
+
+	for (i = 0; i < n && nf < RMAX / 4; i++) {
+		a = (i + rb->rot) % n;
+		if (pl->mate[a] == NONE && pl->nlive[a])
+			rb->h[nf++] = a;
+	}
+	rb->nh = nf;
+	nc = region_scores(pl, rb, nf, cand, score);
+	while (rb->nh + 2 <= RMAX) {
+		uint32_t best = NONE;
+
+		for (i = 0; i < nc; i++)
+			if (score[i] && (best == NONE || score[i] > score[best]))
+				best = i;
+		if (best == NONE)
+			break;
+		score[best] = 0;
+		region_add(pl, rb, cand[best]);
+	}
+	region_grow(pl, rb);
+}
+
+/* Candidate pairs of the region (not DEAD) with their links, traced once
+ * per search. */
+static int region_cands(struct planner *pl, struct region_buf *rb,
+			ibf_err_t *err)
+{
+	uint32_t i, j;
+	ibf_probe_vec_t v;
+
+	rb->plen = 0;
+	memset(rb->nc, 0, sizeof(rb->nc));
+	for (i = 0; i < rb->nh; i++)
+		for (j = i + 1; j < rb->nh; j++) {
+			uint32_t *np;
+
+			if (*live_at(pl, rb->h[i], rb->h[j]) == DEAD)
+				continue;
+			if (pair_vec(pl, rb->h[i], rb->h[j], &v, err) < 0)
+				return -2;
+			np = ibf_array_grow(rb->pool, &rb->pcap,
+					    rb->plen + v.nlinks,
+					    sizeof(*rb->pool));
+			if (!np)
+				return -1;
+			rb->pool = np;
+			memcpy(np + rb->plen, v.links,
+			       v.nlinks * sizeof(*np));
+			rb->loff[i][j] = rb->loff[j][i] = (uint32_t)rb->plen;
+			rb->lcnt[i][j] = rb->lcnt[j][i] = (uint8_t)v.nlinks;
+			rb->plen += v.nlinks;
+			rb->c[i][rb->nc[i]++] = (uint8_t)j;
+			rb->c[j][rb->nc[j]++] = (uint8_t)i;
+		}
+	return 0;
+}
+
+static bool region_fits(const struct planner *pl,
+			const struct region_buf *rb, uint32_t i, uint32_t j)
+{
+	const uint32_t *lk = rb->pool + rb->loff[i][j];
+	unsigned k;
+
+	if (pl->mate[rb->h[i]] != NONE || pl->mate[rb->h[j]] != NONE)
+		return false;
+	for (k = 0; k < rb->lcnt[i][j]; k++)
+		if (pl->link_busy[lk[k]] != NONE)
+			return false;
+	return true;
+}
+
+/* Free region host with the fewest partners that still fit (one with
+ * none at once: it can only stay free); NONE when all are decided. */
+static uint32_t region_next(const struct planner *pl,
+			    const struct region_buf *rb, uint32_t *nfit)
+{
+	uint32_t i, k, best = NONE, bf = UINT32_MAX;
+
+	for (i = 0; i < rb->nh && bf; i++) {
+		uint32_t f = 0;
+
+		if (pl->mate[rb->h[i]] != NONE)
+			continue;
+		for (k = 0; k < rb->nc[i] && f < bf; k++)
+			f += region_fits(pl, rb, i, rb->c[i][k]);
+		if (f < bf) {
+			bf = f;
+			best = i;
+		}
+	}
+	*nfit = bf;
+	return best;
+}
+
+static void region_save(const struct planner *pl, struct region_buf *rb,
+			uint32_t got)
+{
+	uint32_t j;
+
+	rb->best = got;
+	for (j = 0; j < rb->nh; j++) {
+		uint32_t m = pl->mate[rb->h[j]];
+
+		rb->bm[j] = m == rb->h[j] ? NONE : m;
+	}
+	rb->stop = 2 * got + 1 >= rb->nh;	/* nothing better possible */
+}
+
+static int region_dfs(struct planner *pl, struct region_buf *rb,
+		      uint32_t got, ibf_err_t *err);
+
+/* Branch: host i with partner j, then the rest. */
+static int region_try(struct planner *pl, struct region_buf *rb, uint32_t i,
+		      uint32_t j, uint32_t got, ibf_err_t *err)
+{
+	uint32_t a = rb->h[i], b = rb->h[j], rows = pl->ech.nrows;
+	ibf_probe_vec_t v;
+	int res;
+
+	if (pair_vec(pl, a, b, &v, err) < 0)
+		return -2;
+	if ((res = add_row(pl, &v)) <= 0)
+		return res;
+	mark(pl, a, b, &v, true);
+	res = region_dfs(pl, rb, got + 1, err);
+	mark(pl, a, b, &v, false);
+	ibf_probe_ech_truncate(&pl->ech, rows);
+	return res;
+}
+
+/* Matchings of the region: the most constrained host first, its old
+ * partner first; rows added and taken back in stack order; branches that
+ * cannot beat the best are cut. */
+static int region_dfs(struct planner *pl, struct region_buf *rb,
+		      uint32_t got, ibf_err_t *err)
+{
+	uint32_t i, k, nfit, left = 0;
+	int res;
+
+	if (++rb->nodes > REGION_NODES) {
+		rb->stop = true;
+		return 0;
+	}
+	for (i = 0; i < rb->nh; i++)
+		left += pl->mate[rb->h[i]] == NONE;
+	if (got + left / 2 <= rb->best)
+		return 0;
+	i = region_next(pl, rb, &nfit);
+	if (i == NONE || left < 2) {
+		region_save(pl, rb, got);
+		return 0;
+	}
+	for (k = 0; k < rb->nc[i] && nfit && !rb->stop; k++) {
+		uint32_t j = rb->c[i][(k + rb->first[i]) % rb->nc[i]];
+
+		if (region_fits(pl, rb, i, j) &&
+		    (res = region_try(pl, rb, i, j, got, err)) < 0)
+			return res;
+	}
+	if (rb->stop)
+		return 0;
+	pl->mate[rb->h[i]] = rb->h[i];	/* host i stays free */
+	res = region_dfs(pl, rb, got, err);
+	pl->mate[rb->h[i]] = NONE;
+	return res;
+}
+
+/* The round's rows again (some of its probes were taken out): the pairs
+ * that filled earlier rounds' holes meanwhile, then the round's probes; a
+ * subset of an independent set, every one is added. */
+static int round_rows_rebuild(struct planner *pl, ibf_err_t *err)
+{
+	uint32_t a, b, i;
+	ibf_probe_vec_t v;
+
+	ibf_probe_ech_truncate(&pl->ech, pl->round_rows);
+	for (i = pl->round_pairs; i < pl->npairs; i++) {
+		if (pair_vec(pl, pl->pairs[i].a, pl->pairs[i].b, &v, err) < 0)
+			return -2;
+		if (add_row(pl, &v) != 1)
+			return -1;
+	}
+	for (a = 0; a < pl->n; a++) {
+		b = pl->mate[a];
+		if (b == NONE || b < a)
+			continue;
+		if (pair_vec(pl, a, b, &v, err) < 0)
+			return -2;
+		if (add_row(pl, &v) != 1)
+			return -1;
+	}
+	return 0;
+}
+
+/* Put the region's probes (mates m, by region index) into the round. */
+static int region_apply(struct planner *pl, const struct region_buf *rb,
+			const uint32_t *m, ibf_err_t *err)
+{
+	uint32_t j, a, b;
+	ibf_probe_vec_t v;
+
+	for (j = 0; j < rb->nh; j++) {
+		a = rb->h[j];
+		b = m[j];
+		if (b == NONE || b < a)
+			continue;
+		if (pair_vec(pl, a, b, &v, err) < 0)
+			return -2;
+		if (add_row(pl, &v) != 1)
+			return -1;	/* independent in this very state */
+		mark(pl, a, b, &v, true);
+	}
+	return 0;
+}
+
+/* Take the region's probes out, search, keep the best.  1 gained, 0 not,
+ * < 0 error. */
+static int region_search(struct planner *pl, struct region_buf *rb,
+			 ibf_err_t *err)
+{
+	uint32_t j, k, had = 0;
+	ibf_probe_vec_t v;
+	int res;
+
+	for (j = 0; j < rb->nh; j++) {
+		uint32_t a = rb->h[j], b = pl->mate[a];
+
+		rb->old[j] = b;
+		if (b == NONE || b < a)
+			continue;
+		had++;
+		if (pair_vec(pl, a, b, &v, err) < 0)
+			return -2;
+		mark(pl, a, b, &v, false);
+	}
+	if ((res = round_rows_rebuild(pl, err)) < 0 ||
+	    (res = region_cands(pl, rb, err)) < 0)
+		return res;
+	for (j = 0; j < rb->nh; j++) {
+		rb->first[j] = 0;
+		for (k = 0; k < rb->nc[j]; k++)
+			if (rb->h[rb->c[j][k]] == rb->old[j])
+				rb->first[j] = (uint8_t)k;
+	}
+	rb->best = had;
+	rb->nodes = 0;
+	rb->stop = false;
+	memcpy(rb->bm, rb->old, sizeof(rb->old));
+	if ((res = region_dfs(pl, rb, 0, err)) < 0 ||
+	    (res = region_apply(pl, rb, rb->bm, err)) < 0)
+		return res;
+	return rb->best > had;
+}
+
+/* Regions around the free hosts, each from another place and grown more
+ * or less, until REGION_IDLE searches in a row bring nothing. */
+static int regions(struct planner *pl, ibf_err_t *err)
+{
+	struct region_buf *rb = pl->rb;
+	unsigned it, idle = 0;
+	int res;
+
+	if (!rb && !(rb = pl->rb = calloc(1, sizeof(*rb))))
+		return -1;
+	for (it = 0; it < REGION_TRIES && idle < REGION_IDLE; it++) {
+		rb->rot = (uint32_t)ibf_rng_below(&pl->rng, pl->n);
+		rb->grow = 1 + it % 3;
+		region_pick(pl, rb);
+		if (rb->nh < 2)
+			return 0;
+		if ((res = region_search(pl, rb, err)) < 0)
+			return res;
+		idle = res ? 0 : idle + 1;
+	}
+	return 0;
+}
+
+/* ---- rounds ----------------------------------------------------------------- */
+
+/* Room for the round about to be built: its occupancy rows, zeroed. */
+static int open_round(struct planner *pl)
+{
+	uint32_t n = pl->n, np = pl->l->fabric->nports, r = pl->nrounds;
+	void *const arrs[] = { &pl->occ_host, &pl->occ_link, &pl->holes };
+	const size_t sz[] = { n, np, sizeof(*pl->holes) };
+
+	if (ibf_array_grow_par(&pl->rcap, (size_t)r + 1, 3, arrs, sz) < 0)
+		return -1;
+	memset(pl->occ_host + (size_t)r * n, 0, n);
+	memset(pl->occ_link + (size_t)r * np, 0, np);
+	pl->holes[r] = n;
+	for (pl->nholes = 0, r = 0; r < pl->nrounds; r++)
+		pl->nholes += pl->holes[r] >= 2;
+	pl->round_rows = pl->ech.nrows;
+	pl->round_pairs = pl->npairs;
+	return 0;
+}
+
+/* The round's probes go to the plan. */
+static int commit_round(struct planner *pl, ibf_err_t *err)
+{
+	uint32_t n = pl->n, a, b, added = 0;
+	ibf_probe_vec_t v;
+
+	for (a = 0; a < n; a++) {
+		b = pl->mate[a];
+		if (b == NONE || b < a)
+			continue;
+		if (pair_vec(pl, a, b, &v, err) < 0)
+			return -2;
+		if (record_pair(pl, a, b, pl->nrounds, &v) < 0)
+			return -1;
+		added++;
+	}
+	pl->nrounds += added > 0;
+	return 0;
+}
+
+/* One round: a matching of probes that fit together and raise the rank,
+ * greedy first (most constrained hosts first, nearest partners first),
+ * then mended by region searches (a round holds at most n/2 probes, and
+ * perfect rounds are what reaches the lower bound). */
+static int build_round(struct planner *pl, struct scratch *sc,
+		       unsigned tries, ibf_err_t *err)
+{
+	uint32_t n = pl->n, i, a, free_hosts;
+	int res;
+
+	for (a = 0; a < n; a++)
+		pl->mate[a] = NONE;
+	for (a = 0; a < pl->l->fabric->nports; a++)
+		pl->link_busy[a] = NONE;
+	if (open_round(pl) < 0)
+		return -1;
+	pl->fresh = pl->stale = 0;
+	if (host_order(pl) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		a = pl->order[i];
+		if (pl->mate[a] != NONE || !pl->nlive[a])
+			continue;
+		if ((res = match_host(pl, sc, a, tries, err)) < 0)
+			return res;
+		if (res && (res = taken(pl, sc, true, err)) < 0)
+			return res;
+	}
+	/* Mend a round when few hosts that could still be probed are left
+	 * out (a region holds at most RMAX hosts). */
+	for (a = 0, free_hosts = 0; a < n; a++)
+		free_hosts += pl->mate[a] == NONE && pl->nlive[a];
+	if (free_hosts > 1 &&
+	    (free_hosts <= RMAX / 2 || 8 * free_hosts <= n) &&
+	    (res = regions(pl, err)) < 0)
+		return res;
+	return commit_round(pl, err);
+}
+
+static void planner_free(struct planner *pl)
+{
+	free(pl->live);
+	free(pl->nlive);
+	free(pl->pairs);
+	free(pl->pair_round);
+	free(pl->occ_host);
+	free(pl->occ_link);
+	free(pl->holes);
+	free(pl->perm);
+	free(pl->xcol);
+	free(pl->mate);
+	free(pl->link_busy);
+	free(pl->order);
+	if (pl->rb)
+		free(pl->rb->pool);
+	free(pl->rb);
+	ibf_probe_cols_free(&pl->cols);
+	ibf_probe_ech_free(&pl->ech);
+}
+
+static void scratch_free(struct scratch *sc)
+{
+	free(sc->x);
+	free(sc->D);
+	free(sc->sum);
+	free(sc->state);
+	free(sc->stack);
+	free(sc->hx);
+	free(sc->hsw);
+	free(sc->fr);
+}
+
+static int scratch_init(struct scratch *sc, uint32_t ncols, uint32_t n,
+			uint32_t nswitches)
+{
+	uint32_t nsw = nswitches + 1;
+
+	sc->x = malloc(ncols * sizeof(*sc->x) + 1);
+	sc->D = malloc((size_t)n * n * sizeof(*sc->D));
+	sc->sum = malloc(nsw * sizeof(*sc->sum));
+	sc->state = malloc(nsw);
+	sc->stack = malloc(nsw * sizeof(*sc->stack));
+	sc->hx = malloc(n * sizeof(*sc->hx));
+	sc->hsw = malloc(n * sizeof(*sc->hsw));
+	sc->fr = malloc(n * sizeof(*sc->fr));
+	if (!sc->x || !sc->D || !sc->sum || !sc->state || !sc->stack ||
+	    !sc->hx || !sc->hsw || !sc->fr) {
+		scratch_free(sc);
+		return -1;
+	}
+	return 0;
+}
+
 
 /* ---- which pairs are still independent -------------------------------- */
 
@@ -635,6 +1095,24 @@ static void dest_sums(const struct planner *pl, ibf_port_id_t pb,
  * traces it for the message). */
 #define TILE 64u
 
+/* Per source host: its column's share and its leaf switch (NONE when it
+ * is cabled to another host). */
+static void source_shares(const struct planner *pl, const uint32_t *x,
+			  uint32_t *hx, uint32_t *hsw)
+{
+	const ibf_fabric_t *f = pl->l->fabric;
+	uint32_t a;
+
+	for (a = 0; a < pl->n; a++) {
+		ibf_port_id_t pa = pl->h->ports[a];
+		ibf_port_id_t in = f->ports[pa].peer;
+
+		hx[a] = x[pl->cols.port_col[pa]];
+		hsw[a] = ibf_node_is_switch(f, f->ports[in].node) ?
+			 f->switch_index[f->ports[in].node] : NONE;
+	}
+}
+
 static bool route_sums(struct planner *pl, const uint32_t *x, uint32_t *D,
 		       struct scratch *sc, uint32_t *bad_a, uint32_t *bad_b)
 {
@@ -644,16 +1122,7 @@ static bool route_sums(struct planner *pl, const uint32_t *x, uint32_t *D,
 	const ibf_fabric_t *f = pl->l->fabric;
 	uint32_t n = pl->n, a, b;
 
-	/* Per source host: its column's share and its leaf switch (NONE
-	 * when it is cabled to another host). */
-	for (a = 0; a < n; a++) {
-		ibf_port_id_t pa = pl->h->ports[a];
-		ibf_port_id_t in = f->ports[pa].peer;
-
-		hx[a] = x[pl->cols.port_col[pa]];
-		hsw[a] = ibf_node_is_switch(f, f->ports[in].node) ?
-			 f->switch_index[f->ports[in].node] : NONE;
-	}
+	source_shares(pl, x, hx, hsw);
 	for (b = 0; b < n; b++) {
 		ibf_port_id_t pb = pl->h->ports[b];
 		uint32_t *row = D + (size_t)b * n;
@@ -681,26 +1150,36 @@ static bool route_sums(struct planner *pl, const uint32_t *x, uint32_t *D,
 	return true;
 }
 
-/* live[a * n + b] (a < b): pair (a, b) is outside the span of the rows
- * so far, judged with one random null-space vector.  Returns the number
- * of live pairs, or -2 on a broken route. */
+/* sc->x: a random null-space vector by column, host columns at the share
+ * one traversal carries. */
+static void null_vector(struct planner *pl, struct scratch *sc)
+{
+	uint32_t c;
+
+	kernel_vector(&pl->ech, &pl->rng, sc->x);
+	if (pl->perm) {	/* positions back to columns */
+		for (c = 0; c < pl->cols.ncols; c++)
+			pl->xcol[c] = sc->x[pl->perm[c]];
+		memcpy(sc->x, pl->xcol, pl->cols.ncols * sizeof(*sc->x));
+	}
+	/* Along a path each host link carries half its column's unknown
+	 * (directed: the column is a sum of two links). */
+	for (c = 0; c < pl->cols.nhostcols; c++)
+		if (ibf_probe_cols_halved(&pl->cols, c))
+			sc->x[c] = ibf_probe_mulmod(sc->x[c], (P + 1) / 2);
+}
+
+/* Whether each pair is outside the span of the rows so far (LIVE) or not
+ * (DEAD), judged with one random null-space vector, with the hosts' LIVE
+ * partners counted.  Returns the number of LIVE pairs, or -2 on a broken
+ * route. */
 static int64_t find_live(struct planner *pl, struct scratch *sc,
 			 ibf_err_t *err)
 {
 	uint32_t n = pl->n, a, b, a0, b0, ba, bb;
 	int64_t nlive = 0;
 
-	kernel_vector(&pl->ech, &pl->rng, sc->x);
-	if (pl->perm) {	/* positions back to columns */
-		for (a = 0; a < pl->cols.ncols; a++)
-			pl->xcol[a] = sc->x[pl->perm[a]];
-		memcpy(sc->x, pl->xcol, pl->cols.ncols * sizeof(*sc->x));
-	}
-	/* Along a path each host link carries half its column's unknown
-	 * (directed: the column is a sum of two links). */
-	for (a = 0; a < pl->cols.nhostcols; a++)
-		if (ibf_probe_cols_halved(&pl->cols, a))
-			sc->x[a] = mulmod(sc->x[a], (P + 1) / 2);
+	null_vector(pl, sc);
 	if (!route_sums(pl, sc->x, sc->D, sc, &ba, &bb)) {
 		ibf_probe_vec_t v;
 
@@ -711,6 +1190,8 @@ static int64_t find_live(struct planner *pl, struct scratch *sc,
 				    "broken", ba, bb);
 		return -2;
 	}
+	if (pl->nlive)
+		memset(pl->nlive, 0, n * sizeof(*pl->nlive));
 	/* Symmetric sweep in tiles: both D[a][b] and D[b][a] stay cached. */
 	for (a0 = 0; a0 < n; a0 += TILE)
 		for (b0 = a0; b0 < n; b0 += TILE)
@@ -720,115 +1201,146 @@ static int64_t find_live(struct planner *pl, struct scratch *sc,
 					uint32_t s = addmod(
 						sc->D[(size_t)a * n + b],
 						sc->D[(size_t)b * n + a]);
-					bool live = s != 0;
+					uint8_t v = s ? LIVE : DEAD;
 
-					pl->live[(size_t)a * n + b] = live;
-					pl->live[(size_t)b * n + a] = live;
-					nlive += live;
+					set_live(pl, a, b, v);
+					nlive += s != 0;
+					if (pl->nlive && v == LIVE) {
+						pl->nlive[a]++;
+						pl->nlive[b]++;
+					}
 				}
 	return nlive;
 }
 
-/* One pass: a new round is opened; every host takes up to `tries` live
- * partners, in order of offset, each into the first round it fits. */
-static int64_t find_live(struct planner *pl, struct scratch *sc,
-			 ibf_err_t *err);
-
-static int pass(struct planner *pl, struct scratch *sc, unsigned tries,
-		uint32_t *added, ibf_err_t *err)
+/* Within a round: the pairs between hosts still free in it, judged
+ * again; a LIVE one now inside the span becomes SPENT (the round's probes
+ * may still be taken out again).  O(free x (switches + free)) instead of
+ * O(n^2): late in a round few hosts are free.  Routes were all checked by
+ * find_live() at the round's start. */
+static void judge_free(struct planner *pl, struct scratch *sc)
 {
-	uint32_t n = pl->n, a, k, fresh = 0;
+	uint32_t n = pl->n, nf = 0, i, j, a, b;
+	uint32_t *F = sc->fr, *Dc = sc->D;
 
-	if (new_round(pl) < 0)
-		return -1;
-	*added = 0;
-	for (a = 0; a < n; a++) {
-		unsigned t = 0;
+	for (a = 0; a < n; a++)
+		if (pl->mate[a] == NONE)
+			F[nf++] = a;
+	null_vector(pl, sc);
+	source_shares(pl, sc->x, sc->hx, sc->hsw);
+	for (j = 0; j < nf; j++) {
+		b = F[j];
+		dest_sums(pl, pl->h->ports[b], sc->x, sc->sum, sc->state,
+			  sc->stack);
+		for (i = 0; i < nf; i++) {
+			uint32_t s = sc->hsw[F[i]];
 
-		for (k = 1; k < n && t < tries; k++) {
-			uint32_t b = (a + k) % n;
-			int res;
-
-			if (!pl->live[(size_t)a * n + b])
-				continue;
-			t++;
-			res = try_pair(pl, NONE, a, b, err);
-			if (res < 0)
-				return res;
-			*added += res == 1;
-			/* Pairs added since the live set was judged make
-			 * more and more of it dependent: judge it again
-			 * (O(n^2)) rather than eliminate in vain. */
-			if (res == 1 && ++fresh >= n / 4 + 1) {
-				int64_t nl = find_live(pl, sc, err);
-
-				if (nl < 0)
-					return (int)nl;
-				fresh = 0;
-			}
+			Dc[(size_t)j * nf + i] = s != NONE && sc->state[s] == 2 ?
+				addmod(sc->hx[F[i]], sc->sum[s]) : sc->hx[F[i]];
 		}
 	}
-	if (!pl->round_used[pl->nrounds - 1]) {
-		pl->nrounds--;
-		free(pl->host_busy[pl->nrounds]);
-		free(pl->link_busy[pl->nrounds]);
+	for (i = 0; i < nf; i++)
+		for (j = i + 1; j < nf; j++) {
+			uint8_t *l = live_at(pl, F[i], F[j]);
+
+			if (*l == LIVE &&
+			    !addmod(Dc[(size_t)j * nf + i],
+				    Dc[(size_t)i * nf + j]))
+				set_live(pl, F[i], F[j], SPENT);
+		}
+}
+
+/* ---- packing the tail ------------------------------------------------------- */
+
+static void occ_set(struct planner *pl, uint32_t r, uint32_t a, uint32_t b,
+		    const ibf_probe_vec_t *v, uint8_t on)
+{
+	uint8_t *lb = pl->occ_link + (size_t)r * pl->l->fabric->nports;
+	unsigned i;
+
+	pl->occ_host[(size_t)r * pl->n + a] = on;
+	pl->occ_host[(size_t)r * pl->n + b] = on;
+	for (i = 0; i < v->nlinks; i++)
+		lb[v->links[i]] = on;
+	pl->holes[r] += on ? -2 : 2;
+}
+
+/* The pairs are fixed; each, the last taken first, moves to the earliest
+ * round with room for it, so that short tail rounds empty. */
+static int repack(struct planner *pl, ibf_err_t *err)
+{
+	ibf_probe_vec_t v;
+	uint32_t i, r;
+
+	for (i = pl->npairs; i-- > 0;) {
+		uint32_t a = pl->pairs[i].a, b = pl->pairs[i].b;
+
+		if (pair_vec(pl, a, b, &v, err) < 0)
+			return -2;
+		r = hole_for(pl, a, b, &v, pl->pair_round[i]);
+		if (r == NONE)
+			continue;
+		occ_set(pl, pl->pair_round[i], a, b, &v, 0);
+		occ_set(pl, r, a, b, &v, 1);
+		pl->pair_round[i] = r;
 	}
 	return 0;
 }
 
-static void planner_free(struct planner *pl)
+/* The first strategy, cheap and good where rounds have room to spare: a
+ * pass opens a round, and every host in index order takes up to `tries`
+ * LIVE partners, each into the first round with room for it, if it raises
+ * the rank.  Rounds come out as many as the busiest host has pairs. */
+static int pass(struct planner *pl, struct scratch *sc, unsigned tries,
+		ibf_err_t *err)
 {
-	uint32_t r;
+	uint32_t n = pl->n, a, k, b, r;
+	ibf_probe_vec_t v;
+	unsigned t;
+	int res;
 
-	for (r = 0; r < pl->nrounds; r++) {
-		free(pl->host_busy[r]);
-		free(pl->link_busy[r]);
-	}
-	free(pl->host_busy);
-	free(pl->link_busy);
-	free(pl->round_used);
-	free(pl->live);
-	free(pl->pairs);
-	free(pl->pair_round);
-	free(pl->perm);
-	free(pl->xcol);
-	ibf_probe_cols_free(&pl->cols);
-	ibf_probe_ech_free(&pl->ech);
+	if (open_round(pl) < 0)
+		return -1;
+	pl->fresh = pl->stale = 0;
+	for (a = 0; a < n; a++)
+		for (k = 1, t = 0; k < n && t < tries; k++) {
+			b = a + k < n ? a + k : a + k - n;
+			if (*live_at(pl, a, b) != LIVE)
+				continue;
+			t++;
+			if (pair_vec(pl, a, b, &v, err) < 0)
+				return -2;
+			r = hole_for(pl, a, b, &v, pl->nrounds + 1);
+			if (r == NONE)
+				continue;
+			if ((res = add_row(pl, &v)) < 0)
+				return -1;
+			if (!res) {
+				set_live(pl, a, b, DEAD);
+				continue;
+			}
+			if (record_pair(pl, a, b, r, &v) < 0)
+				return -1;
+			if ((res = taken(pl, sc, false, err)) < 0)
+				return res;
+		}
+	pl->nrounds += pl->holes[pl->nrounds] < n;
+	return 0;
 }
 
-static void scratch_free(struct scratch *sc)
+/* Rounds until two independent random null-space vectors find no live
+ * pair (the chance that an independent pair is left is below 2^-60);
+ * then the tail is packed into earlier rounds where it fits. */
+static int run_planner(struct planner *pl, unsigned tries, bool perfect,
+		       uint32_t limit, ibf_err_t *err)
 {
-	free(sc->x);
-	free(sc->D);
-	free(sc->sum);
-	free(sc->state);
-	free(sc->stack);
-	free(sc->hx);
-	free(sc->hsw);
-}
-
-/* Passes until two independent random null-space vectors find no live
- * pair: the chance that an independent pair is left is below 2^-60. */
-static int run_planner(struct planner *pl, unsigned tries, ibf_err_t *err)
-{
-	const ibf_fabric_t *f = pl->l->fabric;
-	uint32_t n = pl->n, added, nsw = f->nswitches + 1;
 	struct scratch sc;
 	unsigned clean = 0;
 	int res = 0;
 
-	sc.x = malloc(pl->cols.ncols * sizeof(*sc.x) + 1);
-	sc.D = malloc((size_t)n * n * sizeof(*sc.D));
-	sc.sum = malloc(nsw * sizeof(*sc.sum));
-	sc.state = malloc(nsw);
-	sc.stack = malloc(nsw * sizeof(*sc.stack));
-	sc.hx = malloc(n * sizeof(*sc.hx));
-	sc.hsw = malloc(n * sizeof(*sc.hsw));
-	if (!sc.x || !sc.D || !sc.sum || !sc.state || !sc.stack || !sc.hx ||
-	    !sc.hsw) {
-		scratch_free(&sc);
+	if (scratch_init(&sc, pl->cols.ncols, pl->n,
+			 pl->l->fabric->nswitches) < 0)
 		return -1;
-	}
 	while (clean < 2) {
 		int64_t nlive = find_live(pl, &sc, err);
 
@@ -841,12 +1353,17 @@ static int run_planner(struct planner *pl, unsigned tries, ibf_err_t *err)
 			continue;
 		}
 		clean = 0;
-		res = pass(pl, &sc, tries, &added, err);
+		if (limit && pl->nrounds + 1 >= limit) {
+			res = 1;	/* cannot beat the plan it is to beat */
+			break;
+		}
+		res = perfect ? build_round(pl, &sc, tries, err) :
+				pass(pl, &sc, tries, err);
 		if (res < 0)
 			break;
 	}
 	scratch_free(&sc);
-	return res;
+	return res ? res : repack(pl, err);
 }
 
 /* Elimination order.  Columns are eliminated by level, top first: a link
@@ -926,30 +1443,32 @@ static int make_order(struct planner *pl)
 	return 0;
 }
 
+/* Pairs sorted by round (counting sort), empty rounds dropped. */
 static ibf_status_t export_plan(struct planner *pl, ibf_probe_plan_t *out)
 {
-	uint32_t i, r, *fill;
+	uint32_t *cnt = calloc(pl->nrounds + 1, sizeof(*cnt)), i, r, nr = 0;
 
 	out->nhosts = pl->n;
 	out->npairs = out->rank = pl->npairs;
-	out->nrounds = pl->nrounds;
 	out->pairs = malloc((pl->npairs + 1) * sizeof(*out->pairs));
 	out->round_start = calloc(pl->nrounds + 1,
 				  sizeof(*out->round_start));
-	fill = calloc(pl->nrounds + 1, sizeof(*fill));
-	if (!out->pairs || !out->round_start || !fill) {
-		free(fill);
+	if (!out->pairs || !out->round_start || !cnt) {
+		free(cnt);
 		return IBF_ERR_NOMEM;
 	}
 	for (i = 0; i < pl->npairs; i++)
-		out->round_start[pl->pair_round[i] + 1]++;
+		cnt[pl->pair_round[i]]++;
 	for (r = 0; r < pl->nrounds; r++)
-		out->round_start[r + 1] += out->round_start[r];
-	for (i = 0; i < pl->npairs; i++) {
-		r = pl->pair_round[i];
-		out->pairs[out->round_start[r] + fill[r]++] = pl->pairs[i];
-	}
-	free(fill);
+		if (cnt[r]) {
+			out->round_start[nr + 1] = out->round_start[nr] +
+						   cnt[r];
+			cnt[r] = out->round_start[nr++];
+		}
+	for (i = 0; i < pl->npairs; i++)
+		out->pairs[cnt[pl->pair_round[i]]++] = pl->pairs[i];
+	free(cnt);
+	out->nrounds = nr;
 	out->lower_bound = pl->n >= 2 ?
 		(pl->npairs + pl->n / 2 - 1) / (pl->n / 2) : 0;
 	out->tested = pl->tested;
@@ -967,22 +1486,19 @@ static uint32_t count_links(const ibf_probe_cols_t *c, const ibf_fabric_t *f)
 	return c->model == IBF_PROBE_SYMMETRIC ? n / 2 : n;
 }
 
-ibf_status_t ibf_probe_plan(const ibf_lfts_t *l, const ibf_hostlist_t *h,
-			    const ibf_probe_opts_t *o, ibf_probe_plan_t *out,
-			    ibf_err_t *err)
+/* One plan by one strategy (perfect: round by round; else passes).  With
+ * a limit, planning stops once limit - 1 rounds are full and pairs are
+ * left: it would need limit rounds at least (*beaten set, out empty). */
+static ibf_status_t plan_once(const ibf_lfts_t *l, const ibf_hostlist_t *h,
+			      ibf_probe_model_t model, unsigned tries,
+			      bool perfect, uint32_t limit, bool *beaten,
+			      ibf_probe_plan_t *out, ibf_err_t *err)
 {
 	struct planner pl;
-	struct timespec t0, t1;
-	unsigned tries = o && o->tries ? o->tries : 64;
-	ibf_probe_model_t model = o ? o->model : IBF_PROBE_DIRECTED;
 	ibf_status_t st;
 	int res;
 
 	memset(out, 0, sizeof(*out));
-	if (h->n < 2)
-		return ibf_err_set(err, IBF_ERR_INVALID,
-				   "probe planning needs at least 2 hosts");
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(&pl, 0, sizeof(pl));
 	pl.l = l;
 	pl.h = h;
@@ -992,15 +1508,24 @@ ibf_status_t ibf_probe_plan(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 		return st;
 	pl.rng.s = 0x9e3779b97f4a7c15ull;
 	pl.live = calloc((size_t)pl.n * pl.n, 1);
-	if (!pl.live || ibf_probe_ech_init(&pl.ech, pl.cols.ncols) != IBF_OK) {
+	pl.nlive = calloc(pl.n, sizeof(*pl.nlive));
+	pl.mate = malloc(pl.n * sizeof(*pl.mate));
+	pl.order = malloc(pl.n * sizeof(*pl.order));
+	pl.link_busy = malloc((l->fabric->nports + 1) *
+			      sizeof(*pl.link_busy));
+	if (!pl.live || !pl.nlive || !pl.mate || !pl.order || !pl.link_busy ||
+	    ibf_probe_ech_init(&pl.ech, pl.cols.ncols) != IBF_OK ||
+	    make_order(&pl) < 0) {
 		planner_free(&pl);
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
 	}
-	if (make_order(&pl) < 0) {
+	res = run_planner(&pl, tries, perfect, limit, err);
+	*beaten = res == 1;
+	if (res == 1) {
+		out->tested = pl.tested;
 		planner_free(&pl);
-		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+		return IBF_OK;
 	}
-	res = run_planner(&pl, tries, err);
 	if (res == -2) {
 		planner_free(&pl);
 		return err ? err->status : IBF_ERR_INVALID;
@@ -1013,6 +1538,60 @@ ibf_status_t ibf_probe_plan(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 	out->nlinks = count_links(&pl.cols, l->fabric);
 	out->model = model;
 	planner_free(&pl);
+	return IBF_OK;
+}
+
+ibf_status_t ibf_probe_plan_by(const ibf_lfts_t *l, const ibf_hostlist_t *h,
+			       const ibf_probe_opts_t *o, bool perfect,
+			       ibf_probe_plan_t *out, ibf_err_t *err)
+{
+	bool beaten;
+
+	if (h->n < 2)
+		return ibf_err_set(err, IBF_ERR_INVALID,
+				   "probe planning needs at least 2 hosts");
+	return plan_once(l, h, o ? o->model : IBF_PROBE_DIRECTED,
+			 o && o->tries ? o->tries : 64, perfect, 0, &beaten,
+			 out, err);
+}
+
+/* Passes first; where they miss the lower bound, perfect rounds, and the
+ * plan with fewer rounds is kept (both are maximal independent sets of
+ * the same rank). */
+ibf_status_t ibf_probe_plan(const ibf_lfts_t *l, const ibf_hostlist_t *h,
+			    const ibf_probe_opts_t *o, ibf_probe_plan_t *out,
+			    ibf_err_t *err)
+{
+	struct timespec t0, t1;
+	unsigned tries = o && o->tries ? o->tries : 64;
+	ibf_probe_model_t model = o ? o->model : IBF_PROBE_DIRECTED;
+	ibf_probe_plan_t alt;
+	ibf_status_t st;
+	bool beaten;
+
+	memset(out, 0, sizeof(*out));
+	if (h->n < 2)
+		return ibf_err_set(err, IBF_ERR_INVALID,
+				   "probe planning needs at least 2 hosts");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if ((st = plan_once(l, h, model, tries, false, 0, &beaten, out,
+			    err)) != IBF_OK)
+		return st;
+	if (out->nrounds > out->lower_bound) {
+		if ((st = plan_once(l, h, model, tries, true, out->nrounds,
+				    &beaten, &alt, err)) != IBF_OK) {
+			ibf_probe_plan_free(out);
+			return st;
+		}
+		alt.tested += out->tested;
+		if (!beaten && alt.nrounds < out->nrounds) {
+			ibf_probe_plan_free(out);
+			*out = alt;
+		} else {
+			out->tested = alt.tested;
+			ibf_probe_plan_free(&alt);
+		}
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	out->time_s = (double)(t1.tv_sec - t0.tv_sec) +
 		      (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
@@ -1035,7 +1614,7 @@ ibf_status_t ibf_probe_outside_span(const ibf_lfts_t *l,
 {
 	struct planner pl;
 	struct scratch sc;
-	uint32_t n = h->n, nsw = l->fabric->nswitches + 1;
+	uint32_t n = h->n;
 	ibf_status_t st = IBF_OK;
 	size_t i;
 	int k;
@@ -1047,17 +1626,11 @@ ibf_status_t ibf_probe_outside_span(const ibf_lfts_t *l,
 	pl.cols = *c;
 	pl.ech = *e;
 	pl.rng.s = 0x2545f4914f6cdd1dull;
-	pl.live = calloc((size_t)n * n, 1);
-	sc.x = malloc(c->ncols * sizeof(*sc.x) + 1);
-	sc.D = malloc((size_t)n * n * sizeof(*sc.D));
-	sc.sum = malloc(nsw * sizeof(*sc.sum));
-	sc.state = malloc(nsw);
-	sc.stack = malloc(nsw * sizeof(*sc.stack));
-	sc.hx = malloc(n * sizeof(*sc.hx));
-	sc.hsw = malloc(n * sizeof(*sc.hsw));
 	memset(live, 0, (size_t)n * n);
-	if (!pl.live || !sc.x || !sc.D || !sc.sum || !sc.state || !sc.stack ||
-	    !sc.hx || !sc.hsw)
+	if (scratch_init(&sc, c->ncols, n, l->fabric->nswitches) < 0)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	pl.live = calloc((size_t)n * n, 1);
+	if (!pl.live)
 		st = ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
 	/* Two random null-space vectors: a pair in the span passes both. */
 	for (k = 0; st == IBF_OK && k < 2; k++) {

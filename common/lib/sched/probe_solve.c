@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "sched/probe_internal.h"
 
 /* ---- sparse rows in double precision -------------------------------------- */
@@ -26,13 +27,16 @@ struct drows {
 	double *eval;
 	double *rhs;
 	uint32_t n;
-	uint64_t elen, ecap;
+	uint64_t elen;
+	size_t ecap;
 };
 
 static int drows_push(struct drows *d, const uint32_t *cols,
 		      const double *vals, uint32_t len, double rhs,
 		      uint32_t maxrows)
 {
+	void *const ents[] = { &d->ecol, &d->eval };
+	const size_t esz[] = { sizeof(*d->ecol), sizeof(*d->eval) };
 	uint32_t k;
 
 	if (!d->off) {
@@ -42,23 +46,8 @@ static int drows_push(struct drows *d, const uint32_t *cols,
 		if (!d->off || !d->len || !d->rhs)
 			return -1;
 	}
-	if (d->elen + len > d->ecap) {
-		uint64_t cap = d->ecap ? d->ecap : 4096;
-		uint32_t *nc;
-		double *nv;
-
-		while (cap < d->elen + len)
-			cap *= 2;
-		nc = realloc(d->ecol, cap * sizeof(*nc));
-		if (nc)
-			d->ecol = nc;
-		nv = realloc(d->eval, cap * sizeof(*nv));
-		if (nv)
-			d->eval = nv;
-		if (!nc || !nv)
-			return -1;
-		d->ecap = cap;
-	}
+	if (ibf_array_grow_par(&d->ecap, d->elen + len, 2, ents, esz) < 0)
+		return -1;
 	d->off[d->n] = d->elen;
 	d->len[d->n] = len;
 	d->rhs[d->n] = rhs;
