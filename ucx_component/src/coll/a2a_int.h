@@ -71,7 +71,7 @@ static inline void *ibf_ucxi_rblock(const ibf_ucxi_blocks_t *b, uint32_t p,
 }
 
 /* ALLTOALL_GAIN=auto by transport (docs/ucx-alltoall.md, "auto") */
-#define IBF_UCXI_GAIN_TCP 1.6
+#define IBF_UCXI_GAIN_TCP 1.25
 #define IBF_UCXI_GAIN_RDMA 1.0
 
 struct ibf_ucxi_a2a {

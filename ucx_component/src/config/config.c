@@ -398,7 +398,7 @@ static ucs_config_field_t ibf_ucx_config_table[] = {
 	  "robin (round robin's frames over the liquid bound, for the\n"
 	  "participants' routed paths) before it replaces the caller's own\n"
 	  "algorithm; below it the first call declines and the caller's\n"
-	  "algorithm runs from then on.  auto: 1.6 where the data goes over\n"
+	  "algorithm runs from then on.  auto: 1.25 where the data goes over\n"
 	  "TCP (which shares links fairly among the caller's all-at-once\n"
 	  "transfers), 1 over RDMA (whose credit flow control does not);\n"
 	  "docs/ucx-alltoall.md has the measurements.  0: always liquid.",
