@@ -4,7 +4,8 @@
 # the default) keeps the schedule's one guarantee: no two transfers on a
 # directed link at once.  On three fabrics (a fat tree with D-mod-K, a
 # Dragonfly and a random Jellyfish with min-hop), ranks mapped to a random
-# subset of the hosts in random order (and once two per host), ibflow-a2a-check runs
+# subset of the hosts in random order (once two per host, once blocks
+# cut into pieces), ibflow-a2a-check runs
 # MPI_Alltoall(v) through libibflow_mpi (and once through coll/ibflow)
 # with UCX_IBFLOW_ALLTOALL_TRACE: the results must be byte-identical to
 # the MPI library's, and tests/a2a_trace_judge.py, which walks the LFTs
@@ -106,6 +107,9 @@ case_run fattree xgft:2:4,2:1,2 dmodk 8 -x LD_PRELOAD="$MPILIB"
 case_run dragonfly dragonfly:2,1,1 minhop 6 -x LD_PRELOAD="$MPILIB"
 case_run jellyfish "jellyfish:6,3,2:$((SEED % 1000))" minhop 7 -x LD_PRELOAD="$MPILIB"
 case_run shared xgft:2:4,2:1,2 dmodk 8/2 -x LD_PRELOAD="$MPILIB"
+# blocks cut into 48 KiB pieces, each a run of the schedule
+case_run segments dragonfly:2,1,1 minhop 6 -x LD_PRELOAD="$MPILIB" \
+	-x UCX_IBFLOW_ALLTOALL_SEGMENT=49152
 if [ -f "$COLL" ] && t_need ompi_info; then
 	cpath="$(dirname "$COLL"):$(ompi_info --path pkglibdir | sed 's/.*: *//')"
 	case_run coll xgft:2:4,2:1,2 dmodk 6 --mca mca_base_component_path "$cpath"

@@ -228,6 +228,57 @@ static ibf_ucx_status_t auto_check(ibf_ucx_t *u, ibf_ucx_err_t *err)
 			       rdma ? "RDMA" : "TCP", IBF_UCX_VAR_PREFIX);
 }
 
+/* Segment k of an alltoall's blocks (bytes k * seg .. of each block) as
+ * an alltoallv view: counts and displacements per peer. */
+static void segment_view(const ibf_ucxi_blocks_t *b, uint32_t n, size_t seg,
+			 uint32_t k, size_t *sc, size_t *sd,
+			 ibf_ucxi_blocks_t *v)
+{
+	size_t from = (size_t)k * seg;
+	size_t len = b->block - from < seg ? b->block - from : seg;
+
+	for (uint32_t p = 0; p < n; p++) {
+		sc[p] = len;
+		sd[p] = (size_t)p * b->block + from;
+	}
+	*v = (ibf_ucxi_blocks_t){ .sbuf = b->sbuf, .rbuf = b->rbuf,
+				  .sc = sc, .sd = sd, .rc = sc, .rd = sd };
+}
+
+/* Links progression, blocks cut into ALLTOALL_SEGMENT-byte pieces: each
+ * piece is one run of the schedule, kept apart from the previous one on
+ * every link like consecutive calls, so a slow transfer holds back a
+ * piece's worth of its successors instead of a block's.  alltoall only:
+ * the number of pieces must be the same on every rank. */
+static ibf_ucx_status_t run_links_segmented(ibf_ucx_t *u,
+					    const ibf_ucxi_blocks_t *b,
+					    ibf_ucx_err_t *err)
+{
+	struct ibf_ucxi_a2a *a = u->a2a;
+	size_t seg = u->cfg->v.alltoall_segment, *sc, *sd;
+	uint32_t n = u->size, nseg = 1, k;
+	ibf_ucxi_blocks_t v;
+	ibf_ucx_status_t st = IBF_UCX_OK;
+
+	if (!b->sc && seg && b->block > seg)
+		nseg = (uint32_t)((b->block + seg - 1) / seg);
+	if (nseg == 1)
+		return ibf_ucxi_a2a_run_links(u, &a->sched, b, ++u->seq,
+					      a->nlinks_calls++, err);
+	sc = malloc(2 * ((size_t)n + 1) * sizeof(*sc));
+	if (!sc)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
+				       "all-to-all: out of memory");
+	sd = sc + n + 1;
+	for (k = 0; k < nseg && st == IBF_UCX_OK; k++) {
+		segment_view(b, n, seg, k, sc, sd, &v);
+		st = ibf_ucxi_a2a_run_links(u, &a->sched, &v, ++u->seq,
+					    a->nlinks_calls++, err);
+	}
+	free(sc);
+	return st;
+}
+
 static ibf_ucx_status_t run_liquid(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 				   bool by_auto, ibf_ucx_err_t *err)
 {
@@ -254,14 +305,14 @@ static ibf_ucx_status_t run_liquid(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 		if (st != IBF_UCX_OK)
 			return st;
 	}
-	seq = ++u->seq;
 	copy_self(u, b);
-	if (sync == IBF_UCX_A2A_SYNC_LINKS)
-		st = ibf_ucxi_a2a_run_links(u, &a->sched, b, seq,
-					    a->nlinks_calls++, err);
-	else
+	if (sync == IBF_UCX_A2A_SYNC_LINKS) {
+		st = run_links_segmented(u, b, err);
+	} else {
+		seq = ++u->seq;
 		st = run_frames(u, b, seq, sync == IBF_UCX_A2A_SYNC_BARRIER,
 				err);
+	}
 	if (st != IBF_UCX_OK) {
 		ibf_ucx_err_prefix(err, "all-to-all (liquid): ");
 		return st;

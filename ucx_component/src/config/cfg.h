@@ -68,6 +68,7 @@ typedef struct ibf_ucx_cfg {
 	double alltoall_gain;            /* auto: least rr / liquid frames;
 					    < 0: by transport */
 	char *alltoall_trace;            /* file prefix or "" */
+	unsigned alltoall_segment;       /* bytes, 0: whole blocks */
 	int ctl_lane;                    /* ucs bool */
 	unsigned ctl_sl;                 /* UINT_MAX: UCX's */
 	unsigned ctl_tclass;             /* UINT_MAX: UCX's */

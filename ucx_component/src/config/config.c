@@ -405,6 +405,14 @@ static ucs_config_field_t ibf_ucx_config_table[] = {
 	  ucs_offsetof(ibf_ucx_cfg_t, alltoall_gain),
 	  IBF_UCX_CFG_RATIO_AUTO(range_gain) },
 
+	{ "ALLTOALL_SEGMENT", "0",
+	  "ALLTOALL_SYNC=links, alltoall: cut blocks larger than this many\n"
+	  "bytes into pieces, each one run of the schedule (a slow transfer\n"
+	  "then holds back a piece's worth of its successors, not a block's);\n"
+	  "0: whole blocks.",
+	  ucs_offsetof(ibf_ucx_cfg_t, alltoall_segment),
+	  IBF_UCX_CFG_UINT(range_a2a_thresh) },
+
 	{ "ALLTOALL_TRACE", "",
 	  "File prefix: every liquid all-to-all appends, per process to\n"
 	  "PREFIX.RANK, a line per transfer it sent or received (call, source,\n"
