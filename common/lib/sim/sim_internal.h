@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * The packet-level simulator's state (private).  Flat arrays indexed by
+ * port id (a directed link is its egress port; a receive buffer is an
+ * input port and a VL), packets and messages by integer id.
+ */
+#ifndef IBF_SIM_INTERNAL_H
+#define IBF_SIM_INTERNAL_H
+
+#include <ibflow/sim.h>
+
+#define SIM_NONE UINT32_MAX
+
+typedef int64_t sim_ps_t;   /* simulated time, picoseconds */
+
+/* ---- events (sim_events.c) ------------------------------------------------
+ * Events a fixed latency ahead (arrivals, credits, deliveries: now + L)
+ * come in time order, so they wait in a FIFO; the others (ends of
+ * transmissions, timed starts) in a binary heap.  The earlier of the two
+ * heads is next, ties broken by the order of scheduling. */
+enum sim_ev_type {
+	SIM_EV_ARRIVE = 1,   /* a: packet; its head reaches a switch */
+	SIM_EV_CREDIT,       /* a: egress port, b: vl << 8 | blocks */
+	SIM_EV_DELIVER,      /* a: packet; its tail reached the HCA */
+	SIM_EV_TXDONE,       /* a: egress port; its tail left */
+	SIM_EV_START,        /* a: message; its start time */
+};
+
+typedef struct sim_ev {
+	sim_ps_t t;
+	uint64_t seq;
+	uint32_t type, a, b;
+} sim_ev_t;
+
+typedef struct sim_evq {
+	sim_ev_t *heap;
+	size_t nheap, heap_cap;
+	sim_ev_t *ring;      /* FIFO of events in time order */
+	size_t head, count, ring_cap;  /* ring_cap: a power of two */
+	uint64_t seq;
+} sim_evq_t;
+
+int sim_evq_init(sim_evq_t *q);
+void sim_evq_free(sim_evq_t *q);
+int sim_evq_push_heap(sim_evq_t *q, sim_ps_t t, uint32_t type, uint32_t a);
+int sim_evq_push_fifo(sim_evq_t *q, sim_ps_t t, uint32_t type, uint32_t a,
+		      uint32_t b);
+/* Pop the next event into *ev; false when none is left. */
+bool sim_evq_pop(sim_evq_t *q, sim_ev_t *ev);
+
+/* ---- messages and packets -------------------------------------------------*/
+
+typedef struct sim_msg {
+	ibf_port_id_t src, dst;
+	uint64_t bytes, bytes_done, bytes_at_first;
+	uint32_t npkts, sent, delivered;
+	uint32_t npred_left;
+	uint32_t next_pending;   /* FIFO of ready messages of a host */
+	uint16_t base_lid;
+	uint8_t lid_mask;        /* LID offsets used: packet i & mask */
+	uint8_t kind;            /* ibf_sim_kind_t (LOCAL when src == dst) */
+	bool done;
+	sim_ps_t start_ps, ready_ps, first_ps, end_ps;
+} sim_msg_t;
+
+typedef struct sim_pkt {
+	uint32_t msg;
+	uint32_t next;       /* next in its buffer's FIFO, or the free list */
+	ibf_port_id_t at;    /* input port whose buffer holds it */
+	ibf_port_id_t out;   /* egress port the LFT gives at that switch */
+	uint32_t payload;
+	uint16_t wire;       /* bytes on the wire: payload + headers */
+	uint16_t dlid;
+	uint8_t vl, blocks;
+	sim_ps_t tail_ps;    /* its tail arrives at `at` */
+} sim_pkt_t;
+
+/* One host: its messages being injected and those waiting for the
+ * window. */
+typedef struct sim_host {
+	uint32_t *active;    /* messages with packets left, round robin */
+	uint32_t nactive, active_cap, rr;
+	uint32_t pend_head, pend_tail;
+	uint32_t in_flight;
+} sim_host_t;
+
+struct ibf_sim {
+	const ibf_fabric_t *fabric;
+	const ibf_lfts_t *lfts;
+	ibf_sim_opts_t o;
+	unsigned nvl;            /* VLs simulated */
+	unsigned max_blocks;     /* credits of one buffer */
+	sim_ps_t lat_ps;
+
+	sim_msg_t *msg;
+	uint32_t nmsg, msg_cap;
+	uint32_t (*dep)[2];      /* (before, after) as added */
+	size_t ndep, dep_cap;
+	uint32_t *succ_off, *succ;   /* CSR built by run */
+	bool ran;
+
+	/* per port */
+	double *ps_per_byte;
+	uint8_t *busy, *in_busy;
+	uint32_t *cur_pkt, *cur_in, *rr, *nwant;
+	int32_t *credits;        /* [port * nvl + vl] */
+	uint32_t *buf_head, *buf_tail;  /* [port * nvl + vl] */
+	uint64_t *link_bytes;
+	sim_ps_t *busy_ps, *blocked_ps, *blocked_since;
+
+	sim_host_t *host;        /* [nendpoints] */
+
+	sim_pkt_t *pkt;
+	uint32_t npkt, pkt_cap, pkt_free;
+
+	sim_evq_t evq;
+	sim_ps_t now;
+	uint32_t *stack;         /* completions to propagate */
+	uint32_t nstack, stack_cap;
+	sim_ps_t first_done_ps;  /* -1 until a data message completes */
+	uint64_t events, packets, hops;
+	bool failed;             /* out of memory or a broken route */
+	ibf_err_t err;
+};
+
+static inline bool sim_is_local(const sim_msg_t *m)
+{
+	return m->kind == IBF_SIM_LOCAL;
+}
+
+/* ---- report helpers (sim_report.c) --------------------------------------- */
+
+/* Fill res after the loop: messages, links, the credit loop if any. */
+ibf_status_t sim_collect(ibf_sim_t *s, ibf_sim_result_t *res,
+			 ibf_err_t *err);
+
+/* Payload rate of egress port p in Gb/s (link rate x MTU share). */
+double sim_payload_gbps(const ibf_sim_t *s, ibf_port_id_t p);
+
+#endif

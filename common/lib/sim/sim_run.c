@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * The simulator's event loop: injection, arbitration, forwarding, credits,
+ * delivery, message dependencies.
+ *
+ * A packet hop is three events: its head arriving at the next switch
+ * (ARRIVE, one link latency after it started), the end of its
+ * transmission (TXDONE: the output and the input it came from are free
+ * again) and its credits coming back to the upstream sender (CREDIT, one
+ * latency after its tail left the buffer).  Cut-through: a packet may
+ * start on the next link as soon as its head is in, but its transmission
+ * cannot end before its tail has arrived.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/array.h"
+#include "sim_internal.h"
+
+static void fail_nomem(ibf_sim_t *s)
+{
+	if (!s->failed)
+		ibf_err_set(&s->err, IBF_ERR_NOMEM, "out of memory");
+	s->failed = true;
+}
+
+static void push_fifo(ibf_sim_t *s, uint32_t type, uint32_t a, uint32_t b)
+{
+	if (sim_evq_push_fifo(&s->evq, s->now + s->lat_ps, type, a, b))
+		fail_nomem(s);
+}
+
+static void push_heap(ibf_sim_t *s, sim_ps_t t, uint32_t type, uint32_t a)
+{
+	if (sim_evq_push_heap(&s->evq, t, type, a))
+		fail_nomem(s);
+}
+
+/* ---- packets ------------------------------------------------------------- */
+
+static uint32_t pkt_alloc(ibf_sim_t *s)
+{
+	sim_pkt_t *p;
+	uint32_t k;
+
+	if (s->pkt_free != SIM_NONE) {
+		k = s->pkt_free;
+		s->pkt_free = s->pkt[k].next;
+		return k;
+	}
+	p = ibf_array_grow32(s->pkt, &s->pkt_cap, (uint64_t)s->npkt + 1,
+			     sizeof(*p));
+	if (!p) {
+		fail_nomem(s);
+		return SIM_NONE;
+	}
+	s->pkt = p;
+	return s->npkt++;
+}
+
+static void pkt_release(ibf_sim_t *s, uint32_t k)
+{
+	s->pkt[k].next = s->pkt_free;
+	s->pkt_free = k;
+}
+
+/* Packet i of message m, as the HCA puts it on the wire. */
+static void pkt_fill(const ibf_sim_t *s, sim_pkt_t *p, uint32_t mi,
+		     uint32_t i)
+{
+	const sim_msg_t *m = &s->msg[mi];
+	uint64_t left = m->bytes - (uint64_t)i * s->o.mtu;
+	unsigned sl;
+
+	p->msg = mi;
+	p->next = SIM_NONE;
+	p->payload = left < s->o.mtu ? (uint32_t)left : s->o.mtu;
+	p->wire = (uint16_t)(p->payload + IBF_SIM_HEADER);
+	p->blocks = (uint8_t)((p->wire + IBF_SIM_BLOCK - 1) / IBF_SIM_BLOCK);
+	p->dlid = (uint16_t)(m->base_lid + (i & m->lid_mask));
+	sl = ibf_sls_get(s->o.sls, m->src, p->dlid);
+	p->vl = (uint8_t)(sl % s->nvl);
+	p->out = m->src;
+	p->at = SIM_NONE;
+}
+
+/* ---- transmission ---------------------------------------------------------*/
+
+static void tx_start(ibf_sim_t *s, ibf_port_id_t p, uint32_t k,
+		     ibf_port_id_t from)
+{
+	sim_pkt_t *pk = &s->pkt[k];
+	sim_ps_t end = s->now + llround(pk->wire * s->ps_per_byte[p]);
+	ibf_port_id_t peer = s->fabric->ports[p].peer;
+
+	if (from != SIM_NONE && pk->tail_ps > end)
+		end = pk->tail_ps;
+	s->busy[p] = 1;
+	s->cur_pkt[p] = k;
+	s->cur_in[p] = from;
+	s->credits[p * s->nvl + pk->vl] -= pk->blocks;
+	if (s->blocked_since[p] >= 0) {
+		s->blocked_ps[p] += s->now - s->blocked_since[p];
+		s->blocked_since[p] = -1;
+	}
+	s->busy_ps[p] += end - s->now;
+	s->link_bytes[p] += pk->wire;
+	s->hops++;
+	push_heap(s, end, SIM_EV_TXDONE, p);
+	pk->at = peer;
+	pk->tail_ps = end + s->lat_ps;
+	if (s->fabric->nodes[s->fabric->ports[peer].node].type ==
+	    IBF_NODE_SWITCH)
+		push_fifo(s, SIM_EV_ARRIVE, k, 0);
+}
+
+static void mark_blocked(ibf_sim_t *s, ibf_port_id_t p)
+{
+	if (s->blocked_since[p] < 0)
+		s->blocked_since[p] = s->now;
+}
+
+/* Take the head packet off buffer b (input q); the next one, if any,
+ * becomes a request for its output. */
+static uint32_t buf_pop(ibf_sim_t *s, uint32_t b)
+{
+	uint32_t k = s->buf_head[b], n = s->pkt[k].next;
+
+	s->nwant[s->pkt[k].out]--;
+	s->buf_head[b] = n;
+	if (n == SIM_NONE)
+		s->buf_tail[b] = SIM_NONE;
+	else
+		s->nwant[s->pkt[n].out]++;
+	return k;
+}
+
+/* Does input buffer b hold, at its head, a packet for p that can go? */
+static int candidate(ibf_sim_t *s, ibf_port_id_t p, ibf_port_id_t q,
+		     uint32_t b)
+{
+	uint32_t k = s->buf_head[b];
+
+	if (k == SIM_NONE || s->in_busy[q] || s->pkt[k].out != p)
+		return 0;
+	if (s->credits[p * s->nvl + s->pkt[k].vl] < s->pkt[k].blocks)
+		return -1;
+	return 1;
+}
+
+/* One round-robin pass over the (input, VL) pairs of p's switch,
+ * restricted to high-priority VLs or not.  True when a packet left. */
+static bool switch_pass(ibf_sim_t *s, ibf_port_id_t p, bool high_only)
+{
+	const ibf_node_t *n = &s->fabric->nodes[s->fabric->ports[p].node];
+	uint32_t ncand = (uint32_t)n->nports * s->nvl, i, c, v;
+	ibf_port_id_t q;
+	int r;
+
+	for (i = 1; i <= ncand; i++) {
+		c = (s->rr[p] + i) % ncand;
+		v = c % s->nvl;
+		if (high_only && !(s->o.vl_high >> v & 1))
+			continue;
+		q = n->first_port + 1 + c / s->nvl;
+		r = candidate(s, p, q, q * s->nvl + v);
+		if (r < 0)
+			mark_blocked(s, p);
+		if (r <= 0)
+			continue;
+		s->rr[p] = c;
+		s->in_busy[q] = 1;
+		tx_start(s, p, buf_pop(s, q * s->nvl + v), q);
+		return true;
+	}
+	return false;
+}
+
+/* rr is the position to try first; removal keeps the order. */
+static void host_remove_active(sim_host_t *h, uint32_t i)
+{
+	memmove(&h->active[i], &h->active[i + 1],
+		(h->nactive - i - 1) * sizeof(uint32_t));
+	h->nactive--;
+	h->rr = i;
+}
+
+/* The HCA's output: the next active message (round robin) whose next
+ * packet has credits. */
+static void inject(ibf_sim_t *s, ibf_port_id_t p)
+{
+	sim_host_t *h = &s->host[s->fabric->endpoint_index[p]];
+	uint32_t i, j, mi, k;
+	sim_pkt_t probe;
+
+	for (i = 0; i < h->nactive; i++) {
+		j = (h->rr + i) % h->nactive;
+		mi = h->active[j];
+		pkt_fill(s, &probe, mi, s->msg[mi].sent);
+		if (s->credits[p * s->nvl + probe.vl] < probe.blocks) {
+			mark_blocked(s, p);
+			continue;
+		}
+		k = pkt_alloc(s);
+		if (k == SIM_NONE)
+			return;
+		s->pkt[k] = probe;
+		if (!s->msg[mi].sent++)
+			s->msg[mi].first_ps = s->now;
+		s->packets++;
+		h->rr = j + 1;
+		if (s->msg[mi].sent == s->msg[mi].npkts)
+			host_remove_active(h, j);
+		tx_start(s, p, k, SIM_NONE);
+		return;
+	}
+}
+
+static void arbitrate(ibf_sim_t *s, ibf_port_id_t p)
+{
+	if (s->busy[p])
+		return;
+	if (s->fabric->nodes[s->fabric->ports[p].node].type !=
+	    IBF_NODE_SWITCH) {
+		inject(s, p);
+		return;
+	}
+	if (!s->nwant[p])
+		return;
+	if (s->o.vl_high && switch_pass(s, p, true))
+		return;
+	switch_pass(s, p, false);
+}
+
+/* ---- messages ------------------------------------------------------------ */
+
+static void host_activate(ibf_sim_t *s, ibf_port_id_t port)
+{
+	sim_host_t *h = &s->host[s->fabric->endpoint_index[port]];
+	uint32_t *a, mi;
+
+	while (h->pend_head != SIM_NONE &&
+	       (!s->o.window || h->in_flight < s->o.window)) {
+		mi = h->pend_head;
+		h->pend_head = s->msg[mi].next_pending;
+		if (h->pend_head == SIM_NONE)
+			h->pend_tail = SIM_NONE;
+		a = ibf_array_grow32(h->active, &h->active_cap,
+				     (uint64_t)h->nactive + 1, sizeof(*a));
+		if (!a) {
+			fail_nomem(s);
+			return;
+		}
+		h->active = a;
+		h->active[h->nactive++] = mi;
+		h->in_flight++;
+	}
+	arbitrate(s, port);
+}
+
+static void push_stack(ibf_sim_t *s, uint32_t mi)
+{
+	uint32_t *st = ibf_array_grow32(s->stack, &s->stack_cap,
+					(uint64_t)s->nstack + 1, sizeof(*st));
+
+	if (!st) {
+		fail_nomem(s);
+		return;
+	}
+	s->stack = st;
+	s->stack[s->nstack++] = mi;
+}
+
+/* Dependencies met: queue the message at its host (a local join point
+ * completes at once). */
+static void msg_ready(ibf_sim_t *s, uint32_t mi)
+{
+	sim_msg_t *m = &s->msg[mi];
+	sim_host_t *h;
+
+	m->ready_ps = s->now;
+	if (sim_is_local(m)) {
+		push_stack(s, mi);
+		return;
+	}
+	h = &s->host[s->fabric->endpoint_index[m->src]];
+	if (h->pend_tail == SIM_NONE)
+		h->pend_head = mi;
+	else
+		s->msg[h->pend_tail].next_pending = mi;
+	h->pend_tail = mi;
+	host_activate(s, m->src);
+}
+
+static void snapshot_first(ibf_sim_t *s)
+{
+	uint32_t i;
+
+	s->first_done_ps = s->now;
+	for (i = 0; i < s->nmsg; i++)
+		s->msg[i].bytes_at_first = s->msg[i].bytes_done;
+}
+
+static void msg_finish(ibf_sim_t *s, uint32_t mi)
+{
+	sim_msg_t *m = &s->msg[mi];
+	uint32_t j, t;
+
+	m->done = true;
+	m->end_ps = s->now;
+	if (m->kind == IBF_SIM_DATA && s->first_done_ps < 0)
+		snapshot_first(s);
+	for (j = s->succ_off[mi]; j < s->succ_off[mi + 1]; j++) {
+		t = s->succ[j];
+		if (!--s->msg[t].npred_left)
+			msg_ready(s, t);
+	}
+	if (!sim_is_local(m)) {
+		s->host[s->fabric->endpoint_index[m->src]].in_flight--;
+		host_activate(s, m->src);
+	}
+}
+
+/* Complete a message and everything that completes with it. */
+static void msg_complete(ibf_sim_t *s, uint32_t mi)
+{
+	push_stack(s, mi);
+	while (s->nstack && !s->failed)
+		msg_finish(s, s->stack[--s->nstack]);
+}
+
+/* ---- events ---------------------------------------------------------------*/
+
+static void on_arrive(ibf_sim_t *s, uint32_t k)
+{
+	sim_pkt_t *pk = &s->pkt[k];
+	const ibf_port_t *in = &s->fabric->ports[pk->at];
+	uint32_t sw = s->fabric->switch_index[in->node];
+	unsigned out = ibf_lfts_get(s->lfts, sw, pk->dlid);
+	uint32_t b = pk->at * s->nvl + pk->vl;
+
+	/* routes were traced when the messages were added */
+	pk->out = ibf_node_port_id(s->fabric, in->node, out);
+	pk->next = SIM_NONE;
+	if (s->buf_tail[b] == SIM_NONE) {
+		s->buf_head[b] = k;
+		s->nwant[pk->out]++;
+	} else {
+		s->pkt[s->buf_tail[b]].next = k;
+	}
+	s->buf_tail[b] = k;
+	if (s->buf_head[b] == k && !s->in_busy[pk->at])
+		arbitrate(s, pk->out);
+}
+
+static void on_txdone(ibf_sim_t *s, ibf_port_id_t p)
+{
+	uint32_t k = s->cur_pkt[p], v, h;
+	ibf_port_id_t q = s->cur_in[p];
+	const sim_pkt_t *pk = &s->pkt[k];
+
+	s->busy[p] = 0;
+	if (q != SIM_NONE) {
+		s->in_busy[q] = 0;
+		push_fifo(s, SIM_EV_CREDIT, s->fabric->ports[q].peer,
+			  (uint32_t)pk->vl << 8 | pk->blocks);
+	}
+	/* (the packet may already be leaving the next switch: ask the link,
+	 * not the packet, where it ends) */
+	if (s->fabric->nodes[s->fabric->ports[s->fabric->ports[p].peer].node]
+	    .type != IBF_NODE_SWITCH)
+		push_fifo(s, SIM_EV_DELIVER, k, 0);
+	arbitrate(s, p);
+	/* the input is free: its heads may go */
+	for (v = 0; q != SIM_NONE && v < s->nvl; v++) {
+		h = s->buf_head[q * s->nvl + v];
+		if (h != SIM_NONE && !s->in_busy[q])
+			arbitrate(s, s->pkt[h].out);
+	}
+}
+
+static void on_credit(ibf_sim_t *s, ibf_port_id_t p, uint32_t b)
+{
+	s->credits[p * s->nvl + (b >> 8)] += (int32_t)(b & 0xff);
+	arbitrate(s, p);
+}
+
+static void on_deliver(ibf_sim_t *s, uint32_t k)
+{
+	sim_pkt_t *pk = &s->pkt[k];
+	uint32_t mi = pk->msg;
+	sim_msg_t *m = &s->msg[mi];
+
+	/* the HCA takes the packet at line rate: its buffer frees at once */
+	push_fifo(s, SIM_EV_CREDIT, s->fabric->ports[pk->at].peer,
+		  (uint32_t)pk->vl << 8 | pk->blocks);
+	m->bytes_done += pk->payload;
+	pkt_release(s, k);
+	if (++m->delivered == m->npkts)
+		msg_complete(s, mi);
+}
+
+static void on_start(ibf_sim_t *s, uint32_t mi)
+{
+	if (!--s->msg[mi].npred_left) {
+		msg_ready(s, mi);
+		while (s->nstack && !s->failed)
+			msg_finish(s, s->stack[--s->nstack]);
+	}
+}
+
+static void dispatch(ibf_sim_t *s, const sim_ev_t *ev)
+{
+	switch (ev->type) {
+	case SIM_EV_ARRIVE:
+		on_arrive(s, ev->a);
+		break;
+	case SIM_EV_TXDONE:
+		on_txdone(s, ev->a);
+		break;
+	case SIM_EV_CREDIT:
+		on_credit(s, ev->a, ev->b);
+		break;
+	case SIM_EV_DELIVER:
+		on_deliver(s, ev->a);
+		break;
+	case SIM_EV_START:
+		on_start(s, ev->a);
+		break;
+	}
+}
+
+/* ---- set-up and the loop --------------------------------------------------*/
+
+static ibf_status_t build_succ(ibf_sim_t *s, ibf_err_t *err)
+{
+	size_t i;
+	uint32_t m;
+
+	s->succ_off = calloc((size_t)s->nmsg + 1, sizeof(uint32_t));
+	s->succ = malloc((s->ndep ? s->ndep : 1) * sizeof(uint32_t));
+	if (!s->succ_off || !s->succ)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	if (s->ndep > UINT32_MAX - 1)
+		return ibf_err_set(err, IBF_ERR_RANGE, "too many dependencies");
+	for (i = 0; i < s->ndep; i++) {
+		s->succ_off[s->dep[i][0] + 1]++;
+		s->msg[s->dep[i][1]].npred_left++;
+	}
+	for (m = 0; m < s->nmsg; m++)
+		s->succ_off[m + 1] += s->succ_off[m];
+	for (i = 0; i < s->ndep; i++)
+		s->succ[s->succ_off[s->dep[i][0]]++] = s->dep[i][1];
+	for (m = s->nmsg; m > 0; m--)
+		s->succ_off[m] = s->succ_off[m - 1];
+	s->succ_off[0] = 0;
+	return IBF_OK;
+}
+
+/* Timed messages wait for a START event as for one more predecessor. */
+static void seed_events(ibf_sim_t *s)
+{
+	uint32_t m;
+
+	for (m = 0; m < s->nmsg; m++)
+		if (s->msg[m].start_ps > 0) {
+			s->msg[m].npred_left++;
+			push_heap(s, s->msg[m].start_ps, SIM_EV_START, m);
+		}
+	for (m = 0; m < s->nmsg && !s->failed; m++)
+		if (!s->msg[m].npred_left) {
+			msg_ready(s, m);
+			while (s->nstack && !s->failed)
+				msg_finish(s, s->stack[--s->nstack]);
+		}
+}
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+ibf_status_t ibf_sim_run(ibf_sim_t *s, ibf_sim_result_t *res,
+			 ibf_err_t *err)
+{
+	double t0 = cpu_now();
+	sim_ev_t ev;
+	ibf_status_t st;
+
+	memset(res, 0, sizeof(*res));
+	if (s->ran)
+		return ibf_err_set(err, IBF_ERR_INVALID, "simulation already "
+				   "run");
+	s->ran = true;
+	st = build_succ(s, err);
+	if (st != IBF_OK)
+		return st;
+	seed_events(s);
+	while (!s->failed && sim_evq_pop(&s->evq, &ev)) {
+		s->now = ev.t;
+		s->events++;
+		dispatch(s, &ev);
+		if (s->o.max_events && s->events >= s->o.max_events) {
+			res->truncated = true;
+			break;
+		}
+	}
+	if (s->failed) {
+		if (err)
+			*err = s->err;
+		return s->err.status;
+	}
+	st = sim_collect(s, res, err);
+	res->cpu_s = cpu_now() - t0;
+	return st;
+}

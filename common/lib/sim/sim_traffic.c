@@ -1,0 +1,536 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * Traffic for the simulator: flows of a pattern, all-to-all algorithms as
+ * messages with dependencies, timed sends from a trace file.
+ *
+ * The all-to-all algorithms follow what their implementations wait for
+ * (docs/sim.md): a step that waits for the previous one to complete
+ * depends on the messages it sent and received; rendezvous handshakes of
+ * large messages are not modelled, except where the algorithm itself
+ * sends control messages (liquid releases, barriers).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <ibflow/liquid.h>
+
+#include "formats/names.h"
+#include "sim_internal.h"
+
+ibf_status_t ibf_sim_add_traffic(ibf_sim_t *s, const ibf_traffic_t *tr,
+				 uint64_t bytes, ibf_err_t *err)
+{
+	uint32_t i, c;
+	ibf_status_t st;
+
+	for (i = 0; i < tr->n; i++)
+		for (c = 0; c < tr->flows[i].count; c++) {
+			st = ibf_sim_add_msg(s, tr->flows[i].src,
+					     tr->flows[i].dst, bytes,
+					     IBF_SIM_DATA, 0, NULL, err);
+			if (st != IBF_OK)
+				return st;
+		}
+	return IBF_OK;
+}
+
+static const char *const a2a_names[] = {
+	"liquid", "liquid-barrier", "pairwise", "linear", "linear-sync",
+	"bruck",
+};
+
+const char *ibf_sim_a2a_name(ibf_sim_a2a_t alg)
+{
+	return (unsigned)alg < sizeof(a2a_names) / sizeof(a2a_names[0]) ?
+	       a2a_names[alg] : "?";
+}
+
+ibf_status_t ibf_sim_a2a_parse(const char *spec, ibf_sim_a2a_t *alg,
+			       unsigned *k, ibf_err_t *err)
+{
+	unsigned i;
+	char *end;
+	unsigned long v;
+
+	*k = 0;
+	for (i = 0; i < sizeof(a2a_names) / sizeof(a2a_names[0]); i++)
+		if (!strcmp(spec, a2a_names[i]) &&
+		    i != IBF_SIM_A2A_LINEAR_SYNC) {
+			*alg = (ibf_sim_a2a_t)i;
+			return IBF_OK;
+		}
+	if (!strncmp(spec, "linear-sync:", 12)) {
+		v = strtoul(spec + 12, &end, 10);
+		if (spec[12] >= '0' && spec[12] <= '9' && !*end && v >= 1 &&
+		    v <= 1000000) {
+			*alg = IBF_SIM_A2A_LINEAR_SYNC;
+			*k = (unsigned)v;
+			return IBF_OK;
+		}
+	}
+	return ibf_err_set(err, IBF_ERR_PARSE, "algorithm '%s': expected "
+			   "liquid, liquid-barrier, pairwise, linear, "
+			   "linear-sync:K (K >= 1) or bruck", spec);
+}
+
+/* ---- building blocks ---------------------------------------------------- */
+
+/* Dependencies of a step: message `after` waits for each of n messages
+ * (SIM_NONE entries skipped). */
+static ibf_status_t deps(ibf_sim_t *s, uint32_t after, const uint32_t *before,
+			 unsigned n, ibf_err_t *err)
+{
+	ibf_status_t st;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		if (before[i] == SIM_NONE)
+			continue;
+		st = ibf_sim_add_dep(s, before[i], after, err);
+		if (st != IBF_OK)
+			return st;
+	}
+	return IBF_OK;
+}
+
+static ibf_status_t msg(ibf_sim_t *s, ibf_port_id_t a, ibf_port_id_t b,
+			uint64_t bytes, ibf_sim_kind_t kind, uint32_t *id,
+			ibf_err_t *err)
+{
+	return ibf_sim_add_msg(s, a, b, bytes, kind, 0, id, err);
+}
+
+/* ---- step-wise algorithms ------------------------------------------------
+ * step[i] = the message rank i sent in the previous step, recv[i] = the
+ * one it received. */
+
+typedef struct steps {
+	uint32_t *sent, *recvd, *nsent, *nrecvd;
+} steps_t;
+
+static ibf_status_t steps_init(steps_t *st, uint32_t n, ibf_err_t *err)
+{
+	uint32_t i;
+
+	st->sent = malloc(4 * (size_t)n * sizeof(uint32_t));
+	if (!st->sent)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	st->recvd = st->sent + n;
+	st->nsent = st->recvd + n;
+	st->nrecvd = st->nsent + n;
+	for (i = 0; i < 2 * n; i++)
+		st->sent[i] = SIM_NONE;
+	return IBF_OK;
+}
+
+/* One step: rank i sends size(i) bytes to to(i) after its previous step
+ * (sent and received) completed. */
+static ibf_status_t step(ibf_sim_t *s, const ibf_port_id_t *r, uint32_t n,
+			 steps_t *st, uint32_t dist, const uint64_t *bytes,
+			 ibf_err_t *err)
+{
+	uint32_t i, dst, prev[2];
+	ibf_status_t e;
+
+	for (i = 0; i < n; i++) {
+		dst = (i + dist) % n;
+		prev[0] = st->sent[i];
+		prev[1] = st->recvd[i];
+		e = msg(s, r[i], r[dst], bytes[i], IBF_SIM_DATA,
+			&st->nsent[i], err);
+		if (e == IBF_OK)
+			e = deps(s, st->nsent[i], prev, 2, err);
+		if (e != IBF_OK)
+			return e;
+		st->nrecvd[dst] = st->nsent[i];
+	}
+	memcpy(st->sent, st->nsent, n * sizeof(uint32_t));
+	memcpy(st->recvd, st->nrecvd, n * sizeof(uint32_t));
+	return IBF_OK;
+}
+
+static ibf_status_t a2a_pairwise(ibf_sim_t *s, const ibf_port_id_t *r,
+				 uint32_t n, uint64_t bytes, ibf_err_t *err)
+{
+	steps_t st;
+	uint64_t *b = malloc(n * sizeof(*b));
+	uint32_t d, i;
+	ibf_status_t e;
+
+	if (!b)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	e = steps_init(&st, n, err);
+	for (i = 0; i < n; i++)
+		b[i] = bytes;
+	for (d = 1; e == IBF_OK && d < n; d++)
+		e = step(s, r, n, &st, d, b, err);
+	free(st.sent);
+	free(b);
+	return e;
+}
+
+/* Bruck: in step k, block j (1 <= j < n, relative index) travels 2^k
+ * further when bit k of j is set; the final rotation is local. */
+static ibf_status_t a2a_bruck(ibf_sim_t *s, const ibf_port_id_t *r,
+			      uint32_t n, uint64_t bytes, ibf_err_t *err)
+{
+	steps_t st;
+	uint64_t *b = malloc(n * sizeof(*b));
+	uint32_t dist, j, i, cnt;
+	ibf_status_t e;
+
+	if (!b)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	e = steps_init(&st, n, err);
+	for (dist = 1; e == IBF_OK && dist < n; dist <<= 1) {
+		for (cnt = 0, j = 1; j < n; j++)
+			cnt += (j & dist) != 0;
+		for (i = 0; i < n; i++)
+			b[i] = cnt * bytes;
+		e = step(s, r, n, &st, dist, b, err);
+	}
+	free(st.sent);
+	free(b);
+	return e;
+}
+
+/* linear: every send at once (k = 0); linear-sync:K: send d waits for send
+ * d - K of the same rank. */
+static ibf_status_t a2a_linear(ibf_sim_t *s, const ibf_port_id_t *r,
+			       uint32_t n, uint64_t bytes, unsigned k,
+			       ibf_err_t *err)
+{
+	uint32_t *id = malloc((size_t)n * n * sizeof(uint32_t));
+	uint32_t i, d;
+	ibf_status_t e = IBF_OK;
+
+	if (!id)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	for (d = 1; e == IBF_OK && d < n; d++)
+		for (i = 0; e == IBF_OK && i < n; i++) {
+			e = msg(s, r[i], r[(i + d) % n], bytes, IBF_SIM_DATA,
+				&id[(size_t)i * n + d], err);
+			if (e == IBF_OK && k && d > k)
+				e = ibf_sim_add_dep(s, id[(size_t)i * n + d - k],
+						    id[(size_t)i * n + d], err);
+		}
+	free(id);
+	return e;
+}
+
+/* ---- liquid ---------------------------------------------------------------*/
+
+typedef struct liquid_plan {
+	ibf_liquid_traffic_t *t;
+	ibf_liquid_result_t res;
+	uint32_t *id;            /* [ntransfers] message of each transfer */
+} liquid_plan_t;
+
+static ibf_status_t liquid_schedule(const ibf_sim_t *s,
+				    const ibf_port_id_t *r, uint32_t n,
+				    const ibf_liquid_opts_t *lopts,
+				    liquid_plan_t *lp, ibf_err_t *err)
+{
+	ibf_hostlist_t hl = { (ibf_port_id_t *)r, n };
+	ibf_status_t st;
+
+	memset(lp, 0, sizeof(*lp));
+	st = ibf_liquid_traffic_alltoall(s->lfts, &hl, &lp->t, err);
+	if (st == IBF_OK)
+		st = ibf_liquid_schedule(lp->t, lopts, &lp->res, err);
+	if (st == IBF_OK) {
+		lp->id = malloc((lp->t->ntransfers ? lp->t->ntransfers : 1) *
+				sizeof(uint32_t));
+		if (!lp->id)
+			st = ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	}
+	return st;
+}
+
+static void liquid_free(liquid_plan_t *lp)
+{
+	ibf_liquid_result_free(&lp->res);
+	ibf_liquid_traffic_destroy(lp->t);
+	free(lp->id);
+}
+
+static ibf_status_t liquid_transfers(ibf_sim_t *s, liquid_plan_t *lp,
+				     uint64_t bytes, ibf_err_t *err)
+{
+	const ibf_liquid_traffic_t *t = lp->t;
+	uint32_t i;
+	ibf_status_t st;
+
+	for (i = 0; i < t->ntransfers; i++) {
+		st = msg(s, t->hosts[t->src[i]], t->hosts[t->dst[i]], bytes,
+			 IBF_SIM_DATA, &lp->id[i], err);
+		if (st != IBF_OK)
+			return st;
+	}
+	return IBF_OK;
+}
+
+/* Transfer i starts once each predecessor has arrived and its receiver's
+ * release has reached i's sender (local when they are one host). */
+static ibf_status_t liquid_releases(ibf_sim_t *s, liquid_plan_t *lp,
+				    ibf_err_t *err)
+{
+	const ibf_liquid_traffic_t *t = lp->t;
+	ibf_liquid_deps_t d;
+	uint32_t i, j, p, rel;
+	ibf_status_t st;
+
+	st = ibf_liquid_deps_build(t, lp->res.frame_of, lp->res.nframes, &d,
+				   err);
+	if (st != IBF_OK)
+		return st;
+	for (i = 0; st == IBF_OK && i < t->ntransfers; i++)
+		for (j = d.pred_off[i]; st == IBF_OK && j < d.pred_off[i + 1];
+		     j++) {
+			p = d.pred[j];
+			st = msg(s, t->hosts[t->dst[p]], t->hosts[t->src[i]],
+				 s->o.ctrl_bytes, IBF_SIM_CONTROL, &rel, err);
+			if (st == IBF_OK)
+				st = ibf_sim_add_dep(s, lp->id[p], rel, err);
+			if (st == IBF_OK)
+				st = ibf_sim_add_dep(s, rel, lp->id[i], err);
+		}
+	ibf_liquid_deps_free(&d);
+	return st;
+}
+
+/* The barrier after frame f: rank i enters (local join `enter`) once its
+ * own transfers of the frame are done and it left the previous barrier;
+ * a dissemination barrier of ceil(log2 n) rounds of control messages;
+ * exit[i] joins its last round. */
+static ibf_status_t barrier(ibf_sim_t *s, const ibf_port_id_t *r,
+			    uint32_t n, uint32_t *enter, uint32_t *exit_,
+			    uint32_t *round, ibf_err_t *err)
+{
+	uint32_t i, dist, prev[2];
+	uint32_t *last = round + n;
+	ibf_status_t st = IBF_OK;
+
+	memcpy(last, enter, n * sizeof(uint32_t));
+	for (dist = 1; st == IBF_OK && dist < n; dist <<= 1) {
+		for (i = 0; st == IBF_OK && i < n; i++) {
+			st = msg(s, r[i], r[(i + dist) % n], s->o.ctrl_bytes,
+				 IBF_SIM_CONTROL, &round[i], err);
+			if (st == IBF_OK)
+				st = deps(s, round[i], &last[i], 1, err);
+		}
+		/* the next round's sender also waits for what it received */
+		for (i = 0; st == IBF_OK && i < n; i++) {
+			prev[0] = round[i];
+			prev[1] = round[(i + n - dist) % n];
+			st = msg(s, r[i], r[i], 0, IBF_SIM_LOCAL, &last[i], err);
+			if (st == IBF_OK)
+				st = deps(s, last[i], prev, 2, err);
+		}
+	}
+	memcpy(exit_, last, n * sizeof(uint32_t));
+	return st;
+}
+
+static ibf_status_t liquid_barriers(ibf_sim_t *s, const ibf_port_id_t *r,
+				    uint32_t n, liquid_plan_t *lp,
+				    ibf_err_t *err)
+{
+	const ibf_liquid_traffic_t *t = lp->t;
+	const ibf_liquid_result_t *res = &lp->res;
+	/* ranks are the traffic's host positions (host-list order) */
+	uint32_t *mem = malloc(4 * (size_t)n * sizeof(uint32_t));
+	uint32_t *enter = mem, *exit_ = mem + n, *round = mem + 2 * n;
+	uint32_t f, j, tr, i;
+	ibf_status_t st = IBF_OK;
+
+	if (!mem)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		exit_[i] = SIM_NONE;
+	for (f = 0; st == IBF_OK && f < res->nframes; f++) {
+		for (i = 0; st == IBF_OK && i < n; i++) {
+			st = msg(s, r[i], r[i], 0, IBF_SIM_LOCAL, &enter[i],
+				 err);
+			if (st == IBF_OK)
+				st = deps(s, enter[i], &exit_[i], 1, err);
+		}
+		for (j = res->frame_off[f]; st == IBF_OK &&
+		     j < res->frame_off[f + 1]; j++) {
+			uint32_t ends[2];
+
+			tr = res->frame_tr[j];
+			ends[0] = exit_[t->src[tr]];
+			ends[1] = exit_[t->dst[tr]];
+			st = deps(s, lp->id[tr], ends, 2, err);
+			if (st == IBF_OK)
+				st = ibf_sim_add_dep(s, lp->id[tr],
+						     enter[t->src[tr]], err);
+			if (st == IBF_OK)
+				st = ibf_sim_add_dep(s, lp->id[tr],
+						     enter[t->dst[tr]], err);
+		}
+		if (st == IBF_OK && f + 1 < res->nframes)
+			st = barrier(s, r, n, enter, exit_, round, err);
+	}
+	free(mem);
+	return st;
+}
+
+static ibf_status_t a2a_liquid(ibf_sim_t *s, const ibf_port_id_t *r,
+			       uint32_t n, uint64_t bytes, bool with_barrier,
+			       const ibf_liquid_opts_t *lopts,
+			       uint32_t *frames, ibf_err_t *err)
+{
+	liquid_plan_t lp;
+	ibf_status_t st;
+
+	st = liquid_schedule(s, r, n, lopts, &lp, err);
+	if (st == IBF_OK)
+		st = liquid_transfers(s, &lp, bytes, err);
+	if (st == IBF_OK)
+		st = with_barrier ? liquid_barriers(s, r, n, &lp, err) :
+		     liquid_releases(s, &lp, err);
+	if (st == IBF_OK && frames)
+		*frames = lp.res.nframes;
+	liquid_free(&lp);
+	return st;
+}
+
+ibf_status_t ibf_sim_add_alltoall(ibf_sim_t *s, const ibf_port_id_t *ranks,
+				  uint32_t n, uint64_t bytes,
+				  ibf_sim_a2a_t alg, unsigned k,
+				  const ibf_liquid_opts_t *lopts,
+				  uint32_t *frames, ibf_err_t *err)
+{
+	uint32_t i, j;
+
+	if (frames)
+		*frames = 0;
+	if (n < 2)
+		return ibf_err_set(err, IBF_ERR_INVALID, "all-to-all of %u "
+				   "ranks: needs at least 2", n);
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (ranks[i] == ranks[j])
+				return ibf_err_set(err, IBF_ERR_INVALID,
+						   "all-to-all: ranks %u and "
+						   "%u are the same host", i,
+						   j);
+	switch (alg) {
+	case IBF_SIM_A2A_LIQUID:
+	case IBF_SIM_A2A_LIQUID_BARRIER:
+		return a2a_liquid(s, ranks, n, bytes,
+				  alg == IBF_SIM_A2A_LIQUID_BARRIER, lopts,
+				  frames, err);
+	case IBF_SIM_A2A_PAIRWISE:
+		return a2a_pairwise(s, ranks, n, bytes, err);
+	case IBF_SIM_A2A_LINEAR:
+		return a2a_linear(s, ranks, n, bytes, 0, err);
+	case IBF_SIM_A2A_LINEAR_SYNC:
+		return a2a_linear(s, ranks, n, bytes, k ? k : 1, err);
+	case IBF_SIM_A2A_BRUCK:
+		return a2a_bruck(s, ranks, n, bytes, err);
+	}
+	return ibf_err_set(err, IBF_ERR_INVALID, "unknown algorithm");
+}
+
+/* ---- trace files -------------------------------------------------------- */
+
+static ibf_status_t lookup_host(void *ctx, const char *name, uint32_t *id,
+				ibf_err_t *err)
+{
+	ibf_status_t st = ibf_fabric_resolve_host(ctx, name, id, err);
+
+	return st == IBF_OK || st == IBF_ERR_NOMEM ? st : IBF_ERR_NOT_FOUND;
+}
+
+static bool parse_u64(const char *s, uint64_t max, uint64_t *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	*v = strtoull(s, &end, 10);
+	return !*end && *v <= max && !(*v == UINT64_MAX);
+}
+
+static bool parse_time_us(const char *s, double *v)
+{
+	char *end;
+
+	if ((*s < '0' || *s > '9') && *s != '.')
+		return false;
+	*v = strtod(s, &end);
+	return !*end && *v >= 0 && *v <= 1e12;
+}
+
+/* "TIME_US BYTES SRC DST" */
+static ibf_status_t trace_line(ibf_sim_t *s, const ibf_text_t *t, char *line,
+			       ibf_err_t *err)
+{
+	ibf_words_t w;
+	ibf_names_pair_t found[2];
+	ibf_err_t plain;
+	double us;
+	uint64_t bytes;
+	ibf_status_t st;
+	int n;
+
+	if ((st = ibf_words_split(t, line, &w, err)) != IBF_OK)
+		return st;
+	if (w.n == 0)
+		return IBF_OK;
+	if (w.n < 4)
+		return ibf_text_error(t, err, IBF_ERR_PARSE, "expected TIME_US "
+				      "BYTES SRC DST");
+	if (w.w[0].quoted || !parse_time_us(w.w[0].s, &us))
+		return ibf_text_error(t, err, IBF_ERR_PARSE, "TIME_US '%.40s': "
+				      "a number of microseconds >= 0",
+				      w.w[0].s);
+	if (w.w[1].quoted || !parse_u64(w.w[1].s, (uint64_t)1 << 40, &bytes))
+		return ibf_text_error(t, err, IBF_ERR_PARSE, "BYTES '%.40s': "
+				      "an integer 0..2^40", w.w[1].s);
+	memmove(&w.w[0], &w.w[2], (w.n - 2) * sizeof(w.w[0]));
+	w.n -= 2;
+	ibf_err_clear(&plain);
+	n = ibf_words_pairs(&w, w.n, lookup_host, (void *)s->fabric, found, 2,
+			    &plain);
+	if (n < 0)
+		return ibf_err_set(err, plain.status, "%s", plain.msg);
+	if (n != 1)
+		return ibf_text_error(t, err, n ? IBF_ERR_PARSE :
+				      IBF_ERR_NOT_FOUND, n ? "ambiguous "
+				      "hosts: quote the names" : "SRC DST do "
+				      "not name two hosts of the topology");
+	st = ibf_sim_add_msg(s, found[0].a, found[0].b, bytes, IBF_SIM_DATA,
+			     us * 1e-6, NULL, err);
+	if (st != IBF_OK)
+		ibf_err_prefix(err, "%s:%u: ", t->name, t->line);
+	return st;
+}
+
+ibf_status_t ibf_sim_add_trace_text(ibf_sim_t *s, ibf_text_t *t,
+				    ibf_err_t *err)
+{
+	ibf_status_t st = IBF_OK;
+	char *line;
+
+	ibf_text_rewind(t);
+	while (st == IBF_OK && (line = ibf_text_next_line(t)) != NULL)
+		st = trace_line(s, t, line, err);
+	return st;
+}
+
+ibf_status_t ibf_sim_add_trace(ibf_sim_t *s, const char *path,
+			       ibf_err_t *err)
+{
+	ibf_text_t t;
+	ibf_status_t st = ibf_text_load(&t, path, err);
+
+	if (st != IBF_OK)
+		return st;
+	st = ibf_sim_add_trace_text(s, &t, err);
+	ibf_text_free(&t);
+	return st;
+}
