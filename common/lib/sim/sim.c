@@ -137,6 +137,8 @@ ibf_status_t ibf_sim_create(const ibf_lfts_t *l, const ibf_sim_opts_t *o,
 	s->o = *o;
 	s->nvl = count_vls(o);
 	s->max_blocks = o->buffer / IBF_SIM_BLOCK;
+	s->full_blocks = (o->mtu + IBF_SIM_HEADER + IBF_SIM_BLOCK - 1) /
+			 IBF_SIM_BLOCK;
 	s->lat_ps = llround(o->latency_ns * 1000.0);
 	s->first_done_ps = -1;
 	s->pkt_free = SIM_NONE;
@@ -239,6 +241,7 @@ static void fill_msg(const ibf_sim_t *s, sim_msg_t *m, ibf_port_id_t src,
 	m->base_lid = (uint16_t)d->lid;
 	m->lid_mask = s->o.lmc_spread ? (uint8_t)((1u << d->lmc) - 1) : 0;
 	m->next_pending = SIM_NONE;
+	m->vl = (uint8_t)(ibf_sls_get(s->o.sls, src, m->base_lid) % s->nvl);
 	m->start_ps = llround(start_s * 1e12);
 	m->ready_ps = m->first_ps = m->end_ps = -1;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * The simulator's event queue: a FIFO for events a constant latency ahead
- * (they are scheduled in time order) beside a binary heap for the rest.
- * Most events of a packet hop are FIFO events, so the heap stays as small
- * as the number of links transmitting at once.
+ * The simulator's event queue: a FIFO per constant delay (events of one
+ * delay are scheduled in time order) beside a binary heap for the rest.
+ * Nearly every event of a packet hop is a FIFO event, so pushing and
+ * popping cost O(1) and the heap holds only odd-sized packets and timed
+ * starts.
  */
 #include <stdlib.h>
 
@@ -11,20 +12,31 @@
 
 int sim_evq_init(sim_evq_t *q)
 {
+	unsigned i;
+
 	q->heap_cap = 1024;
 	q->heap = malloc(q->heap_cap * sizeof(*q->heap));
-	q->ring_cap = 4096;
-	q->ring = malloc(q->ring_cap * sizeof(*q->ring));
-	q->nheap = q->head = q->count = 0;
+	q->nheap = 0;
+	q->nring = 0;
 	q->seq = 0;
-	return q->heap && q->ring ? 0 : -1;
+	for (i = 0; i < SIM_NFIFO; i++) {
+		q->ring[i].delay = -1;
+		q->ring[i].ev = NULL;
+		q->ring[i].head = q->ring[i].count = q->ring[i].cap = 0;
+	}
+	return q->heap ? 0 : -1;
 }
 
 void sim_evq_free(sim_evq_t *q)
 {
+	unsigned i;
+
 	free(q->heap);
-	free(q->ring);
-	q->heap = q->ring = NULL;
+	q->heap = NULL;
+	for (i = 0; i < SIM_NFIFO; i++) {
+		free(q->ring[i].ev);
+		q->ring[i].ev = NULL;
+	}
 }
 
 static inline bool ev_before(const sim_ev_t *a, const sim_ev_t *b)
@@ -32,9 +44,8 @@ static inline bool ev_before(const sim_ev_t *a, const sim_ev_t *b)
 	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-int sim_evq_push_heap(sim_evq_t *q, sim_ps_t t, uint32_t type, uint32_t a)
+static int heap_push(sim_evq_t *q, const sim_ev_t *ev)
 {
-	sim_ev_t ev = { .t = t, .seq = q->seq++, .type = type, .a = a };
 	size_t i, parent;
 
 	if (q->nheap == q->heap_cap) {
@@ -48,12 +59,12 @@ int sim_evq_push_heap(sim_evq_t *q, sim_ps_t t, uint32_t type, uint32_t a)
 	i = q->nheap++;
 	while (i > 0) {
 		parent = (i - 1) / 2;
-		if (!ev_before(&ev, &q->heap[parent]))
+		if (!ev_before(ev, &q->heap[parent]))
 			break;
 		q->heap[i] = q->heap[parent];
 		i = parent;
 	}
-	q->heap[i] = ev;
+	q->heap[i] = *ev;
 	return 0;
 }
 
@@ -79,52 +90,81 @@ static void heap_pop(sim_evq_t *q, sim_ev_t *out)
 		q->heap[i] = last;
 }
 
-/* Double the ring, unwrapping it. */
-static int ring_grow(sim_evq_t *q)
+/* Double a ring, unwrapping it. */
+static int ring_grow(sim_ring_t *r)
 {
-	size_t i, cap = 2 * q->ring_cap;
-	sim_ev_t *r = malloc(cap * sizeof(*r));
+	size_t i, cap = r->cap ? 2 * r->cap : 4096;
+	sim_ev_t *e = malloc(cap * sizeof(*e));
 
-	if (!r)
+	if (!e)
 		return -1;
-	for (i = 0; i < q->count; i++)
-		r[i] = q->ring[(q->head + i) & (q->ring_cap - 1)];
-	free(q->ring);
-	q->ring = r;
-	q->ring_cap = cap;
-	q->head = 0;
+	for (i = 0; i < r->count; i++)
+		e[i] = r->ev[(r->head + i) & (r->cap - 1)];
+	free(r->ev);
+	r->ev = e;
+	r->cap = cap;
+	r->head = 0;
 	return 0;
 }
 
-int sim_evq_push_fifo(sim_evq_t *q, sim_ps_t t, uint32_t type, uint32_t a,
-		      uint32_t b)
+/* The ring of this delay, claiming a free one; NULL when all are taken. */
+static sim_ring_t *ring_of(sim_evq_t *q, sim_ps_t delay)
 {
-	sim_ev_t *e;
+	unsigned i;
 
-	if (q->count == q->ring_cap && ring_grow(q))
+	for (i = 0; i < q->nring; i++)
+		if (q->ring[i].delay == delay)
+			return &q->ring[i];
+	if (q->nring == SIM_NFIFO)
+		return NULL;
+	q->ring[q->nring].delay = delay;
+	return &q->ring[q->nring++];
+}
+
+int sim_evq_push_at(sim_evq_t *q, sim_ps_t t, uint32_t type, uint32_t a)
+{
+	sim_ev_t ev = { .t = t, .seq = q->seq++, .type = type, .a = a };
+
+	return heap_push(q, &ev);
+}
+
+int sim_evq_push(sim_evq_t *q, sim_ps_t now, sim_ps_t delay, uint32_t type,
+		 uint32_t a, uint32_t b)
+{
+	sim_ev_t ev = { .t = now + delay, .seq = q->seq++, .type = type,
+			.a = a, .b = b };
+	sim_ring_t *r = ring_of(q, delay);
+
+	if (!r)
+		return heap_push(q, &ev);
+	if (r->count == r->cap && ring_grow(r))
 		return -1;
-	e = &q->ring[(q->head + q->count) & (q->ring_cap - 1)];
-	e->t = t;
-	e->seq = q->seq++;
-	e->type = type;
-	e->a = a;
-	e->b = b;
-	q->count++;
+	r->ev[(r->head + r->count) & (r->cap - 1)] = ev;
+	r->count++;
 	return 0;
 }
 
 bool sim_evq_pop(sim_evq_t *q, sim_ev_t *ev)
 {
-	const sim_ev_t *f = q->count ? &q->ring[q->head] : NULL;
+	const sim_ev_t *best = q->nheap ? &q->heap[0] : NULL;
+	sim_ring_t *from = NULL, *r;
+	unsigned i;
 
-	if (!f && !q->nheap)
+	for (i = 0; i < q->nring; i++) {
+		r = &q->ring[i];
+		if (r->count && (!best || ev_before(&r->ev[r->head], best))) {
+			best = &r->ev[r->head];
+			from = r;
+		}
+	}
+	if (!best)
 		return false;
-	if (f && (!q->nheap || ev_before(f, &q->heap[0]))) {
-		*ev = *f;
-		q->head = (q->head + 1) & (q->ring_cap - 1);
-		q->count--;
+	if (!from) {
+		heap_pop(q, ev);
 		return true;
 	}
-	heap_pop(q, ev);
+	*ev = *best;
+	from->head = (from->head + 1) & (from->cap - 1);
+	from->count--;
 	return true;
 }

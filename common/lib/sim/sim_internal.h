@@ -14,10 +14,12 @@
 typedef int64_t sim_ps_t;   /* simulated time, picoseconds */
 
 /* ---- events (sim_events.c) ------------------------------------------------
- * Events a fixed latency ahead (arrivals, credits, deliveries: now + L)
- * come in time order, so they wait in a FIFO; the others (ends of
- * transmissions, timed starts) in a binary heap.  The earlier of the two
- * heads is next, ties broken by the order of scheduling. */
+ * Most events are a constant delay ahead: arrivals and credits one link
+ * latency, ends of transmissions one packet time (a full packet on a link
+ * of a given rate).  Events of one delay are scheduled in time order, so
+ * each delay gets a FIFO (up to SIM_NFIFO of them); the others go to a
+ * binary heap.  The earliest head is next, ties broken by the order of
+ * scheduling, exactly as one heap would order them. */
 enum sim_ev_type {
 	SIM_EV_ARRIVE = 1,   /* a: packet; its head reaches a switch */
 	SIM_EV_CREDIT,       /* a: egress port, b: vl << 8 | blocks */
@@ -32,19 +34,29 @@ typedef struct sim_ev {
 	uint32_t type, a, b;
 } sim_ev_t;
 
+#define SIM_NFIFO 8
+
+typedef struct sim_ring {
+	sim_ps_t delay;      /* -1: unused */
+	sim_ev_t *ev;
+	size_t head, count, cap;  /* cap: a power of two */
+} sim_ring_t;
+
 typedef struct sim_evq {
 	sim_ev_t *heap;
 	size_t nheap, heap_cap;
-	sim_ev_t *ring;      /* FIFO of events in time order */
-	size_t head, count, ring_cap;  /* ring_cap: a power of two */
+	sim_ring_t ring[SIM_NFIFO];
+	unsigned nring;
 	uint64_t seq;
 } sim_evq_t;
 
 int sim_evq_init(sim_evq_t *q);
 void sim_evq_free(sim_evq_t *q);
-int sim_evq_push_heap(sim_evq_t *q, sim_ps_t t, uint32_t type, uint32_t a);
-int sim_evq_push_fifo(sim_evq_t *q, sim_ps_t t, uint32_t type, uint32_t a,
-		      uint32_t b);
+/* Schedule an event `delay` after now. */
+int sim_evq_push(sim_evq_t *q, sim_ps_t now, sim_ps_t delay, uint32_t type,
+		 uint32_t a, uint32_t b);
+/* Schedule an event at time t (the heap: for one-off delays). */
+int sim_evq_push_at(sim_evq_t *q, sim_ps_t t, uint32_t type, uint32_t a);
 /* Pop the next event into *ev; false when none is left. */
 bool sim_evq_pop(sim_evq_t *q, sim_ev_t *ev);
 
@@ -59,6 +71,7 @@ typedef struct sim_msg {
 	uint16_t base_lid;
 	uint8_t lid_mask;        /* LID offsets used: packet i & mask */
 	uint8_t kind;            /* ibf_sim_kind_t (LOCAL when src == dst) */
+	uint8_t vl;              /* of the base LID's route */
 	bool done;
 	sim_ps_t start_ps, ready_ps, first_ps, end_ps;
 } sim_msg_t;
@@ -82,6 +95,7 @@ typedef struct sim_host {
 	uint32_t nactive, active_cap, rr;
 	uint32_t pend_head, pend_tail;
 	uint32_t in_flight;
+	uint32_t nsmall;     /* active messages whose next packet is short */
 } sim_host_t;
 
 struct ibf_sim {
@@ -90,6 +104,7 @@ struct ibf_sim {
 	ibf_sim_opts_t o;
 	unsigned nvl;            /* VLs simulated */
 	unsigned max_blocks;     /* credits of one buffer */
+	unsigned full_blocks;    /* credits of a packet of MTU payload */
 	sim_ps_t lat_ps;
 
 	sim_msg_t *msg;

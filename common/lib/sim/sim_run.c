@@ -26,15 +26,23 @@ static void fail_nomem(ibf_sim_t *s)
 	s->failed = true;
 }
 
-static void push_fifo(ibf_sim_t *s, uint32_t type, uint32_t a, uint32_t b)
+/* An event one link latency ahead. */
+static void push_lat(ibf_sim_t *s, uint32_t type, uint32_t a, uint32_t b)
 {
-	if (sim_evq_push_fifo(&s->evq, s->now + s->lat_ps, type, a, b))
+	if (sim_evq_push(&s->evq, s->now, s->lat_ps, type, a, b))
 		fail_nomem(s);
 }
 
-static void push_heap(ibf_sim_t *s, sim_ps_t t, uint32_t type, uint32_t a)
+static void push_after(ibf_sim_t *s, sim_ps_t delay, uint32_t type,
+		       uint32_t a)
 {
-	if (sim_evq_push_heap(&s->evq, t, type, a))
+	if (sim_evq_push(&s->evq, s->now, delay, type, a, 0))
+		fail_nomem(s);
+}
+
+static void push_at(ibf_sim_t *s, sim_ps_t t, uint32_t type, uint32_t a)
+{
+	if (sim_evq_push_at(&s->evq, t, type, a))
 		fail_nomem(s);
 }
 
@@ -92,7 +100,7 @@ static void tx_start(ibf_sim_t *s, ibf_port_id_t p, uint32_t k,
 		     ibf_port_id_t from)
 {
 	sim_pkt_t *pk = &s->pkt[k];
-	sim_ps_t end = s->now + llround(pk->wire * s->ps_per_byte[p]);
+	sim_ps_t end = s->now + (sim_ps_t)(pk->wire * s->ps_per_byte[p] + 0.5);
 	ibf_port_id_t peer = s->fabric->ports[p].peer;
 
 	if (from != SIM_NONE && pk->tail_ps > end)
@@ -108,12 +116,12 @@ static void tx_start(ibf_sim_t *s, ibf_port_id_t p, uint32_t k,
 	s->busy_ps[p] += end - s->now;
 	s->link_bytes[p] += pk->wire;
 	s->hops++;
-	push_heap(s, end, SIM_EV_TXDONE, p);
+	push_after(s, end - s->now, SIM_EV_TXDONE, p);
 	pk->at = peer;
 	pk->tail_ps = end + s->lat_ps;
 	if (s->fabric->nodes[s->fabric->ports[peer].node].type ==
 	    IBF_NODE_SWITCH)
-		push_fifo(s, SIM_EV_ARRIVE, k, 0);
+		push_lat(s, SIM_EV_ARRIVE, k, 0);
 }
 
 static void mark_blocked(ibf_sim_t *s, ibf_port_id_t p)
@@ -151,28 +159,35 @@ static int candidate(ibf_sim_t *s, ibf_port_id_t p, ibf_port_id_t q,
 }
 
 /* One round-robin pass over the (input, VL) pairs of p's switch,
- * restricted to high-priority VLs or not.  True when a packet left. */
+ * restricted to high-priority VLs or not, stopping once every head that
+ * wants p has been seen.  True when a packet left. */
 static bool switch_pass(ibf_sim_t *s, ibf_port_id_t p, bool high_only)
 {
 	const ibf_node_t *n = &s->fabric->nodes[s->fabric->ports[p].node];
-	uint32_t ncand = (uint32_t)n->nports * s->nvl, i, c, v;
+	uint32_t nvl = s->nvl, ncand = (uint32_t)n->nports * nvl;
+	uint32_t c = s->rr[p], i, v, seen = 0, b;
 	ibf_port_id_t q;
 	int r;
 
-	for (i = 1; i <= ncand; i++) {
-		c = (s->rr[p] + i) % ncand;
-		v = c % s->nvl;
+	for (i = 0; i < ncand && seen < s->nwant[p]; i++) {
+		if (++c == ncand)
+			c = 0;
+		v = nvl == 1 ? 0 : c % nvl;
 		if (high_only && !(s->o.vl_high >> v & 1))
 			continue;
-		q = n->first_port + 1 + c / s->nvl;
-		r = candidate(s, p, q, q * s->nvl + v);
+		q = n->first_port + 1 + (nvl == 1 ? c : c / nvl);
+		b = q * nvl + v;
+		if (s->buf_head[b] != SIM_NONE &&
+		    s->pkt[s->buf_head[b]].out == p)
+			seen++;
+		r = candidate(s, p, q, b);
 		if (r < 0)
 			mark_blocked(s, p);
 		if (r <= 0)
 			continue;
 		s->rr[p] = c;
 		s->in_busy[q] = 1;
-		tx_start(s, p, buf_pop(s, q * s->nvl + v), q);
+		tx_start(s, p, buf_pop(s, b), q);
 		return true;
 	}
 	return false;
@@ -187,6 +202,32 @@ static void host_remove_active(sim_host_t *h, uint32_t i)
 	h->rr = i;
 }
 
+/* Is message m's next packet shorter than a full one? */
+static inline unsigned next_small(const ibf_sim_t *s, const sim_msg_t *m)
+{
+	return m->bytes - (uint64_t)m->sent * s->o.mtu < s->o.mtu;
+}
+
+/* Has the HCA's link credits for message m's next packet?  Without LID
+ * spreading a message keeps one VL, and every packet but the last is a
+ * full one: no need to build the packet to know. */
+static bool next_fits(const ibf_sim_t *s, ibf_port_id_t p, const sim_msg_t *m)
+{
+	sim_pkt_t probe;
+	uint64_t left;
+	unsigned blocks;
+
+	if (m->lid_mask) {
+		pkt_fill(s, &probe, (uint32_t)(m - s->msg), m->sent);
+		return s->credits[p * s->nvl + probe.vl] >= probe.blocks;
+	}
+	left = m->bytes - (uint64_t)m->sent * s->o.mtu;
+	blocks = left >= s->o.mtu ? s->full_blocks :
+		 (unsigned)((left + IBF_SIM_HEADER + IBF_SIM_BLOCK - 1) /
+			    IBF_SIM_BLOCK);
+	return s->credits[p * s->nvl + m->vl] >= (int32_t)blocks;
+}
+
 /* The HCA's output: the next active message (round robin) whose next
  * packet has credits. */
 static void inject(ibf_sim_t *s, ibf_port_id_t p)
@@ -195,20 +236,31 @@ static void inject(ibf_sim_t *s, ibf_port_id_t p)
 	uint32_t i, j, mi, k;
 	sim_pkt_t probe;
 
+	/* one VL and no room for a full packet: only a message whose next
+	 * packet is its short last one could go */
+	if (s->nvl == 1 && s->credits[p] < (int32_t)s->full_blocks &&
+	    !h->nsmall) {
+		if (h->nactive)
+			mark_blocked(s, p);
+		return;
+	}
 	for (i = 0; i < h->nactive; i++) {
 		j = (h->rr + i) % h->nactive;
 		mi = h->active[j];
-		pkt_fill(s, &probe, mi, s->msg[mi].sent);
-		if (s->credits[p * s->nvl + probe.vl] < probe.blocks) {
+		if (!next_fits(s, p, &s->msg[mi])) {
 			mark_blocked(s, p);
 			continue;
 		}
+		pkt_fill(s, &probe, mi, s->msg[mi].sent);
 		k = pkt_alloc(s);
 		if (k == SIM_NONE)
 			return;
 		s->pkt[k] = probe;
+		h->nsmall -= next_small(s, &s->msg[mi]);
 		if (!s->msg[mi].sent++)
 			s->msg[mi].first_ps = s->now;
+		if (s->msg[mi].sent < s->msg[mi].npkts)
+			h->nsmall += next_small(s, &s->msg[mi]);
 		s->packets++;
 		h->rr = j + 1;
 		if (s->msg[mi].sent == s->msg[mi].npkts)
@@ -255,6 +307,7 @@ static void host_activate(ibf_sim_t *s, ibf_port_id_t port)
 		}
 		h->active = a;
 		h->active[h->nactive++] = mi;
+		h->nsmall += next_small(s, &s->msg[mi]);
 		h->in_flight++;
 	}
 	arbitrate(s, port);
@@ -364,14 +417,14 @@ static void on_txdone(ibf_sim_t *s, ibf_port_id_t p)
 	s->busy[p] = 0;
 	if (q != SIM_NONE) {
 		s->in_busy[q] = 0;
-		push_fifo(s, SIM_EV_CREDIT, s->fabric->ports[q].peer,
+		push_lat(s, SIM_EV_CREDIT, s->fabric->ports[q].peer,
 			  (uint32_t)pk->vl << 8 | pk->blocks);
 	}
 	/* (the packet may already be leaving the next switch: ask the link,
 	 * not the packet, where it ends) */
 	if (s->fabric->nodes[s->fabric->ports[s->fabric->ports[p].peer].node]
 	    .type != IBF_NODE_SWITCH)
-		push_fifo(s, SIM_EV_DELIVER, k, 0);
+		push_lat(s, SIM_EV_DELIVER, k, 0);
 	arbitrate(s, p);
 	/* the input is free: its heads may go */
 	for (v = 0; q != SIM_NONE && v < s->nvl; v++) {
@@ -394,7 +447,7 @@ static void on_deliver(ibf_sim_t *s, uint32_t k)
 	sim_msg_t *m = &s->msg[mi];
 
 	/* the HCA takes the packet at line rate: its buffer frees at once */
-	push_fifo(s, SIM_EV_CREDIT, s->fabric->ports[pk->at].peer,
+	push_lat(s, SIM_EV_CREDIT, s->fabric->ports[pk->at].peer,
 		  (uint32_t)pk->vl << 8 | pk->blocks);
 	m->bytes_done += pk->payload;
 	pkt_release(s, k);
@@ -467,7 +520,7 @@ static void seed_events(ibf_sim_t *s)
 	for (m = 0; m < s->nmsg; m++)
 		if (s->msg[m].start_ps > 0) {
 			s->msg[m].npred_left++;
-			push_heap(s, s->msg[m].start_ps, SIM_EV_START, m);
+			push_at(s, s->msg[m].start_ps, SIM_EV_START, m);
 		}
 	for (m = 0; m < s->nmsg && !s->failed; m++)
 		if (!s->msg[m].npred_left) {
