@@ -168,3 +168,16 @@ bool sim_evq_pop(sim_evq_t *q, sim_ev_t *ev)
 	from->count--;
 	return true;
 }
+
+bool sim_evq_due(const sim_evq_t *q, sim_ps_t now)
+{
+	unsigned i;
+
+	if (q->nheap && q->heap[0].t <= now)
+		return true;
+	for (i = 0; i < q->nring; i++)
+		if (q->ring[i].count &&
+		    q->ring[i].ev[q->ring[i].head].t <= now)
+			return true;
+	return false;
+}

@@ -57,6 +57,8 @@ int sim_evq_push(sim_evq_t *q, sim_ps_t now, sim_ps_t delay, uint32_t type,
 		 uint32_t a, uint32_t b);
 /* Schedule an event at time t (the heap: for one-off delays). */
 int sim_evq_push_at(sim_evq_t *q, sim_ps_t t, uint32_t type, uint32_t a);
+/* Is an event due at time now (the earliest one)? */
+bool sim_evq_due(const sim_evq_t *q, sim_ps_t now);
 /* Pop the next event into *ev; false when none is left. */
 bool sim_evq_pop(sim_evq_t *q, sim_ev_t *ev);
 
@@ -118,6 +120,8 @@ struct ibf_sim {
 	double *ps_per_byte;
 	uint8_t *busy, *in_busy;
 	uint32_t *cur_pkt, *cur_in, *rr, *nwant;
+	uint8_t *arb_mark;       /* port waits in arb_list */
+	uint32_t *arb_list, narb;
 	int32_t *credits;        /* [port * nvl + vl] */
 	uint32_t *buf_head, *buf_tail;  /* [port * nvl + vl] */
 	uint64_t *link_bytes;

@@ -286,6 +286,28 @@ static void arbitrate(ibf_sim_t *s, ibf_port_id_t p)
 	switch_pass(s, p, false);
 }
 
+/* Outputs are arbitrated once every event of the current time has been
+ * applied, so that requests made at the same picosecond compete (an
+ * input freed at the very time an output frees is a candidate for it). */
+static void want_arbitration(ibf_sim_t *s, ibf_port_id_t p)
+{
+	if (s->arb_mark[p])
+		return;
+	s->arb_mark[p] = 1;
+	s->arb_list[s->narb++] = p;
+}
+
+static void flush_arbitration(ibf_sim_t *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->narb; i++) {
+		s->arb_mark[s->arb_list[i]] = 0;
+		arbitrate(s, s->arb_list[i]);
+	}
+	s->narb = 0;
+}
+
 /* ---- messages ------------------------------------------------------------ */
 
 static void host_activate(ibf_sim_t *s, ibf_port_id_t port)
@@ -310,7 +332,7 @@ static void host_activate(ibf_sim_t *s, ibf_port_id_t port)
 		h->nsmall += next_small(s, &s->msg[mi]);
 		h->in_flight++;
 	}
-	arbitrate(s, port);
+	want_arbitration(s, port);
 }
 
 static void push_stack(ibf_sim_t *s, uint32_t mi)
@@ -405,7 +427,7 @@ static void on_arrive(ibf_sim_t *s, uint32_t k)
 	}
 	s->buf_tail[b] = k;
 	if (s->buf_head[b] == k && !s->in_busy[pk->at])
-		arbitrate(s, pk->out);
+		want_arbitration(s, pk->out);
 }
 
 static void on_txdone(ibf_sim_t *s, ibf_port_id_t p)
@@ -425,19 +447,19 @@ static void on_txdone(ibf_sim_t *s, ibf_port_id_t p)
 	if (s->fabric->nodes[s->fabric->ports[s->fabric->ports[p].peer].node]
 	    .type != IBF_NODE_SWITCH)
 		push_lat(s, SIM_EV_DELIVER, k, 0);
-	arbitrate(s, p);
+	want_arbitration(s, p);
 	/* the input is free: its heads may go */
 	for (v = 0; q != SIM_NONE && v < s->nvl; v++) {
 		h = s->buf_head[q * s->nvl + v];
 		if (h != SIM_NONE && !s->in_busy[q])
-			arbitrate(s, s->pkt[h].out);
+			want_arbitration(s, s->pkt[h].out);
 	}
 }
 
 static void on_credit(ibf_sim_t *s, ibf_port_id_t p, uint32_t b)
 {
 	s->credits[p * s->nvl + (b >> 8)] += (int32_t)(b & 0xff);
-	arbitrate(s, p);
+	want_arbitration(s, p);
 }
 
 static void on_deliver(ibf_sim_t *s, uint32_t k)
@@ -554,7 +576,11 @@ ibf_status_t ibf_sim_run(ibf_sim_t *s, ibf_sim_result_t *res,
 	if (st != IBF_OK)
 		return st;
 	seed_events(s);
-	while (!s->failed && sim_evq_pop(&s->evq, &ev)) {
+	while (!s->failed) {
+		if (s->narb && !sim_evq_due(&s->evq, s->now))
+			flush_arbitration(s);
+		if (!sim_evq_pop(&s->evq, &ev))
+			break;
 		s->now = ev.t;
 		s->events++;
 		dispatch(s, &ev);
