@@ -418,8 +418,8 @@ static json_object *json_flow(const ibf_sim_t *s, const ibf_sim_result_t *r,
 	return o;
 }
 
-static json_object *json_link(const ibf_sim_t *s,
-			      const ibf_sim_link_result_t *l)
+/* {"from", "to"} of the link leaving egress port p. */
+static json_object *json_ends(const ibf_sim_t *s, ibf_port_id_t p)
 {
 	json_object *o = json_object_new_object();
 	char a[192];
@@ -427,10 +427,20 @@ static json_object *json_link(const ibf_sim_t *s,
 	if (!o)
 		return NULL;
 	json_object_object_add(o, "from", json_object_new_string(
-		port_name(s->fabric, l->port, a, sizeof(a))));
+		port_name(s->fabric, p, a, sizeof(a))));
 	json_object_object_add(o, "to", json_object_new_string(
-		port_name(s->fabric, s->fabric->ports[l->port].peer, a,
+		port_name(s->fabric, s->fabric->ports[p].peer, a,
 			  sizeof(a))));
+	return o;
+}
+
+static json_object *json_link(const ibf_sim_t *s,
+			      const ibf_sim_link_result_t *l)
+{
+	json_object *o = json_ends(s, l->port);
+
+	if (!o)
+		return NULL;
 	json_object_object_add(o, "bytes", json_object_new_int64(
 		(int64_t)l->bytes));
 	json_object_object_add(o, "busy_s", num(l->busy_s));
@@ -452,9 +462,7 @@ static bool json_arrays(const ibf_sim_t *s, const ibf_sim_result_t *r,
 	json_object_object_add(root, "flows", flows);
 	json_object_object_add(root, "links", links);
 	for (i = 0; ok && i < r->ncycle; i++) {
-		ibf_sim_link_result_t l = { .port = r->cycle[i] };
-
-		o = json_link(s, &l);
+		o = json_ends(s, r->cycle[i]);
 		ok = o && !json_object_array_add(cyc, o);
 	}
 	for (i = 0; ok && i < r->nmsgs; i++) {
