@@ -415,6 +415,36 @@ static void test_dependencies_and_window(void **state)
 	ibf_fabric_destroy(f);
 }
 
+/* A local join ready at time 0 readies a later message through the
+ * cascade; that message must still be sent once (not once more when the
+ * start-up reaches it): exactly its packets go out. */
+static void test_local_join_at_start(void **state)
+{
+	ibf_fabric_t *f = star(2);
+	ibf_routing_t *r = tu_route(f, "minhop");
+	ibf_sim_opts_t o;
+	ibf_sim_result_t res;
+	ibf_sim_t *s;
+	uint32_t join, m;
+	ibf_err_t err;
+
+	(void)state;
+	ibf_sim_opts_default(&o);
+	o.max_events = 1000000;   /* a message sent forever stops here */
+	s = new_sim(r, &o);
+	assert_int_equal(ibf_sim_add_msg(s, host(f, 0), host(f, 0), 0,
+					 IBF_SIM_LOCAL, 0, &join, &err), IBF_OK);
+	add(s, host(f, 0), host(f, 1), 10 * MTU, &m);
+	assert_int_equal(ibf_sim_add_dep(s, join, m, &err), IBF_OK);
+	run(s, &res);
+	assert_false(res.truncated);
+	assert_int_equal(res.packets, 10);
+	ibf_sim_result_free(&res);
+	ibf_sim_destroy(s);
+	ibf_routing_destroy(r);
+	ibf_fabric_destroy(f);
+}
+
 static void a2a_run(const ibf_routing_t *r, ibf_sim_a2a_t alg, unsigned k,
 		    ibf_sim_result_t *res, double *bound)
 {
@@ -522,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_ring_deadlock),
 		cmocka_unit_test(test_ring_layered),
 		cmocka_unit_test(test_dependencies_and_window),
+		cmocka_unit_test(test_local_join_at_start),
 		cmocka_unit_test(test_alltoall_algorithms),
 		cmocka_unit_test(test_trace_errors),
 	};

@@ -544,8 +544,9 @@ static void seed_events(ibf_sim_t *s)
 			s->msg[m].npred_left++;
 			push_at(s, s->msg[m].start_ps, SIM_EV_START, m);
 		}
+	/* (a cascade of local joins may have readied later ones already) */
 	for (m = 0; m < s->nmsg && !s->failed; m++)
-		if (!s->msg[m].npred_left) {
+		if (!s->msg[m].npred_left && s->msg[m].ready_ps < 0) {
 			msg_ready(s, m);
 			while (s->nstack && !s->failed)
 				msg_finish(s, s->stack[--s->nstack]);
