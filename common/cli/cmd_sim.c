@@ -15,7 +15,7 @@ static const char *const CMD = "sim";
 
 struct sim_args {
 	const char *topo, *lfts, *sl, *pattern, *map, *alltoall, *algorithm;
-	const char *trace, *json;
+	const char *trace, *json, *receivers;
 	uint64_t seed, bytes;
 	unsigned lmc, mtu, buffer, window, max_vls, ctrl_bytes, top;
 	double rate, latency, liquid_limit;
@@ -50,6 +50,11 @@ static bool parse_args(int argc, char **argv, struct sim_args *a, int *rc)
 			    "(one of):"),
 		IBF_OPT_STR("alltoall", &a->alltoall, "HOSTS", "all-to-all "
 			    "among the hosts of this list"),
+		IBF_OPT_STR("receivers", &a->receivers, "HOSTS", "all-to-all "
+			    "between two lists: rank i\nsends from the i-th "
+			    "host of --alltoall and\nreceives at the i-th of "
+			    "HOSTS; every pair,\ni to itself included (the "
+			    "Swiss-T1's\nprocessor pairs)"),
 		IBF_OPT_STR("trace", &a->trace, "FILE", "timed sends: lines "
 			    "\"TIME_US BYTES SRC DST\""),
 		IBF_OPT_STR("algorithm", &a->algorithm, "A", "all-to-all: "
@@ -117,6 +122,10 @@ static bool parse_args(int argc, char **argv, struct sim_args *a, int *rc)
 	if (!!a->pattern + !!a->alltoall + !!a->trace != 1) {
 		*rc = ibf_cli_usage_error(CMD, "give one of --pattern, "
 					  "--alltoall, --trace");
+		return false;
+	}
+	if (a->receivers && !a->alltoall) {
+		*rc = ibf_cli_usage_error(CMD, "--receivers needs --alltoall");
 		return false;
 	}
 	if (a->bytes > (1ull << 40)) {
@@ -191,14 +200,14 @@ static ibf_status_t add_pattern(const struct sim_args *a, struct sim_run *r,
 /* The all-to-all's bound: the same blocks sent all at once (bruck's
  * messages are not the all-to-all's transfers). */
 static ibf_status_t a2a_bound(struct sim_run *r, const ibf_sim_opts_t *o,
-			      const ibf_hostlist_t *h, uint64_t bytes,
-			      ibf_err_t *err)
+			      const ibf_hostlist_t *h, const ibf_port_id_t *rcv,
+			      uint64_t bytes, ibf_err_t *err)
 {
 	ibf_sim_t *s;
 	ibf_status_t st = ibf_sim_create(r->l, o, &s, err);
 
 	if (st == IBF_OK)
-		st = ibf_sim_add_alltoall(s, h->ports, h->n, bytes,
+		st = ibf_sim_add_alltoall(s, h->ports, rcv, h->n, bytes,
 					  IBF_SIM_A2A_LINEAR, 0, NULL, NULL,
 					  err);
 	if (st == IBF_OK)
@@ -207,10 +216,28 @@ static ibf_status_t a2a_bound(struct sim_run *r, const ibf_sim_opts_t *o,
 	return st;
 }
 
+/* --receivers: as many hosts as --alltoall has. */
+static ibf_status_t read_receivers(const struct sim_args *a,
+				   const struct sim_run *r,
+				   const ibf_hostlist_t *h, ibf_hostlist_t *rcv,
+				   ibf_err_t *err)
+{
+	ibf_status_t st;
+
+	if (!a->receivers)
+		return IBF_OK;
+	st = ibf_hosts_read(r->f, a->receivers, rcv, err);
+	if (st == IBF_OK && rcv->n != h->n)
+		st = ibf_err_set(err, IBF_ERR_INVALID, "%s: %u hosts, but %s "
+				 "has %u", a->receivers, rcv->n, a->alltoall,
+				 h->n);
+	return st;
+}
+
 static ibf_status_t add_alltoall(const struct sim_args *a, struct sim_run *r,
 				 const ibf_sim_opts_t *o, ibf_err_t *err)
 {
-	ibf_hostlist_t h = { NULL, 0 };
+	ibf_hostlist_t h = { NULL, 0 }, rcv = { NULL, 0 };
 	ibf_liquid_opts_t lo = { .time_limit = a->liquid_limit };
 	ibf_sim_a2a_t alg;
 	unsigned k;
@@ -222,13 +249,16 @@ static ibf_status_t add_alltoall(const struct sim_args *a, struct sim_run *r,
 	if (st == IBF_OK)
 		st = ibf_hosts_read(r->f, a->alltoall, &h, err);
 	if (st == IBF_OK)
-		st = ibf_sim_add_alltoall(r->sim, h.ports, h.n, a->bytes, alg,
-					  k, &lo, &frames, err);
+		st = read_receivers(a, r, &h, &rcv, err);
 	if (st == IBF_OK)
-		st = a2a_bound(r, o, &h, a->bytes, err);
+		st = ibf_sim_add_alltoall(r->sim, h.ports, rcv.ports, h.n,
+					  a->bytes, alg, k, &lo, &frames, err);
+	if (st == IBF_OK)
+		st = a2a_bound(r, o, &h, rcv.ports, a->bytes, err);
 	if (st == IBF_OK && frames)
 		fprintf(ibf_cli_text_out(a->json), "liquid schedule: %u "
 			"frames\n", frames);
+	ibf_hostlist_free(&rcv);
 	ibf_hostlist_free(&h);
 	return st;
 }

@@ -452,7 +452,8 @@ static void a2a_run(const ibf_routing_t *r, ibf_sim_a2a_t alg, unsigned k,
 	ibf_sim_t *s = new_sim(r, NULL);
 	ibf_err_t err;
 
-	if (ibf_sim_add_alltoall(s, f->endpoints, f->nendpoints, 256u << 10,
+	if (ibf_sim_add_alltoall(s, f->endpoints, NULL, f->nendpoints,
+				 256u << 10,
 				 alg, k, NULL, NULL, &err) != IBF_OK)
 		fail_msg("alltoall: %s", err.msg);
 	if (bound)

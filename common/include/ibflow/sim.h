@@ -125,13 +125,18 @@ ibf_status_t ibf_sim_a2a_parse(const char *spec, ibf_sim_a2a_t *alg,
 const char *ibf_sim_a2a_name(ibf_sim_a2a_t alg);
 
 /* The all-to-all of ranks[0..n-1] (distinct host ports), `bytes` per
- * block, as messages with dependencies.  liquid/liquid-barrier schedule
- * the transfers with ibf_liquid_schedule (limits in lopts, may be NULL);
- * *frames (may be NULL) receives their frame count. */
+ * block, as messages with dependencies.  recv NULL: blocks between
+ * distinct ranks.  recv[0..n-1] (hosts distinct from ranks): rank i sends
+ * from ranks[i] and receives at recv[i], and every pair (i, j) exchanges a
+ * block, i to itself included (the Swiss-T1's transmitting and receiving
+ * processors of the liquid scheduling paper; not for bruck).
+ * liquid/liquid-barrier schedule the transfers with ibf_liquid_schedule
+ * (limits in lopts, may be NULL); *frames (may be NULL) receives their
+ * frame count. */
 ibf_status_t ibf_sim_add_alltoall(ibf_sim_t *s, const ibf_port_id_t *ranks,
-				  uint32_t n, uint64_t bytes,
-				  ibf_sim_a2a_t alg, unsigned k,
-				  const ibf_liquid_opts_t *lopts,
+				  const ibf_port_id_t *recv, uint32_t n,
+				  uint64_t bytes, ibf_sim_a2a_t alg,
+				  unsigned k, const ibf_liquid_opts_t *lopts,
 				  uint32_t *frames, ibf_err_t *err);
 
 /* Timed sends: lines "TIME_US SRC DST BYTES" (hosts as in traffic files,

@@ -100,8 +100,21 @@ static ibf_status_t msg(ibf_sim_t *s, ibf_port_id_t a, ibf_port_id_t b,
 	return ibf_sim_add_msg(s, a, b, bytes, kind, 0, id, err);
 }
 
+/* ---- the all-to-all's ranks ----------------------------------------------
+ * Rank i sends from snd[i] and receives at rcv[i]: the same host for an
+ * ordinary all-to-all (blocks between distinct ranks, distances 1..n-1),
+ * two hosts for the Swiss-T1's processor pairs (every (i, j), i to itself
+ * included: distances 0..n-1). */
+typedef struct a2a {
+	ibf_sim_t *s;
+	const ibf_port_id_t *snd, *rcv;
+	uint32_t n;
+	uint32_t d0;          /* first distance: 0 with two lists, else 1 */
+	uint64_t bytes;
+} a2a_t;
+
 /* ---- step-wise algorithms ------------------------------------------------
- * step[i] = the message rank i sent in the previous step, recv[i] = the
+ * sent[i] = the message rank i sent in the previous step, recvd[i] = the
  * one it received. */
 
 typedef struct steps {
@@ -123,95 +136,82 @@ static ibf_status_t steps_init(steps_t *st, uint32_t n, ibf_err_t *err)
 	return IBF_OK;
 }
 
-/* One step: rank i sends size(i) bytes to to(i) after its previous step
+/* One step: rank i sends `bytes` to rank i + dist after its previous step
  * (sent and received) completed. */
-static ibf_status_t step(ibf_sim_t *s, const ibf_port_id_t *r, uint32_t n,
-			 steps_t *st, uint32_t dist, const uint64_t *bytes,
-			 ibf_err_t *err)
+static ibf_status_t step(const a2a_t *a, steps_t *st, uint32_t dist,
+			 uint64_t bytes, ibf_err_t *err)
 {
 	uint32_t i, dst, prev[2];
 	ibf_status_t e;
 
-	for (i = 0; i < n; i++) {
-		dst = (i + dist) % n;
+	for (i = 0; i < a->n; i++) {
+		dst = (i + dist) % a->n;
 		prev[0] = st->sent[i];
 		prev[1] = st->recvd[i];
-		e = msg(s, r[i], r[dst], bytes[i], IBF_SIM_DATA,
+		e = msg(a->s, a->snd[i], a->rcv[dst], bytes, IBF_SIM_DATA,
 			&st->nsent[i], err);
 		if (e == IBF_OK)
-			e = deps(s, st->nsent[i], prev, 2, err);
+			e = deps(a->s, st->nsent[i], prev, 2, err);
 		if (e != IBF_OK)
 			return e;
 		st->nrecvd[dst] = st->nsent[i];
 	}
-	memcpy(st->sent, st->nsent, n * sizeof(uint32_t));
-	memcpy(st->recvd, st->nrecvd, n * sizeof(uint32_t));
+	memcpy(st->sent, st->nsent, a->n * sizeof(uint32_t));
+	memcpy(st->recvd, st->nrecvd, a->n * sizeof(uint32_t));
 	return IBF_OK;
 }
 
-static ibf_status_t a2a_pairwise(ibf_sim_t *s, const ibf_port_id_t *r,
-				 uint32_t n, uint64_t bytes, ibf_err_t *err)
+static ibf_status_t a2a_pairwise(const a2a_t *a, ibf_err_t *err)
 {
 	steps_t st;
-	uint64_t *b = malloc(n * sizeof(*b));
-	uint32_t d, i;
-	ibf_status_t e;
+	uint32_t d;
+	ibf_status_t e = steps_init(&st, a->n, err);
 
-	if (!b)
-		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
-	e = steps_init(&st, n, err);
-	for (i = 0; i < n; i++)
-		b[i] = bytes;
-	for (d = 1; e == IBF_OK && d < n; d++)
-		e = step(s, r, n, &st, d, b, err);
+	for (d = a->d0; e == IBF_OK && d < a->n; d++)
+		e = step(a, &st, d, a->bytes, err);
 	free(st.sent);
-	free(b);
 	return e;
 }
 
 /* Bruck: in step k, block j (1 <= j < n, relative index) travels 2^k
  * further when bit k of j is set; the final rotation is local. */
-static ibf_status_t a2a_bruck(ibf_sim_t *s, const ibf_port_id_t *r,
-			      uint32_t n, uint64_t bytes, ibf_err_t *err)
+static ibf_status_t a2a_bruck(const a2a_t *a, ibf_err_t *err)
 {
 	steps_t st;
-	uint64_t *b = malloc(n * sizeof(*b));
-	uint32_t dist, j, i, cnt;
+	uint32_t dist, j, cnt;
 	ibf_status_t e;
 
-	if (!b)
-		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
-	e = steps_init(&st, n, err);
-	for (dist = 1; e == IBF_OK && dist < n; dist <<= 1) {
-		for (cnt = 0, j = 1; j < n; j++)
+	if (a->d0 == 0)
+		return ibf_err_set(err, IBF_ERR_UNSUPPORTED, "bruck: not "
+				   "between separate sender and receiver "
+				   "lists");
+	e = steps_init(&st, a->n, err);
+	for (dist = 1; e == IBF_OK && dist < a->n; dist <<= 1) {
+		for (cnt = 0, j = 1; j < a->n; j++)
 			cnt += (j & dist) != 0;
-		for (i = 0; i < n; i++)
-			b[i] = cnt * bytes;
-		e = step(s, r, n, &st, dist, b, err);
+		e = step(a, &st, dist, cnt * a->bytes, err);
 	}
 	free(st.sent);
-	free(b);
 	return e;
 }
 
-/* linear: every send at once (k = 0); linear-sync:K: send d waits for send
- * d - K of the same rank. */
-static ibf_status_t a2a_linear(ibf_sim_t *s, const ibf_port_id_t *r,
-			       uint32_t n, uint64_t bytes, unsigned k,
-			       ibf_err_t *err)
+/* linear: every send at once (k = 0); linear-sync:K: a rank's send d waits
+ * for its send d - K. */
+static ibf_status_t a2a_linear(const a2a_t *a, unsigned k, ibf_err_t *err)
 {
+	uint32_t n = a->n, i, d;
 	uint32_t *id = malloc((size_t)n * n * sizeof(uint32_t));
-	uint32_t i, d;
 	ibf_status_t e = IBF_OK;
 
 	if (!id)
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
-	for (d = 1; e == IBF_OK && d < n; d++)
+	for (d = a->d0; e == IBF_OK && d < n; d++)
 		for (i = 0; e == IBF_OK && i < n; i++) {
-			e = msg(s, r[i], r[(i + d) % n], bytes, IBF_SIM_DATA,
-				&id[(size_t)i * n + d], err);
-			if (e == IBF_OK && k && d > k)
-				e = ibf_sim_add_dep(s, id[(size_t)i * n + d - k],
+			e = msg(a->s, a->snd[i], a->rcv[(i + d) % n], a->bytes,
+				IBF_SIM_DATA, &id[(size_t)i * n + d], err);
+			if (e == IBF_OK && k && d >= a->d0 + k)
+				e = ibf_sim_add_dep(a->s,
+						    id[(size_t)i * n + d - k],
 						    id[(size_t)i * n + d], err);
 		}
 	free(id);
@@ -226,16 +226,39 @@ typedef struct liquid_plan {
 	uint32_t *id;            /* [ntransfers] message of each transfer */
 } liquid_plan_t;
 
-static ibf_status_t liquid_schedule(const ibf_sim_t *s,
-				    const ibf_port_id_t *r, uint32_t n,
+/* The transfers as the liquid scheduler sees them: the hosts' all-to-all,
+ * or with two lists every (sender i, receiver j) in round-robin order. */
+static ibf_status_t liquid_traffic(const a2a_t *a, ibf_liquid_traffic_t **t,
+				   ibf_err_t *err)
+{
+	ibf_hostlist_t hl = { (ibf_port_id_t *)a->snd, a->n };
+	ibf_traffic_t tr;
+	uint32_t i, d;
+	ibf_status_t st;
+
+	if (a->d0)
+		return ibf_liquid_traffic_alltoall(a->s->lfts, &hl, t, err);
+	tr.n = 0;
+	tr.flows = malloc((size_t)a->n * a->n * sizeof(*tr.flows));
+	if (!tr.flows)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	for (d = 0; d < a->n; d++)
+		for (i = 0; i < a->n; i++)
+			tr.flows[tr.n++] = (ibf_flow_t){ a->snd[i],
+				a->rcv[(i + d) % a->n], 1 };
+	st = ibf_liquid_traffic_from_flows(a->s->lfts, &tr, t, err);
+	free(tr.flows);
+	return st;
+}
+
+static ibf_status_t liquid_schedule(const a2a_t *a,
 				    const ibf_liquid_opts_t *lopts,
 				    liquid_plan_t *lp, ibf_err_t *err)
 {
-	ibf_hostlist_t hl = { (ibf_port_id_t *)r, n };
 	ibf_status_t st;
 
 	memset(lp, 0, sizeof(*lp));
-	st = ibf_liquid_traffic_alltoall(s->lfts, &hl, &lp->t, err);
+	st = liquid_traffic(a, &lp->t, err);
 	if (st == IBF_OK)
 		st = ibf_liquid_schedule(lp->t, lopts, &lp->res, err);
 	if (st == IBF_OK) {
@@ -299,22 +322,22 @@ static ibf_status_t liquid_releases(ibf_sim_t *s, liquid_plan_t *lp,
 	return st;
 }
 
-/* The barrier after frame f: rank i enters (local join `enter`) once its
- * own transfers of the frame are done and it left the previous barrier;
- * a dissemination barrier of ceil(log2 n) rounds of control messages;
- * exit[i] joins its last round. */
-static ibf_status_t barrier(ibf_sim_t *s, const ibf_port_id_t *r,
-			    uint32_t n, uint32_t *enter, uint32_t *exit_,
-			    uint32_t *round, ibf_err_t *err)
+/* The barrier after a frame among hosts h[0..n-1]: host i entered it
+ * (local join enter[i]); a dissemination barrier of ceil(log2 n) rounds of
+ * control messages; exit_[i] joins host i's last round.  round, last:
+ * scratch of n each. */
+static ibf_status_t barrier(ibf_sim_t *s, const ibf_port_id_t *h,
+			    uint32_t n, const uint32_t *enter,
+			    uint32_t *exit_, uint32_t *round, uint32_t *last,
+			    ibf_err_t *err)
 {
 	uint32_t i, dist, prev[2];
-	uint32_t *last = round + n;
 	ibf_status_t st = IBF_OK;
 
 	memcpy(last, enter, n * sizeof(uint32_t));
 	for (dist = 1; st == IBF_OK && dist < n; dist <<= 1) {
 		for (i = 0; st == IBF_OK && i < n; i++) {
-			st = msg(s, r[i], r[(i + dist) % n], s->o.ctrl_bytes,
+			st = msg(s, h[i], h[(i + dist) % n], s->o.ctrl_bytes,
 				 IBF_SIM_CONTROL, &round[i], err);
 			if (st == IBF_OK)
 				st = deps(s, round[i], &last[i], 1, err);
@@ -323,7 +346,7 @@ static ibf_status_t barrier(ibf_sim_t *s, const ibf_port_id_t *r,
 		for (i = 0; st == IBF_OK && i < n; i++) {
 			prev[0] = round[i];
 			prev[1] = round[(i + n - dist) % n];
-			st = msg(s, r[i], r[i], 0, IBF_SIM_LOCAL, &last[i], err);
+			st = msg(s, h[i], h[i], 0, IBF_SIM_LOCAL, &last[i], err);
 			if (st == IBF_OK)
 				st = deps(s, last[i], prev, 2, err);
 		}
@@ -332,105 +355,130 @@ static ibf_status_t barrier(ibf_sim_t *s, const ibf_port_id_t *r,
 	return st;
 }
 
-static ibf_status_t liquid_barriers(ibf_sim_t *s, const ibf_port_id_t *r,
-				    uint32_t n, liquid_plan_t *lp,
-				    ibf_err_t *err)
+/* Frame f's transfer waits for both its hosts to have left the barrier
+ * after frame f - 1, and each host enters the next barrier once its own
+ * transfers of frame f are done. */
+static ibf_status_t frame_joins(ibf_sim_t *s, const liquid_plan_t *lp,
+				uint32_t f, const uint32_t *enter,
+				const uint32_t *exit_, ibf_err_t *err)
 {
 	const ibf_liquid_traffic_t *t = lp->t;
 	const ibf_liquid_result_t *res = &lp->res;
-	/* ranks are the traffic's host positions (host-list order) */
+	uint32_t j, tr, ends[2];
+	ibf_status_t st = IBF_OK;
+
+	for (j = res->frame_off[f]; st == IBF_OK && j < res->frame_off[f + 1];
+	     j++) {
+		tr = res->frame_tr[j];
+		ends[0] = exit_[t->src[tr]];
+		ends[1] = exit_[t->dst[tr]];
+		st = deps(s, lp->id[tr], ends, 2, err);
+		if (st == IBF_OK)
+			st = ibf_sim_add_dep(s, lp->id[tr], enter[t->src[tr]],
+					     err);
+		if (st == IBF_OK)
+			st = ibf_sim_add_dep(s, lp->id[tr], enter[t->dst[tr]],
+					     err);
+	}
+	return st;
+}
+
+static ibf_status_t liquid_barriers(ibf_sim_t *s, liquid_plan_t *lp,
+				    ibf_err_t *err)
+{
+	const ibf_liquid_traffic_t *t = lp->t;
+	uint32_t n = t->nhosts, f, i;
 	uint32_t *mem = malloc(4 * (size_t)n * sizeof(uint32_t));
-	uint32_t *enter = mem, *exit_ = mem + n, *round = mem + 2 * n;
-	uint32_t f, j, tr, i;
+	uint32_t *enter = mem, *exit_ = mem + n;
 	ibf_status_t st = IBF_OK;
 
 	if (!mem)
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
 	for (i = 0; i < n; i++)
 		exit_[i] = SIM_NONE;
-	for (f = 0; st == IBF_OK && f < res->nframes; f++) {
+	for (f = 0; st == IBF_OK && f < lp->res.nframes; f++) {
 		for (i = 0; st == IBF_OK && i < n; i++) {
-			st = msg(s, r[i], r[i], 0, IBF_SIM_LOCAL, &enter[i],
-				 err);
+			st = msg(s, t->hosts[i], t->hosts[i], 0, IBF_SIM_LOCAL,
+				 &enter[i], err);
 			if (st == IBF_OK)
 				st = deps(s, enter[i], &exit_[i], 1, err);
 		}
-		for (j = res->frame_off[f]; st == IBF_OK &&
-		     j < res->frame_off[f + 1]; j++) {
-			uint32_t ends[2];
-
-			tr = res->frame_tr[j];
-			ends[0] = exit_[t->src[tr]];
-			ends[1] = exit_[t->dst[tr]];
-			st = deps(s, lp->id[tr], ends, 2, err);
-			if (st == IBF_OK)
-				st = ibf_sim_add_dep(s, lp->id[tr],
-						     enter[t->src[tr]], err);
-			if (st == IBF_OK)
-				st = ibf_sim_add_dep(s, lp->id[tr],
-						     enter[t->dst[tr]], err);
-		}
-		if (st == IBF_OK && f + 1 < res->nframes)
-			st = barrier(s, r, n, enter, exit_, round, err);
+		if (st == IBF_OK)
+			st = frame_joins(s, lp, f, enter, exit_, err);
+		if (st == IBF_OK && f + 1 < lp->res.nframes)
+			st = barrier(s, t->hosts, n, enter, exit_, mem + 2 * n,
+				     mem + 3 * n, err);
 	}
 	free(mem);
 	return st;
 }
 
-static ibf_status_t a2a_liquid(ibf_sim_t *s, const ibf_port_id_t *r,
-			       uint32_t n, uint64_t bytes, bool with_barrier,
+static ibf_status_t a2a_liquid(const a2a_t *a, bool with_barrier,
 			       const ibf_liquid_opts_t *lopts,
 			       uint32_t *frames, ibf_err_t *err)
 {
 	liquid_plan_t lp;
 	ibf_status_t st;
 
-	st = liquid_schedule(s, r, n, lopts, &lp, err);
+	st = liquid_schedule(a, lopts, &lp, err);
 	if (st == IBF_OK)
-		st = liquid_transfers(s, &lp, bytes, err);
+		st = liquid_transfers(a->s, &lp, a->bytes, err);
 	if (st == IBF_OK)
-		st = with_barrier ? liquid_barriers(s, r, n, &lp, err) :
-		     liquid_releases(s, &lp, err);
+		st = with_barrier ? liquid_barriers(a->s, &lp, err) :
+		     liquid_releases(a->s, &lp, err);
 	if (st == IBF_OK && frames)
 		*frames = lp.res.nframes;
 	liquid_free(&lp);
 	return st;
 }
 
-ibf_status_t ibf_sim_add_alltoall(ibf_sim_t *s, const ibf_port_id_t *ranks,
-				  uint32_t n, uint64_t bytes,
-				  ibf_sim_a2a_t alg, unsigned k,
-				  const ibf_liquid_opts_t *lopts,
-				  uint32_t *frames, ibf_err_t *err)
+static ibf_status_t check_ranks(const ibf_port_id_t *ranks,
+				const ibf_port_id_t *recv, uint32_t n,
+				ibf_err_t *err)
 {
 	uint32_t i, j;
 
-	if (frames)
-		*frames = 0;
 	if (n < 2)
 		return ibf_err_set(err, IBF_ERR_INVALID, "all-to-all of %u "
 				   "ranks: needs at least 2", n);
 	for (i = 0; i < n; i++)
-		for (j = i + 1; j < n; j++)
-			if (ranks[i] == ranks[j])
+		for (j = 0; j < n; j++)
+			if ((j > i && (ranks[i] == ranks[j] ||
+				       (recv && recv[i] == recv[j]))) ||
+			    (recv && ranks[i] == recv[j]))
 				return ibf_err_set(err, IBF_ERR_INVALID,
 						   "all-to-all: ranks %u and "
-						   "%u are the same host", i,
-						   j);
+						   "%u share a host", i, j);
+	return IBF_OK;
+}
+
+ibf_status_t ibf_sim_add_alltoall(ibf_sim_t *s, const ibf_port_id_t *ranks,
+				  const ibf_port_id_t *recv, uint32_t n,
+				  uint64_t bytes, ibf_sim_a2a_t alg,
+				  unsigned k, const ibf_liquid_opts_t *lopts,
+				  uint32_t *frames, ibf_err_t *err)
+{
+	a2a_t a = { s, ranks, recv ? recv : ranks, n, recv ? 0 : 1, bytes };
+	ibf_status_t st;
+
+	if (frames)
+		*frames = 0;
+	st = check_ranks(ranks, recv, n, err);
+	if (st != IBF_OK)
+		return st;
 	switch (alg) {
 	case IBF_SIM_A2A_LIQUID:
 	case IBF_SIM_A2A_LIQUID_BARRIER:
-		return a2a_liquid(s, ranks, n, bytes,
-				  alg == IBF_SIM_A2A_LIQUID_BARRIER, lopts,
+		return a2a_liquid(&a, alg == IBF_SIM_A2A_LIQUID_BARRIER, lopts,
 				  frames, err);
 	case IBF_SIM_A2A_PAIRWISE:
-		return a2a_pairwise(s, ranks, n, bytes, err);
+		return a2a_pairwise(&a, err);
 	case IBF_SIM_A2A_LINEAR:
-		return a2a_linear(s, ranks, n, bytes, 0, err);
+		return a2a_linear(&a, 0, err);
 	case IBF_SIM_A2A_LINEAR_SYNC:
-		return a2a_linear(s, ranks, n, bytes, k ? k : 1, err);
+		return a2a_linear(&a, k ? k : 1, err);
 	case IBF_SIM_A2A_BRUCK:
-		return a2a_bruck(s, ranks, n, bytes, err);
+		return a2a_bruck(&a, err);
 	}
 	return ibf_err_set(err, IBF_ERR_INVALID, "unknown algorithm");
 }
