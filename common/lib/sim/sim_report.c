@@ -12,6 +12,7 @@
 
 #include <ibflow/mmf.h>
 
+#include "base/json_out.h"
 #include "sim_internal.h"
 
 double sim_payload_gbps(const ibf_sim_t *s, ibf_port_id_t p)
@@ -483,7 +484,6 @@ ibf_status_t ibf_sim_write_json(const ibf_sim_t *s, const ibf_sim_result_t *r,
 				ibf_err_t *err)
 {
 	json_object *root = json_object_new_object();
-	int rc;
 
 	if (!root)
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
@@ -504,10 +504,6 @@ ibf_status_t ibf_sim_write_json(const ibf_sim_t *s, const ibf_sim_result_t *r,
 		json_object_put(root);
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
 	}
-	rc = fprintf(fp, "%s\n", json_object_to_json_string_ext(root,
-		     JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
-	json_object_put(root);
-	if (rc < 0 || ferror(fp))
-		return ibf_err_set(err, IBF_ERR_IO, "write error");
-	return IBF_OK;
+	return ibf_json_write(root, JSON_C_TO_STRING_PRETTY |
+			      JSON_C_TO_STRING_SPACED, fp, err);
 }

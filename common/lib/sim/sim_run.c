@@ -310,10 +310,27 @@ static void flush_arbitration(ibf_sim_t *s)
 
 /* ---- messages ------------------------------------------------------------ */
 
+/* Append v to a growable array; false (the run failing) when memory
+ * runs out. */
+static bool append(ibf_sim_t *s, uint32_t **arr, uint32_t *n, uint32_t *cap,
+		   uint32_t v)
+{
+	uint32_t *a = ibf_array_grow32(*arr, cap, (uint64_t)*n + 1,
+				       sizeof(*a));
+
+	if (!a) {
+		fail_nomem(s);
+		return false;
+	}
+	*arr = a;
+	a[(*n)++] = v;
+	return true;
+}
+
 static void host_activate(ibf_sim_t *s, ibf_port_id_t port)
 {
 	sim_host_t *h = &s->host[s->fabric->endpoint_index[port]];
-	uint32_t *a, mi;
+	uint32_t mi;
 
 	while (h->pend_head != SIM_NONE &&
 	       (!s->o.window || h->in_flight < s->o.window)) {
@@ -321,14 +338,8 @@ static void host_activate(ibf_sim_t *s, ibf_port_id_t port)
 		h->pend_head = s->msg[mi].next_pending;
 		if (h->pend_head == SIM_NONE)
 			h->pend_tail = SIM_NONE;
-		a = ibf_array_grow32(h->active, &h->active_cap,
-				     (uint64_t)h->nactive + 1, sizeof(*a));
-		if (!a) {
-			fail_nomem(s);
+		if (!append(s, &h->active, &h->nactive, &h->active_cap, mi))
 			return;
-		}
-		h->active = a;
-		h->active[h->nactive++] = mi;
 		h->nsmall += next_small(s, &s->msg[mi]);
 		h->in_flight++;
 	}
@@ -337,15 +348,7 @@ static void host_activate(ibf_sim_t *s, ibf_port_id_t port)
 
 static void push_stack(ibf_sim_t *s, uint32_t mi)
 {
-	uint32_t *st = ibf_array_grow32(s->stack, &s->stack_cap,
-					(uint64_t)s->nstack + 1, sizeof(*st));
-
-	if (!st) {
-		fail_nomem(s);
-		return;
-	}
-	s->stack = st;
-	s->stack[s->nstack++] = mi;
+	append(s, &s->stack, &s->nstack, &s->stack_cap, mi);
 }
 
 /* Dependencies met: queue the message at its host (a local join point

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
+# The liquid scheduling paper's Swiss-T1 experiment (002_cf0bd9686aaade6b,
+# section 8.2, Figures 18-19) under `ibflow sim`: `ibflow gen swisst1`
+# routed by `swisst1`, links at the paper's 86 MB/s (--rate 0.688), every
+# allocated node's transmitting processor (h 8r+2q) sending BYTES to the
+# receiving processor (h 8r+2q+1) of every allocated node, itself
+# included (n² transfers).  Round robin (phase k: node i to node i + k)
+# run two ways: in synchronous steps (pairwise) and each sender on its
+# own (linear-sync:1: its next message when the previous has arrived);
+# against liquid (releases) and liquid with a barrier per frame.
+#
+# Allocations (counts of nodes on switches t1-sw1 .. t1-sw8): for
+# n = 8, 12, .., 32 nodes, "packed" (switches filled in turn), "spread"
+# (one node per switch in turn) and two seeded random ones.
+#
+#   tests/bench/bench_sim_swisst1.sh [BYTES]       (default 2 MiB)
+#
+# Output: a markdown table, throughput as % of the liquid bound.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=../../scripts/build-dir.sh
+. "$REPO/scripts/build-dir.sh"
+I=${IBFLOW:-$(ibf_build_dir "$REPO")/common/ibflow}
+BYTES=${1:-2097152}
+W=${BENCH_DIR:-$(mktemp -d /tmp/bench_sim_t1.XXXXXX)}
+mkdir -p "$W"
+ALGS="liquid liquid-barrier pairwise linear-sync:1"
+
+"$I" gen swisst1 -o "$W/t1.topo"
+"$I" route --topo "$W/t1.topo" --engine swisst1 -o "$W/t1.lfts" >/dev/null
+
+# allocations N: lines "KIND c1 .. c8"
+allocations() {
+	awk -v n="$1" 'BEGIN {
+		srand(n)
+		for (r = 0; r < 8; r++) c[r] = 0
+		for (k = 0; k < n; k++) c[int(k / 4)]++
+		printf "packed"; for (r = 0; r < 8; r++) printf " %d", c[r]; print ""
+		for (r = 0; r < 8; r++) c[r] = 0
+		for (k = 0; k < n; k++) c[k % 8]++
+		printf "spread"; for (r = 0; r < 8; r++) printf " %d", c[r]; print ""
+		for (t = 1; t <= 2; t++) {
+			for (r = 0; r < 8; r++) c[r] = 0
+			for (k = 0; k < n; k++) {
+				do r = int(rand() * 8); while (c[r] == 4)
+				c[r]++
+			}
+			printf "random%d", t
+			for (r = 0; r < 8; r++) printf " %d", c[r]; print ""
+		}
+	}'
+}
+
+hosts() {   # hosts OFFSET c1..c8: processor 8r + 2q + OFFSET
+	local off=$1
+
+	shift
+	echo "$@" | awk -v off="$off" '{ for (r = 0; r < 8; r++)
+		for (q = 0; q < $(r + 1); q++)
+			printf "\"h%04d HCA-1\"\n", 8 * r + 2 * q + off }'
+}
+
+# run ALG: "time_s bound_s"
+run() {
+	flock /tmp/ibflow-heavy.lock "$I" sim --topo "$W/t1.topo" \
+		--lfts "$W/t1.lfts" --alltoall "$W/snd" --receivers "$W/rcv" \
+		--algorithm "$1" --rate 0.688 --bytes "$BYTES" --json - \
+		--top 0 2>/dev/null |
+		python3 -c 'import json, sys
+d = json.load(sys.stdin); print(d["time_s"], d["bound_s"])'
+}
+
+echo "# bench_sim_swisst1.sh: $(date -u +%F), bytes $BYTES, 86 MB/s links"
+printf '| nodes | allocation | liquid bound |'
+for a in $ALGS; do printf ' %s |' "$a"; done
+echo ' liquid / pairwise |'
+printf '|---|---|---|'
+for a in $ALGS; do printf -- '---|'; done
+echo '---|'
+for n in 8 12 16 20 24 28 32; do
+	allocations "$n" | sort -u -k2 | while read -r kind c; do
+		# shellcheck disable=SC2086
+		hosts 0 $c >"$W/snd"
+		# shellcheck disable=SC2086
+		hosts 1 $c >"$W/rcv"
+		line="| $n | $kind ($c) |"
+		first=
+		for a in $ALGS; do
+			read -r t b < <(run "$a")
+			[ -n "$first" ] || {
+				line="$line $(printf '%.0f MB/s' \
+					"$(echo "$n * $n * $BYTES / $b / 1000000" | bc -l)") |"
+				first=$t
+			}
+			[ "$a" = pairwise ] && rr=$t
+			line="$line $(printf '%.0f %%' "$(echo "100 * $b / $t" | bc -l)") |"
+		done
+		echo "$line $(printf '%.2f' "$(echo "$rr / $first" | bc -l)") |"
+	done
+done
