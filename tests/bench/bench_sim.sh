@@ -15,7 +15,8 @@
 #
 #   tests/bench/bench_sim.sh [speed|a2a|all] [RUNS] [BYTES]
 #
-# Heavy runs take /tmp/ibflow-heavy.lock (the machine is shared).
+# The machine is shared: run it as a whole under the heavy-jobs lock,
+#   flock /tmp/ibflow-heavy.lock tests/bench/bench_sim.sh ...
 # Environment: BENCH_DIR (work files, default a temporary directory),
 # IBFLOW (the CLI, default the build's).
 set -euo pipefail
@@ -29,7 +30,6 @@ RUNS=${2:-3}
 BYTES=${3:-1048576}
 W=${BENCH_DIR:-$(mktemp -d /tmp/bench_sim.XXXXXX)}
 mkdir -p "$W"
-LOCK=/tmp/ibflow-heavy.lock
 ALGS="liquid liquid-barrier pairwise linear linear-sync:2 bruck"
 
 hosts_file() {   # hosts_file OUT NAME...
@@ -43,7 +43,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # sim FABRIC ALG: prints "time_s bound_s cpu_s hops"
 sim() {
-	flock "$LOCK" "$I" sim --topo "$W/$1.topo" --lfts "$W/$1.lfts" \
+	"$I" sim --topo "$W/$1.topo" --lfts "$W/$1.lfts" \
 		--alltoall "$W/$1.hosts" --algorithm "$2" --bytes "$BYTES" \
 		--json - --top 0 2>/dev/null |
 		python3 -c 'import json, sys
