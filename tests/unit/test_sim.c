@@ -496,6 +496,51 @@ static void test_alltoall_algorithms(void **state)
 	ibf_fabric_destroy(f);
 }
 
+/* Two lists (the Swiss-T1's processor pairs): every pair (i, j), i to
+ * itself included, one block each; bruck refuses. */
+static void test_alltoall_two_lists(void **state)
+{
+	ibf_fabric_t *f = tu_gen("kary:2,3", 0);
+	ibf_routing_t *r = tu_route(f, "dmodk");
+	const ibf_port_id_t *snd = f->endpoints, *rcv = f->endpoints + 4;
+	ibf_sim_result_t res;
+	unsigned seen[4][4];
+	ibf_sim_t *s;
+	ibf_err_t err;
+
+	(void)state;
+	for (int alg = IBF_SIM_A2A_LIQUID; alg <= IBF_SIM_A2A_BRUCK; alg++) {
+		s = new_sim(r, NULL);
+		if (alg == IBF_SIM_A2A_BRUCK) {
+			assert_int_equal(ibf_sim_add_alltoall(s, snd, rcv, 4,
+					 4096, (ibf_sim_a2a_t)alg, 1, NULL,
+					 NULL, &err), IBF_ERR_UNSUPPORTED);
+			ibf_sim_destroy(s);
+			continue;
+		}
+		assert_int_equal(ibf_sim_add_alltoall(s, snd, rcv, 4, 65536,
+				 (ibf_sim_a2a_t)alg, 1, NULL, NULL, &err),
+				 IBF_OK);
+		run(s, &res);
+		memset(seen, 0, sizeof(seen));
+		for (uint32_t i = 0; i < res.nmsgs; i++) {
+			if (res.msg[i].kind != IBF_SIM_DATA)
+				continue;
+			assert_true(f->endpoint_index[res.msg[i].src] < 4);
+			assert_true(f->endpoint_index[res.msg[i].dst] >= 4);
+			seen[f->endpoint_index[res.msg[i].src]]
+			    [f->endpoint_index[res.msg[i].dst] - 4]++;
+		}
+		for (unsigned i = 0; i < 4; i++)
+			for (unsigned j = 0; j < 4; j++)
+				assert_int_equal(seen[i][j], 1);
+		ibf_sim_result_free(&res);
+		ibf_sim_destroy(s);
+	}
+	ibf_routing_destroy(r);
+	ibf_fabric_destroy(f);
+}
+
 /* ---- input errors ---------------------------------------------------------*/
 
 static void test_trace_errors(void **state)
@@ -555,6 +600,7 @@ int main(void)
 		cmocka_unit_test(test_dependencies_and_window),
 		cmocka_unit_test(test_local_join_at_start),
 		cmocka_unit_test(test_alltoall_algorithms),
+		cmocka_unit_test(test_alltoall_two_lists),
 		cmocka_unit_test(test_trace_errors),
 	};
 	return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
