@@ -20,7 +20,7 @@ struct sim_args {
 	unsigned lmc, mtu, buffer, window, max_vls, ctrl_bytes, top;
 	double rate, latency, liquid_limit;
 	int paths;
-	ibf_sim_opts_t o;
+	uint16_t vl_high;
 };
 
 /* Everything the run holds, released in one place. */
@@ -36,6 +36,28 @@ struct sim_run {
 };
 
 static const char *const path_names[] = { "single", "lmc", NULL };
+
+/* --vl-high LIST: comma-separated VLs arbitrated first. */
+static int parse_vl_high(void *target, const char *cmd, const char *list)
+{
+	uint16_t *mask = target;
+	const char *p = list;
+	char *end;
+	unsigned long v;
+
+	for (;;) {
+		v = strtoul(p, &end, 10);
+		if (end == p || v >= IBF_SIM_MAX_VLS || (*end && *end != ','))
+			return ibf_cli_usage_error(cmd, "--vl-high: '%s': "
+						   "expected VLs 0..%u "
+						   "separated by commas", list,
+						   IBF_SIM_MAX_VLS - 1);
+		*mask |= (uint16_t)(1u << v);
+		if (!*end)
+			return IBF_EXIT_OK;
+		p = end + 1;
+	}
+}
 
 static bool parse_args(int argc, char **argv, struct sim_args *a, int *rc)
 {
@@ -81,6 +103,9 @@ static bool parse_args(int argc, char **argv, struct sim_args *a, int *rc)
 			     "in flight per host (0: no limit)", .def = "0"),
 		IBF_OPT_UINT("max-vls", &a->max_vls, "N", 1, IBF_SIM_MAX_VLS,
 			     "data VLs (VL = SL mod N)", .def = "8"),
+		IBF_OPT_CALL("vl-high", parse_vl_high, &a->vl_high, "LIST",
+			     "VLs arbitrated before the others\n(high "
+			     "priority), e.g. 1 or 0,2"),
 		IBF_OPT_CHOICE("paths", &a->paths, "MODE", path_names, "single "
 			       "(base LID) or lmc (packets spread\nover the "
 			       "2^LMC LIDs)", .def = "single"),
@@ -145,6 +170,7 @@ static void fill_opts(const struct sim_args *a, struct sim_run *r,
 	o->latency_ns = a->latency;
 	o->window = a->window;
 	o->max_vls = a->max_vls;
+	o->vl_high = a->vl_high;
 	o->lmc_spread = a->paths == 1;
 	o->ctrl_bytes = a->ctrl_bytes;
 	o->sls = r->have_sls ? &r->sls : NULL;

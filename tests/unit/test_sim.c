@@ -297,6 +297,42 @@ static void test_head_of_line(void **state)
 	ibf_fabric_destroy(f);
 }
 
+/* VL priority: two senders into one HCA, h0 on SL/VL 1 (high priority),
+ * h1 on VL 0.  The output serves VL 1 whenever it has a packet: h0's
+ * flow ends as if alone (up to one packet of h1 already on the wire),
+ * h1's after both flows' packets, 2 N packet times. */
+static void test_vl_priority(void **state)
+{
+	ibf_fabric_t *f = star(3);
+	ibf_routing_t *r = tu_route(f, "minhop");
+	size_t stride = f->lid_top + 1;
+	uint8_t *by_pair = calloc(f->nendpoints * stride, 1);
+	ibf_sls_t sls = { .fabric = f, .by_pair = by_pair, .nsls = 2 };
+	double t_pkt = (MTU + HDR) * 8 / (QDR4 * 1e9);
+	ibf_sim_opts_t o;
+	ibf_sim_result_t res;
+	ibf_sim_t *s;
+
+	(void)state;
+	assert_non_null(by_pair);
+	by_pair[f->endpoint_index[host(f, 0)] * stride +
+		f->ports[host(f, 2)].lid] = 1;
+	ibf_sim_opts_default(&o);
+	o.sls = &sls;
+	o.vl_high = 1u << 1;
+	s = new_sim(r, &o);
+	add(s, host(f, 1), host(f, 2), 256 * MTU, NULL);   /* VL 0 */
+	add(s, host(f, 0), host(f, 2), 256 * MTU, NULL);   /* VL 1 */
+	run(s, &res);
+	assert_true(res.msg[1].end_s <= 256 * t_pkt + 2 * 100e-9 + t_pkt);
+	assert_near(res.msg[0].end_s, 512 * t_pkt + 2 * 100e-9, 0.001);
+	ibf_sim_result_free(&res);
+	ibf_sim_destroy(s);
+	free(by_pair);
+	ibf_routing_destroy(r);
+	ibf_fabric_destroy(f);
+}
+
 /* ---- deadlock ------------------------------------------------------------ */
 
 static ibf_status_t add_all_pairs(ibf_sim_t *s, const ibf_fabric_t *f,
@@ -595,6 +631,7 @@ int main(void)
 		cmocka_unit_test(test_crossbar_permutation),
 		cmocka_unit_test(test_random_matches_mmf),
 		cmocka_unit_test(test_head_of_line),
+		cmocka_unit_test(test_vl_priority),
 		cmocka_unit_test(test_ring_deadlock),
 		cmocka_unit_test(test_ring_layered),
 		cmocka_unit_test(test_dependencies_and_window),
