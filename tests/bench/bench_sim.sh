@@ -11,9 +11,14 @@
 #           scattered 8 hosts), df (dragonfly:2,1,1, minhop, 6 hosts) and
 #           the Swiss-T1 (swisst1 routes) with allocations A (1 1 1 1 2 2
 #           0 0) and B (1 1 2 2 1 1 2 2); simulated time and its share of
-#           the liquid bound.
+#           the liquid bound;
+#   engines the routing engines of `ibflow eval` (dmodk, uapr, minhop,
+#           layered with its SLs) on the 2:1 oversubscribed 3-level fat
+#           tree xgft:3:4,4,4:1,2,2 (64 hosts, LMC 2 for layered), seed-004
+#           patterns perm, bisect, randn:2, 2dnn: the simulated aggregate
+#           rate while every flow still runs against the MMF aggregate.
 #
-#   tests/bench/bench_sim.sh [speed|a2a|all] [RUNS] [BYTES]
+#   tests/bench/bench_sim.sh [speed|a2a|engines|all] [RUNS] [BYTES]
 #
 # The machine is shared: run it as a whole under the heavy-jobs lock,
 #   flock /tmp/ibflow-heavy.lock tests/bench/bench_sim.sh ...
@@ -123,10 +128,55 @@ a2a() {
 	done
 }
 
+# engine_run TOPO LFTS PATTERN [SL]: "sim_aggregate mmf_aggregate"
+engine_run() {
+	"$I" sim --topo "$1" --lfts "$2" --pattern "$3" --bytes "$BYTES" \
+		${4:+--sl "$4"} --json - --top 0 2>/dev/null |
+		python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print(sum(f["steady_gbps"] for f in d["flows"]),
+      sum(f["mmf_gbps"] for f in d["flows"]))'
+}
+
+engines() {
+	local e p sim mmf line spec=xgft:3:4,4,4:1,2,2
+	local pats="perm bisect randn:2 2dnn"
+
+	"$I" gen "$spec" -o "$W/pg.topo"
+	"$I" gen "$spec" --lmc 2 -o "$W/pg2.topo"
+	for e in dmodk uapr minhop; do
+		"$I" route --topo "$W/pg.topo" --engine "$e" \
+			-o "$W/pg.$e.lfts" >/dev/null
+	done
+	"$I" route --topo "$W/pg2.topo" --engine layered \
+		--sl-out "$W/pg2.sl" -o "$W/pg2.layered.lfts" >/dev/null
+	printf '| engine |'
+	for p in $pats; do printf ' %s |' "$p"; done
+	printf '\n|---|'
+	for p in $pats; do printf -- '---|'; done
+	echo
+	for e in dmodk uapr minhop layered; do
+		line="| $e |"
+		for p in $pats; do
+			if [ "$e" = layered ]; then
+				read -r sim mmf < <(engine_run "$W/pg2.topo" \
+					"$W/pg2.layered.lfts" "$p" "$W/pg2.sl")
+			else
+				read -r sim mmf < <(engine_run "$W/pg.topo" \
+					"$W/pg.$e.lfts" "$p")
+			fi
+			line="$line $(printf '%.0f / %.0f Gb/s (%.0f %%)' "$sim" \
+				"$mmf" "$(echo "100 * $sim / $mmf" | bc -l)") |"
+		done
+		echo "$line"
+	done
+}
+
 echo "# bench_sim.sh $WHAT: $(date -u +%F), $(nproc) cores, runs $RUNS, bytes $BYTES"
 case $WHAT in
 speed) speed ;;
 a2a) a2a ;;
-all) speed; echo; a2a ;;
-*) echo "$0: speed, a2a or all" >&2; exit 2 ;;
+engines) engines ;;
+all) speed; echo; a2a; echo; engines ;;
+*) echo "$0: speed, a2a, engines or all" >&2; exit 2 ;;
 esac
