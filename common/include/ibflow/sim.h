@@ -207,8 +207,9 @@ ibf_status_t ibf_sim_bound(const ibf_sim_t *s, double *bound_s,
  * rate[nmsgs], 0 for other kinds. */
 ibf_status_t ibf_sim_mmf(const ibf_sim_t *s, double *rate, ibf_err_t *err);
 
-/* Report: summary, the `top` busiest links, flows (all if top_flows is
- * 0... see docs/sim.md). */
+/* The text report: a credit loop's links, completion time against the
+ * bound, aggregate and per-flow rates (and the MMF aggregate when mmf is
+ * given), simulator statistics, the `top` busiest links. */
 void ibf_sim_write_text(const ibf_sim_t *s, const ibf_sim_result_t *r,
 			double bound_s, const double *mmf, unsigned top,
 			FILE *fp);

@@ -268,7 +268,8 @@ ibf_status_t ibf_sim_add_msg(ibf_sim_t *s, ibf_port_id_t src,
 				   "%u or %u is not a connected host port",
 				   s->nmsg, src, dst);
 	if (!(start_s >= 0) || start_s > 1e6 ||
-	    (bytes >> 40) || s->nmsg == SIM_NONE - 1)
+	    bytes > ((uint64_t)1 << 40) || s->nmsg == SIM_NONE - 1 ||
+	    bytes / s->o.mtu >= UINT32_MAX - 1)
 		return ibf_err_set(err, IBF_ERR_RANGE, "message %u: start "
 				   "time, size or count out of range", s->nmsg);
 	fill_msg(s, &tmp, src, dst, bytes, kind, start_s);
