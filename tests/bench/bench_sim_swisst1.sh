@@ -16,6 +16,10 @@
 #
 #   tests/bench/bench_sim_swisst1.sh [BYTES]       (default 2 MiB)
 #
+# With PLOT=FILE.png (gnuplot) also a chart: per allocation (sorted by
+# nodes, then liquid bound, as the paper's Figures 17-19) the bound and
+# each algorithm's throughput in MB/s; the data beside it in FILE.dat.
+#
 # Output: a markdown table, throughput as % of the liquid bound.  The
 # machine is shared: run it under the heavy-jobs lock,
 #   flock /tmp/ibflow-heavy.lock tests/bench/bench_sim_swisst1.sh
@@ -29,6 +33,7 @@ BYTES=${1:-2097152}
 W=${BENCH_DIR:-$(mktemp -d /tmp/bench_sim_t1.XXXXXX)}
 mkdir -p "$W"
 ALGS="liquid liquid-barrier pairwise linear-sync:1"
+: >"$W/t1.dat"
 
 "$I" gen swisst1 -o "$W/t1.topo"
 "$I" route --topo "$W/t1.topo" --engine swisst1 -o "$W/t1.lfts" >/dev/null
@@ -88,6 +93,7 @@ for n in 8 12 16 20 24 28 32; do
 		# shellcheck disable=SC2086
 		hosts 1 $c >"$W/rcv"
 		line="| $n | $kind ($c) |"
+		tp=()
 		first=
 		for a in $ALGS; do
 			read -r t b < <(run "$a")
@@ -97,8 +103,30 @@ for n in 8 12 16 20 24 28 32; do
 				first=$t
 			}
 			[ "$a" = pairwise ] && rr=$t
+			tp+=("$t")
 			line="$line $(printf '%.0f %%' "$(echo "100 * $b / $t" | bc -l)") |"
 		done
 		echo "$line $(printf '%.2f' "$(echo "$rr / $first" | bc -l)") |"
+		echo "$n $b ${tp[*]}" >>"$W/t1.dat"
 	done
 done
+[ -z "${PLOT:-}" ] && exit 0
+# columns: index, nodes, then bound and each algorithm in MB/s
+sort -k1,1n -k2,2gr "$W/t1.dat" |
+	awk -v by="$BYTES" '{ v = $1 * $1 * by / 1e6; printf "%d %d %g", NR,
+		$1, v / $2; for (i = 3; i <= NF; i++) printf " %g", v / $i
+		print "" }' >"${PLOT%.png}.dat"
+gnuplot <<GP
+set terminal pngcairo size 1000,520 font "sans,11"
+set output "$PLOT"
+set title "Swiss-T1 under ibflow sim: all-to-all of n nodes, $BYTES bytes per pair, 86 MB/s links"
+set xlabel "allocation (sorted by nodes, then liquid bound)"
+set ylabel "aggregate throughput (MB/s)"
+set key top left
+set grid ytics
+plot "${PLOT%.png}.dat" using 1:3 with lines lc rgb "gray" lw 2 title "liquid bound", \\
+     "" using 1:4 with points pt 6 lc rgb "blue" title "liquid (releases)", \\
+     "" using 1:5 with points pt 4 lc rgb "dark-green" title "liquid + barrier", \\
+     "" using 1:6 with points pt 7 lc rgb "black" title "round robin (pairwise steps)", \\
+     "" using 1:7 with points pt 2 lc rgb "red" title "round robin (each sender on its own)"
+GP
