@@ -19,7 +19,7 @@ struct sim_args {
 	uint64_t seed, bytes;
 	unsigned lmc, mtu, buffer, window, max_vls, ctrl_bytes, top;
 	double rate, latency, liquid_limit;
-	int paths;
+	int paths, ctrl_lane;
 	uint16_t vl_high;
 };
 
@@ -36,6 +36,7 @@ struct sim_run {
 };
 
 static const char *const path_names[] = { "single", "lmc", NULL };
+static const char *const yes_no[] = { "yes", "no", NULL };
 
 /* --vl-high LIST: comma-separated VLs arbitrated first. */
 static int parse_vl_high(void *target, const char *cmd, const char *list)
@@ -111,6 +112,10 @@ static bool parse_args(int argc, char **argv, struct sim_args *a, int *rc)
 			       "2^LMC LIDs)", .def = "single"),
 		IBF_OPT_UINT("ctrl-bytes", &a->ctrl_bytes, "N", 0, 256,
 			     "payload of control messages", .def = "8"),
+		IBF_OPT_CHOICE("ctrl-lane", &a->ctrl_lane, "Y", yes_no,
+			       "control messages on a VL of their own,\n"
+			       "arbitrated first (the UCX runtime's\ncontrol "
+			       "lane); no: on the route's SL", .def = "yes"),
 		IBF_OPT_REAL("liquid-time", &a->liquid_limit, "S", 0.0, 3600.0,
 			     "time limit of the liquid schedule", .def = "10"),
 		IBF_OPT_JSON(&a->json, "the results"),
@@ -173,6 +178,7 @@ static void fill_opts(const struct sim_args *a, struct sim_run *r,
 	o->vl_high = a->vl_high;
 	o->lmc_spread = a->paths == 1;
 	o->ctrl_bytes = a->ctrl_bytes;
+	o->ctrl_lane = a->ctrl_lane == 0;
 	o->sls = r->have_sls ? &r->sls : NULL;
 }
 

@@ -58,16 +58,22 @@ typedef struct ibf_sim_opts {
 	double latency_ns;    /* per hop: wire + switch, also for credits */
 	unsigned window;      /* messages in flight per host; 0: no limit */
 	const ibf_sls_t *sls; /* SL of each (source, DLID); NULL: SL 0 */
-	unsigned max_vls;     /* data VLs: VL = SL mod min(nsls, max_vls) */
+	unsigned max_vls;     /* data VLs: VL = SL mod min(nsls, max_vls),
+				 at most 14 with ctrl_lane */
 	uint16_t vl_high;     /* bit v: VL v is arbitrated with high priority */
 	bool lmc_spread;      /* packet i of a message uses LID offset
 				 i mod 2^LMC (else the base LID) */
 	unsigned ctrl_bytes;  /* payload of control messages */
+	bool ctrl_lane;       /* control messages on a VL of their own (one
+				 more than the data VLs), arbitrated first:
+				 the UCX runtime's control lane, an SL the
+				 subnet manager maps to a high-priority VL */
 	uint64_t max_events;  /* stop after this many events; 0: none */
 } ibf_sim_opts_t;
 
 /* MTU 2048, 32 KiB buffers, link rates from the fabric, 100 ns per hop,
- * no window, 8 VLs, no high-priority VL, base LIDs, 8-byte control. */
+ * no window, 8 VLs, no high-priority VL, base LIDs, 8-byte control
+ * messages on their own high-priority VL (ctrl_lane). */
 void ibf_sim_opts_default(ibf_sim_opts_t *o);
 
 /* Data rate of a port's link in Gb/s: width x lane signalling rate x 8/10

@@ -24,6 +24,7 @@ void ibf_sim_opts_default(ibf_sim_opts_t *o)
 	o->latency_ns = 100.0;
 	o->max_vls = 8;
 	o->ctrl_bytes = 8;
+	o->ctrl_lane = true;
 }
 
 double ibf_sim_link_gbps(const ibf_port_t *p)
@@ -58,14 +59,28 @@ static ibf_status_t check_opts(const ibf_sim_opts_t *o, ibf_err_t *err)
 	return IBF_OK;
 }
 
-static unsigned count_vls(const ibf_sim_opts_t *o)
+/* Data VLs as the SLs need them (SL2VL: SL mod that count), and one more
+ * for the control lane. */
+static void count_vls(ibf_sim_t *s, const ibf_sim_opts_t *o)
 {
 	unsigned n = o->sls && o->sls->nsls ? o->sls->nsls : 1;
 	unsigned max = o->max_vls ? o->max_vls : 1;
 
-	if (max > IBF_SIM_MAX_VLS)
-		max = IBF_SIM_MAX_VLS;
-	return n < max ? n : max;
+	if (max > IBF_SIM_MAX_VLS - o->ctrl_lane)
+		max = IBF_SIM_MAX_VLS - o->ctrl_lane;
+	s->data_vls = n < max ? n : max;
+	s->ctrl_vl = s->data_vls;
+	s->nvl = s->data_vls + o->ctrl_lane;
+	if (o->ctrl_lane)
+		s->o.vl_high |= (uint16_t)(1u << s->ctrl_vl);
+}
+
+/* The VL of message m's packets to dlid. */
+unsigned sim_vl(const ibf_sim_t *s, const sim_msg_t *m, unsigned dlid)
+{
+	if (s->o.ctrl_lane && m->kind == IBF_SIM_CONTROL)
+		return s->ctrl_vl;
+	return ibf_sls_get(s->o.sls, m->src, dlid) % s->data_vls;
 }
 
 static ibf_status_t alloc_ports(ibf_sim_t *s, ibf_err_t *err)
@@ -138,7 +153,7 @@ ibf_status_t ibf_sim_create(const ibf_lfts_t *l, const ibf_sim_opts_t *o,
 	s->fabric = l->fabric;
 	s->lfts = l;
 	s->o = *o;
-	s->nvl = count_vls(o);
+	count_vls(s, o);
 	s->max_blocks = o->buffer / IBF_SIM_BLOCK;
 	s->full_blocks = (o->mtu + IBF_SIM_HEADER + IBF_SIM_BLOCK - 1) /
 			 IBF_SIM_BLOCK;
@@ -246,7 +261,7 @@ static void fill_msg(const ibf_sim_t *s, sim_msg_t *m, ibf_port_id_t src,
 	m->base_lid = (uint16_t)d->lid;
 	m->lid_mask = s->o.lmc_spread ? (uint8_t)((1u << d->lmc) - 1) : 0;
 	m->next_pending = SIM_NONE;
-	m->vl = (uint8_t)(ibf_sls_get(s->o.sls, src, m->base_lid) % s->nvl);
+	m->vl = (uint8_t)sim_vl(s, m, m->base_lid);
 	m->start_ps = llround(start_s * 1e12);
 	m->ready_ps = m->first_ps = m->end_ps = -1;
 }

@@ -105,6 +105,8 @@ struct ibf_sim {
 	const ibf_lfts_t *lfts;
 	ibf_sim_opts_t o;
 	unsigned nvl;            /* VLs simulated */
+	unsigned data_vls;       /* VL = SL mod data_vls for data */
+	unsigned ctrl_vl;        /* VL of control messages (ctrl_lane) */
 	unsigned max_blocks;     /* credits of one buffer */
 	unsigned full_blocks;    /* credits of a packet of MTU payload */
 	sim_ps_t lat_ps;
@@ -146,6 +148,9 @@ static inline bool sim_is_local(const sim_msg_t *m)
 {
 	return m->kind == IBF_SIM_LOCAL;
 }
+
+/* The VL of message m's packets to dlid (sim.c). */
+unsigned sim_vl(const ibf_sim_t *s, const sim_msg_t *m, unsigned dlid);
 
 /* ---- report helpers (sim_report.c) --------------------------------------- */
 

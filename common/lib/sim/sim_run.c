@@ -80,7 +80,6 @@ static void pkt_fill(const ibf_sim_t *s, sim_pkt_t *p, uint32_t mi,
 {
 	const sim_msg_t *m = &s->msg[mi];
 	uint64_t left = m->bytes - (uint64_t)i * s->o.mtu;
-	unsigned sl;
 
 	p->msg = mi;
 	p->next = SIM_NONE;
@@ -88,8 +87,7 @@ static void pkt_fill(const ibf_sim_t *s, sim_pkt_t *p, uint32_t mi,
 	p->wire = (uint16_t)(p->payload + IBF_SIM_HEADER);
 	p->blocks = (uint8_t)((p->wire + IBF_SIM_BLOCK - 1) / IBF_SIM_BLOCK);
 	p->dlid = (uint16_t)(m->base_lid + (i & m->lid_mask));
-	sl = ibf_sls_get(s->o.sls, m->src, p->dlid);
-	p->vl = (uint8_t)(sl % s->nvl);
+	p->vl = m->lid_mask ? (uint8_t)sim_vl(s, m, p->dlid) : m->vl;
 	p->out = m->src;
 	p->at = SIM_NONE;
 }
@@ -228,6 +226,18 @@ static bool next_fits(const ibf_sim_t *s, ibf_port_id_t p, const sim_msg_t *m)
 	return s->credits[p * s->nvl + m->vl] >= (int32_t)blocks;
 }
 
+/* Has some VL of egress port p credits for a full packet? */
+static bool room_for_full(const ibf_sim_t *s, ibf_port_id_t p)
+{
+	const int32_t *c = &s->credits[p * s->nvl];
+	unsigned v;
+
+	for (v = 0; v < s->nvl; v++)
+		if (c[v] >= (int32_t)s->full_blocks)
+			return true;
+	return false;
+}
+
 /* The HCA's output: the next active message (round robin) whose next
  * packet has credits. */
 static void inject(ibf_sim_t *s, ibf_port_id_t p)
@@ -236,10 +246,9 @@ static void inject(ibf_sim_t *s, ibf_port_id_t p)
 	uint32_t i, j, mi, k;
 	sim_pkt_t probe;
 
-	/* one VL and no room for a full packet: only a message whose next
-	 * packet is its short last one could go */
-	if (s->nvl == 1 && s->credits[p] < (int32_t)s->full_blocks &&
-	    !h->nsmall) {
+	/* no VL has room for a full packet: only a message whose next
+	 * packet is a short one could go */
+	if (!h->nsmall && !room_for_full(s, p)) {
 		if (h->nactive)
 			mark_blocked(s, p);
 		return;
