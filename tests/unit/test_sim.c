@@ -333,6 +333,50 @@ static void test_vl_priority(void **state)
 	ibf_fabric_destroy(f);
 }
 
+/* The control lane: h0 and h1 both stream into h2 (each at 1/2), so the
+ * switch's buffer of h1's link is full of data waiting for h2.  A
+ * control message from h1 to h3 at 10 us: on its own VL it passes that
+ * queue (h1's HCA finishes the packet on the wire, then the control
+ * packet goes: within 2 data packet times plus the two hops); on the data
+ * VL it waits behind the buffer's 15 packets, each leaving every other
+ * packet time: more than 20 packet times. */
+static double ctrl_delay(bool lane)
+{
+	ibf_fabric_t *f = star(4);
+	ibf_routing_t *r = tu_route(f, "minhop");
+	ibf_sim_opts_t o;
+	ibf_sim_result_t res;
+	ibf_sim_t *s;
+	uint32_t c;
+	ibf_err_t err;
+	double d;
+
+	ibf_sim_opts_default(&o);
+	o.ctrl_lane = lane;
+	s = new_sim(r, &o);
+	add(s, host(f, 0), host(f, 2), 4u << 20, NULL);
+	add(s, host(f, 1), host(f, 2), 4u << 20, NULL);
+	assert_int_equal(ibf_sim_add_msg(s, host(f, 1), host(f, 3), 8,
+					 IBF_SIM_CONTROL, 10e-6, &c, &err),
+			 IBF_OK);
+	run(s, &res);
+	d = res.msg[c].end_s - 10e-6;
+	ibf_sim_result_free(&res);
+	ibf_sim_destroy(s);
+	ibf_routing_destroy(r);
+	ibf_fabric_destroy(f);
+	return d;
+}
+
+static void test_ctrl_lane(void **state)
+{
+	double t_pkt = (MTU + HDR) * 8 / (QDR4 * 1e9);
+
+	(void)state;
+	assert_true(ctrl_delay(true) < 2 * t_pkt + 2 * 100e-9 + 1e-9);
+	assert_true(ctrl_delay(false) > 20 * t_pkt);
+}
+
 /* ---- deadlock ------------------------------------------------------------ */
 
 static ibf_status_t add_all_pairs(ibf_sim_t *s, const ibf_fabric_t *f,
@@ -632,6 +676,7 @@ int main(void)
 		cmocka_unit_test(test_random_matches_mmf),
 		cmocka_unit_test(test_head_of_line),
 		cmocka_unit_test(test_vl_priority),
+		cmocka_unit_test(test_ctrl_lane),
 		cmocka_unit_test(test_ring_deadlock),
 		cmocka_unit_test(test_ring_layered),
 		cmocka_unit_test(test_dependencies_and_window),
