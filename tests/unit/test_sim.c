@@ -368,6 +368,40 @@ static double ctrl_delay(bool lane)
 	return d;
 }
 
+/* The input side: h0 streams to h2 and h1 to h3, back to back; a control
+ * packet from h0 to h3 at 10 us waits in the switch for an instant when
+ * its input (busy with h0's stream) and its output (busy with h1's) are
+ * both free, which never comes (the streams are half a packet apart).
+ * The input keeps itself for the high-priority packet, so it
+ * goes after at most the packets in progress on both: a few packet times,
+ * not the rest of the streams (1,024 packets). */
+static double ctrl_cross(double t_pkt)
+{
+	ibf_fabric_t *f = star(4);
+	ibf_routing_t *r = tu_route(f, "minhop");
+	ibf_sim_result_t res;
+	ibf_sim_t *s = new_sim(r, NULL);
+	uint32_t c;
+	ibf_err_t err;
+	double d;
+
+	add(s, host(f, 0), host(f, 2), 2u << 20, NULL);
+	/* half a packet later: the two streams' packets never end together */
+	assert_int_equal(ibf_sim_add_msg(s, host(f, 1), host(f, 3), 2u << 20,
+					 IBF_SIM_DATA, t_pkt / 2, NULL, &err),
+			 IBF_OK);
+	assert_int_equal(ibf_sim_add_msg(s, host(f, 0), host(f, 3), 8,
+					 IBF_SIM_CONTROL, 10e-6, &c, &err),
+			 IBF_OK);
+	run(s, &res);
+	d = res.msg[c].end_s - 10e-6;
+	ibf_sim_result_free(&res);
+	ibf_sim_destroy(s);
+	ibf_routing_destroy(r);
+	ibf_fabric_destroy(f);
+	return d;
+}
+
 static void test_ctrl_lane(void **state)
 {
 	double t_pkt = (MTU + HDR) * 8 / (QDR4 * 1e9);
@@ -375,6 +409,7 @@ static void test_ctrl_lane(void **state)
 	(void)state;
 	assert_true(ctrl_delay(true) < 2 * t_pkt + 2 * 100e-9 + 1e-9);
 	assert_true(ctrl_delay(false) > 20 * t_pkt);
+	assert_true(ctrl_cross(t_pkt) < 4 * t_pkt + 2 * 100e-9);
 }
 
 /* ---- deadlock ------------------------------------------------------------ */

@@ -143,13 +143,30 @@ static uint32_t buf_pop(ibf_sim_t *s, uint32_t b)
 	return k;
 }
 
+/* An input holding a high-priority packet keeps itself for it: it sends
+ * nothing of a lower VL meanwhile (else a steady stream of data to one
+ * output would keep it busy whenever the high packet's output frees). */
+static bool input_reserved(const ibf_sim_t *s, ibf_port_id_t q, uint32_t v)
+{
+	uint32_t w;
+
+	if (!s->o.vl_high || (s->o.vl_high >> v & 1))
+		return false;
+	for (w = 0; w < s->nvl; w++)
+		if ((s->o.vl_high >> w & 1) &&
+		    s->buf_head[q * s->nvl + w] != SIM_NONE)
+			return true;
+	return false;
+}
+
 /* Does input buffer b hold, at its head, a packet for p that can go? */
 static int candidate(ibf_sim_t *s, ibf_port_id_t p, ibf_port_id_t q,
 		     uint32_t b)
 {
 	uint32_t k = s->buf_head[b];
 
-	if (k == SIM_NONE || s->in_busy[q] || s->pkt[k].out != p)
+	if (k == SIM_NONE || s->in_busy[q] || s->pkt[k].out != p ||
+	    input_reserved(s, q, b % s->nvl))
 		return 0;
 	if (s->credits[p * s->nvl + s->pkt[k].vl] < s->pkt[k].blocks)
 		return -1;
@@ -442,17 +459,37 @@ static void on_arrive(ibf_sim_t *s, uint32_t k)
 		want_arbitration(s, pk->out);
 }
 
+/* An input that finished a packet may send again: its heads ask their
+ * outputs before the freed output re-arbitrates, high-priority VLs
+ * first, so that the output it just served cannot keep the input busy
+ * while a head of another VL waits for an idle output. */
+static void input_freed(ibf_sim_t *s, ibf_port_id_t q)
+{
+	uint32_t v, h;
+	int pass;
+
+	s->in_busy[q] = 0;
+	for (pass = s->o.vl_high ? 0 : 1; pass < 2; pass++)
+		for (v = 0; v < s->nvl; v++) {
+			if (!pass && !(s->o.vl_high >> v & 1))
+				continue;
+			h = s->buf_head[q * s->nvl + v];
+			if (h != SIM_NONE)
+				want_arbitration(s, s->pkt[h].out);
+		}
+}
+
 static void on_txdone(ibf_sim_t *s, ibf_port_id_t p)
 {
-	uint32_t k = s->cur_pkt[p], v, h;
+	uint32_t k = s->cur_pkt[p];
 	ibf_port_id_t q = s->cur_in[p];
 	const sim_pkt_t *pk = &s->pkt[k];
 
 	s->busy[p] = 0;
 	if (q != SIM_NONE) {
-		s->in_busy[q] = 0;
 		push_lat(s, SIM_EV_CREDIT, s->fabric->ports[q].peer,
-			  (uint32_t)pk->vl << 8 | pk->blocks);
+			 (uint32_t)pk->vl << 8 | pk->blocks);
+		input_freed(s, q);
 	}
 	/* (the packet may already be leaving the next switch: ask the link,
 	 * not the packet, where it ends) */
@@ -460,12 +497,6 @@ static void on_txdone(ibf_sim_t *s, ibf_port_id_t p)
 	    .type != IBF_NODE_SWITCH)
 		push_lat(s, SIM_EV_DELIVER, k, 0);
 	want_arbitration(s, p);
-	/* the input is free: its heads may go */
-	for (v = 0; q != SIM_NONE && v < s->nvl; v++) {
-		h = s->buf_head[q * s->nvl + v];
-		if (h != SIM_NONE && !s->in_busy[q])
-			want_arbitration(s, s->pkt[h].out);
-	}
 }
 
 static void on_credit(ibf_sim_t *s, ibf_port_id_t p, uint32_t b)
