@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include <ibflow/eval.h>
+#include <ibflow/liquid.h>
 #include <ibflow/route.h>
 #include <ibflow/sim.h>
 
@@ -611,6 +612,36 @@ static void test_alltoall_algorithms(void **state)
 	ibf_fabric_destroy(f);
 }
 
+/* The bound is the liquid scheduler's duration (the busiest link's load
+ * in transfers) times one transfer's time at the payload rate. */
+static void test_bound_is_liquid_duration(void **state)
+{
+	ibf_fabric_t *f = tu_gen("xgft:2:4,4:1,2", 0);
+	ibf_routing_t *r = tu_route(f, "dmodk");
+	ibf_hostlist_t hl = { f->endpoints, 10 };
+	ibf_liquid_traffic_t *t;
+	ibf_liquid_result_t lr;
+	ibf_sim_t *s = new_sim(r, NULL);
+	double bound, gbps = 4 * 25.78125 * 64 / 66 * MTU / (MTU + HDR);
+	ibf_err_t err;
+
+	(void)state;
+	assert_int_equal(ibf_liquid_traffic_alltoall(r->lfts, &hl, &t, &err),
+			 IBF_OK);
+	assert_int_equal(ibf_liquid_schedule(t, NULL, &lr, &err), IBF_OK);
+	assert_int_equal(ibf_sim_add_alltoall(s, hl.ports, NULL, hl.n,
+					      1u << 20, IBF_SIM_A2A_PAIRWISE,
+					      0, NULL, NULL, &err), IBF_OK);
+	assert_int_equal(ibf_sim_bound(s, &bound, &err), IBF_OK);
+	assert_near(bound, lr.duration * (1u << 20) * 8 / (gbps * 1e9),
+		    1e-12);
+	ibf_liquid_result_free(&lr);
+	ibf_liquid_traffic_destroy(t);
+	ibf_sim_destroy(s);
+	ibf_routing_destroy(r);
+	ibf_fabric_destroy(f);
+}
+
 /* Two lists (the Swiss-T1's processor pairs): every pair (i, j), i to
  * itself included, one block each; bruck refuses. */
 static void test_alltoall_two_lists(void **state)
@@ -717,6 +748,7 @@ int main(void)
 		cmocka_unit_test(test_dependencies_and_window),
 		cmocka_unit_test(test_local_join_at_start),
 		cmocka_unit_test(test_alltoall_algorithms),
+		cmocka_unit_test(test_bound_is_liquid_duration),
 		cmocka_unit_test(test_alltoall_two_lists),
 		cmocka_unit_test(test_trace_errors),
 	};
