@@ -119,6 +119,18 @@ static void run(ibf_sim_t *s, ibf_sim_result_t *res)
 	assert_int_equal(res->undelivered, 0);
 }
 
+/* Release what a test made (any of them may be NULL). */
+static void finish(ibf_sim_result_t *res, ibf_sim_t *s, ibf_routing_t *r,
+		   ibf_fabric_t *f)
+{
+	ibf_sim_result_free(res);
+	ibf_sim_destroy(s);
+	if (r)
+		ibf_routing_destroy(r);
+	if (f)
+		ibf_fabric_destroy(f);
+}
+
 static void assert_near(double got, double want, double rel)
 {
 	if (fabs(got - want) > rel * fabs(want))
@@ -155,10 +167,7 @@ static void one_flow(const char *spec, unsigned hops)
 	assert_true(res.time_s <= naive + 489.0 * HDR * 8 / (gbps * 1e9));
 	assert_int_equal(res.packets, 489);
 	assert_int_equal(res.packet_hops, 489ull * hops);
-	ibf_sim_result_free(&res);
-	ibf_sim_destroy(s);
-	ibf_routing_destroy(r);
-	ibf_fabric_destroy(f);
+	finish(&res, s, r, f);
 }
 
 static void test_one_flow(void **state)
@@ -188,10 +197,7 @@ static void test_incast(void **state)
 		assert_near(res.msg[i].steady_gbps, PAYLOAD4 / k, 0.01);
 	/* all four end together: 16 MiB through one 32 Gb/s link */
 	assert_near(res.time_s, 4.0 * 2048 * (MTU + HDR) * 8 / 32e9, 0.01);
-	ibf_sim_result_free(&res);
-	ibf_sim_destroy(s);
-	ibf_routing_destroy(r);
-	ibf_fabric_destroy(f);
+	finish(&res, s, r, f);
 }
 
 /* A permutation through one crossbar: nothing shared, all at full rate. */
@@ -209,10 +215,7 @@ static void test_crossbar_permutation(void **state)
 	run(s, &res);
 	for (unsigned i = 0; i < 8; i++)
 		assert_near(res.msg[i].gbps, PAYLOAD4, 0.005);
-	ibf_sim_result_free(&res);
-	ibf_sim_destroy(s);
-	ibf_routing_destroy(r);
-	ibf_fabric_destroy(f);
+	finish(&res, s, r, f);
 }
 
 /* Random destinations, one flow per source, through one switch: no input
@@ -292,10 +295,7 @@ static void test_head_of_line(void **state)
 	assert_near(res.msg[0].steady_gbps, PAYLOAD4 / 2, 0.02);
 	assert_near(res.msg[1].steady_gbps, PAYLOAD4 / 2, 0.02);
 	assert_near(res.msg[2].steady_gbps, PAYLOAD4 / 2, 0.02);
-	ibf_sim_result_free(&res);
-	ibf_sim_destroy(s);
-	ibf_routing_destroy(r);
-	ibf_fabric_destroy(f);
+	finish(&res, s, r, f);
 }
 
 /* VL priority: two senders into one HCA, h0 on SL/VL 1 (high priority),
@@ -362,10 +362,7 @@ static double ctrl_delay(bool lane)
 			 IBF_OK);
 	run(s, &res);
 	d = res.msg[c].end_s - 10e-6;
-	ibf_sim_result_free(&res);
-	ibf_sim_destroy(s);
-	ibf_routing_destroy(r);
-	ibf_fabric_destroy(f);
+	finish(&res, s, r, f);
 	return d;
 }
 
@@ -396,10 +393,7 @@ static double ctrl_cross(double t_pkt)
 			 IBF_OK);
 	run(s, &res);
 	d = res.msg[c].end_s - 10e-6;
-	ibf_sim_result_free(&res);
-	ibf_sim_destroy(s);
-	ibf_routing_destroy(r);
-	ibf_fabric_destroy(f);
+	finish(&res, s, r, f);
 	return d;
 }
 
@@ -454,10 +448,7 @@ static void test_ring_deadlock(void **state)
 		assert_int_equal(f->ports[f->ports[a].peer].node,
 				 f->ports[b].node);
 	}
-	ibf_sim_result_free(&res);
-	ibf_sim_destroy(s);
-	ibf_routing_destroy(r);
-	ibf_fabric_destroy(f);
+	finish(&res, s, r, f);
 }
 
 /* The same ring routed by layered routing with its SLs (one VL per
@@ -488,10 +479,7 @@ static void test_ring_layered(void **state)
 	add_all_pairs(s, f, 1u << 20);
 	assert_int_equal(ibf_sim_run(s, &res, &err), IBF_OK);
 	assert_true(res.deadlocked);
-	ibf_sim_result_free(&res);
-	ibf_sim_destroy(s);
-	ibf_routing_destroy(r);
-	ibf_fabric_destroy(f);
+	finish(&res, s, r, f);
 }
 
 /* ---- dependencies, window, determinism ---------------------------------- */
@@ -525,10 +513,7 @@ static void test_dependencies_and_window(void **state)
 	add(s, host(f, 0), host(f, 2), 1u << 20, &b);
 	run(s, &res);
 	assert_true(res.msg[b].first_s >= res.msg[a].end_s);
-	ibf_sim_result_free(&res);
-	ibf_sim_destroy(s);
-	ibf_routing_destroy(r);
-	ibf_fabric_destroy(f);
+	finish(&res, s, r, f);
 }
 
 /* A local join ready at time 0 readies a later message through the
@@ -555,10 +540,7 @@ static void test_local_join_at_start(void **state)
 	run(s, &res);
 	assert_false(res.truncated);
 	assert_int_equal(res.packets, 10);
-	ibf_sim_result_free(&res);
-	ibf_sim_destroy(s);
-	ibf_routing_destroy(r);
-	ibf_fabric_destroy(f);
+	finish(&res, s, r, f);
 }
 
 static void a2a_run(const ibf_routing_t *r, ibf_sim_a2a_t alg, unsigned k,
@@ -637,9 +619,7 @@ static void test_bound_is_liquid_duration(void **state)
 		    1e-12);
 	ibf_liquid_result_free(&lr);
 	ibf_liquid_traffic_destroy(t);
-	ibf_sim_destroy(s);
-	ibf_routing_destroy(r);
-	ibf_fabric_destroy(f);
+	finish(NULL, s, r, f);
 }
 
 /* Two lists (the Swiss-T1's processor pairs): every pair (i, j), i to
@@ -727,10 +707,7 @@ static void test_trace_errors(void **state)
 	run(s, &res);
 	assert_near(res.msg[1].first_s, 10e-6, 1e-9);
 	ibf_text_free(&t);
-	ibf_sim_result_free(&res);
-	ibf_sim_destroy(s);
-	ibf_routing_destroy(r);
-	ibf_fabric_destroy(f);
+	finish(&res, s, r, f);
 }
 
 int main(void)

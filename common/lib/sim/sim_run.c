@@ -427,12 +427,18 @@ static void msg_finish(ibf_sim_t *s, uint32_t mi)
 	}
 }
 
+/* Finish the messages on the stack and the local joins they complete. */
+static void drain_completions(ibf_sim_t *s)
+{
+	while (s->nstack && !s->failed)
+		msg_finish(s, s->stack[--s->nstack]);
+}
+
 /* Complete a message and everything that completes with it. */
 static void msg_complete(ibf_sim_t *s, uint32_t mi)
 {
 	push_stack(s, mi);
-	while (s->nstack && !s->failed)
-		msg_finish(s, s->stack[--s->nstack]);
+	drain_completions(s);
 }
 
 /* ---- events ---------------------------------------------------------------*/
@@ -524,8 +530,7 @@ static void on_start(ibf_sim_t *s, uint32_t mi)
 {
 	if (!--s->msg[mi].npred_left) {
 		msg_ready(s, mi);
-		while (s->nstack && !s->failed)
-			msg_finish(s, s->stack[--s->nstack]);
+		drain_completions(s);
 	}
 }
 
@@ -591,8 +596,7 @@ static void seed_events(ibf_sim_t *s)
 	for (m = 0; m < s->nmsg && !s->failed; m++)
 		if (!s->msg[m].npred_left && s->msg[m].ready_ps < 0) {
 			msg_ready(s, m);
-			while (s->nstack && !s->failed)
-				msg_finish(s, s->stack[--s->nstack]);
+			drain_completions(s);
 		}
 }
 
