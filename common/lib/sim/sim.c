@@ -59,8 +59,9 @@ static ibf_status_t check_opts(const ibf_sim_opts_t *o, ibf_err_t *err)
 	return IBF_OK;
 }
 
-/* Data VLs as the SLs need them (SL2VL: SL mod that count), and one more
- * for the control lane. */
+/* Data VLs as the SLs need them (SL2VL: SL mod that count); the control
+ * lane's VL comes after them, added by sim_alloc_buffers() when some
+ * control message uses it. */
 static void count_vls(ibf_sim_t *s, const ibf_sim_opts_t *o)
 {
 	unsigned n = o->sls && o->sls->nsls ? o->sls->nsls : 1;
@@ -70,9 +71,42 @@ static void count_vls(ibf_sim_t *s, const ibf_sim_opts_t *o)
 		max = IBF_SIM_MAX_VLS - o->ctrl_lane;
 	s->data_vls = n < max ? n : max;
 	s->ctrl_vl = s->data_vls;
-	s->nvl = s->data_vls + o->ctrl_lane;
-	if (o->ctrl_lane)
+	s->nvl = s->data_vls;
+}
+
+static bool has_control(const ibf_sim_t *s)
+{
+	uint32_t m;
+
+	for (m = 0; m < s->nmsg; m++)
+		if (s->msg[m].kind == IBF_SIM_CONTROL)
+			return true;
+	return false;
+}
+
+ibf_status_t sim_alloc_buffers(ibf_sim_t *s, ibf_err_t *err)
+{
+	size_t p, v, nb;
+
+	if (s->o.ctrl_lane && has_control(s)) {
+		s->nvl = s->data_vls + 1;
 		s->o.vl_high |= (uint16_t)(1u << s->ctrl_vl);
+	}
+	nb = (size_t)s->fabric->nports * s->nvl;
+	s->credits = malloc(nb * sizeof(int32_t));
+	s->buf_head = malloc(nb * sizeof(uint32_t));
+	s->buf_tail = malloc(nb * sizeof(uint32_t));
+	if (!s->credits || !s->buf_head || !s->buf_tail)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	for (p = 0; p < s->fabric->nports; p++)
+		for (v = 0; v < s->nvl; v++) {
+			s->credits[p * s->nvl + v] =
+				s->fabric->ports[p].peer == IBF_NO_ID ? 0 :
+				(int32_t)s->max_blocks;
+			s->buf_head[p * s->nvl + v] = SIM_NONE;
+			s->buf_tail[p * s->nvl + v] = SIM_NONE;
+		}
+	return IBF_OK;
 }
 
 /* The VL of message m's packets to dlid. */
@@ -85,7 +119,7 @@ unsigned sim_vl(const ibf_sim_t *s, const sim_msg_t *m, unsigned dlid)
 
 static ibf_status_t alloc_ports(ibf_sim_t *s, ibf_err_t *err)
 {
-	size_t n = s->fabric->nports, nb = n * s->nvl;
+	size_t n = s->fabric->nports;
 
 	s->ps_per_byte = calloc(n, sizeof(double));
 	s->busy = calloc(n, 1);
@@ -95,10 +129,8 @@ static ibf_status_t alloc_ports(ibf_sim_t *s, ibf_err_t *err)
 	s->rr = calloc(n, sizeof(uint32_t));
 	s->nwant = calloc(n, sizeof(uint32_t));
 	s->arb_mark = calloc(n, 1);
+	s->nhigh = calloc(n, 1);
 	s->arb_list = malloc(n * sizeof(uint32_t));
-	s->credits = calloc(nb, sizeof(int32_t));
-	s->buf_head = malloc(nb * sizeof(uint32_t));
-	s->buf_tail = malloc(nb * sizeof(uint32_t));
 	s->link_bytes = calloc(n, sizeof(uint64_t));
 	s->busy_ps = calloc(n, sizeof(sim_ps_t));
 	s->blocked_ps = calloc(n, sizeof(sim_ps_t));
@@ -107,8 +139,7 @@ static ibf_status_t alloc_ports(ibf_sim_t *s, ibf_err_t *err)
 			 sizeof(sim_host_t));
 	if (!s->ps_per_byte || !s->busy || !s->in_busy || !s->cur_pkt ||
 	    !s->cur_in || !s->rr || !s->nwant ||
-	    !s->arb_mark || !s->arb_list || !s->credits ||
-	    !s->buf_head || !s->buf_tail || !s->link_bytes || !s->busy_ps ||
+	    !s->arb_mark || !s->arb_list || !s->nhigh || !s->link_bytes || !s->busy_ps ||
 	    !s->blocked_ps || !s->blocked_since || !s->host)
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
 	return IBF_OK;
@@ -117,21 +148,14 @@ static ibf_status_t alloc_ports(ibf_sim_t *s, ibf_err_t *err)
 static void init_ports(ibf_sim_t *s)
 {
 	const ibf_fabric_t *f = s->fabric;
-	uint32_t p, v, e;
+	uint32_t p, e;
 
 	for (p = 0; p < f->nports; p++) {
-		const ibf_port_t *pt = &f->ports[p];
 		double gbps = s->o.rate_gbps > 0 ? s->o.rate_gbps :
-			      ibf_sim_link_gbps(pt);
+			      ibf_sim_link_gbps(&f->ports[p]);
 
 		s->ps_per_byte[p] = 8000.0 / gbps;
 		s->blocked_since[p] = -1;
-		for (v = 0; v < s->nvl; v++) {
-			s->credits[p * s->nvl + v] = pt->peer == IBF_NO_ID ? 0 :
-						     (int32_t)s->max_blocks;
-			s->buf_head[p * s->nvl + v] = SIM_NONE;
-			s->buf_tail[p * s->nvl + v] = SIM_NONE;
-		}
 	}
 	for (e = 0; e < f->nendpoints; e++)
 		s->host[e].pend_head = s->host[e].pend_tail = SIM_NONE;
@@ -189,6 +213,7 @@ void ibf_sim_destroy(ibf_sim_t *s)
 	free(s->rr);
 	free(s->nwant);
 	free(s->arb_mark);
+	free(s->nhigh);
 	free(s->arb_list);
 	free(s->credits);
 	free(s->buf_head);

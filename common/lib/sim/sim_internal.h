@@ -104,7 +104,7 @@ struct ibf_sim {
 	const ibf_fabric_t *fabric;
 	const ibf_lfts_t *lfts;
 	ibf_sim_opts_t o;
-	unsigned nvl;            /* VLs simulated */
+	unsigned nvl;            /* VLs simulated (set by sim_alloc_buffers) */
 	unsigned data_vls;       /* VL = SL mod data_vls for data */
 	unsigned ctrl_vl;        /* VL of control messages (ctrl_lane) */
 	unsigned max_blocks;     /* credits of one buffer */
@@ -123,6 +123,7 @@ struct ibf_sim {
 	uint8_t *busy, *in_busy;
 	uint32_t *cur_pkt, *cur_in, *rr, *nwant;
 	uint8_t *arb_mark;       /* port waits in arb_list */
+	uint8_t *nhigh;          /* input: high-priority VLs holding packets */
 	uint32_t *arb_list, narb;
 	int32_t *credits;        /* [port * nvl + vl] */
 	uint32_t *buf_head, *buf_tail;  /* [port * nvl + vl] */
@@ -148,6 +149,10 @@ static inline bool sim_is_local(const sim_msg_t *m)
 {
 	return m->kind == IBF_SIM_LOCAL;
 }
+
+/* Credits and FIFOs of every (port, VL), the control lane's VL included
+ * when some control message needs it: at the start of the run. */
+ibf_status_t sim_alloc_buffers(ibf_sim_t *s, ibf_err_t *err);
 
 /* The VL of message m's packets to dlid (sim.c). */
 unsigned sim_vl(const ibf_sim_t *s, const sim_msg_t *m, unsigned dlid);

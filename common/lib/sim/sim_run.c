@@ -136,9 +136,10 @@ static uint32_t buf_pop(ibf_sim_t *s, uint32_t b)
 
 	s->nwant[s->pkt[k].out]--;
 	s->buf_head[b] = n;
-	if (n == SIM_NONE)
+	if (n == SIM_NONE) {
 		s->buf_tail[b] = SIM_NONE;
-	else
+		s->nhigh[b / s->nvl] -= s->o.vl_high >> (b % s->nvl) & 1;
+	} else
 		s->nwant[s->pkt[n].out]++;
 	return k;
 }
@@ -148,15 +149,7 @@ static uint32_t buf_pop(ibf_sim_t *s, uint32_t b)
  * output would keep it busy whenever the high packet's output frees). */
 static bool input_reserved(const ibf_sim_t *s, ibf_port_id_t q, uint32_t v)
 {
-	uint32_t w;
-
-	if (!s->o.vl_high || (s->o.vl_high >> v & 1))
-		return false;
-	for (w = 0; w < s->nvl; w++)
-		if ((s->o.vl_high >> w & 1) &&
-		    s->buf_head[q * s->nvl + w] != SIM_NONE)
-			return true;
-	return false;
+	return s->nhigh[q] && !(s->o.vl_high >> v & 1);
 }
 
 /* Does input buffer b hold, at its head, a packet for p that can go? */
@@ -457,6 +450,7 @@ static void on_arrive(ibf_sim_t *s, uint32_t k)
 	if (s->buf_tail[b] == SIM_NONE) {
 		s->buf_head[b] = k;
 		s->nwant[pk->out]++;
+		s->nhigh[pk->at] += s->o.vl_high >> pk->vl & 1;
 	} else {
 		s->pkt[s->buf_tail[b]].next = k;
 	}
@@ -621,6 +615,8 @@ ibf_status_t ibf_sim_run(ibf_sim_t *s, ibf_sim_result_t *res,
 				   "run");
 	s->ran = true;
 	st = build_succ(s, err);
+	if (st == IBF_OK)
+		st = sim_alloc_buffers(s, err);
 	if (st != IBF_OK)
 		return st;
 	seed_events(s);
