@@ -128,6 +128,7 @@ static ibf_status_t alloc_ports(ibf_sim_t *s, ibf_err_t *err)
 	s->cur_in = calloc(n, sizeof(uint32_t));
 	s->rr = calloc(n, sizeof(uint32_t));
 	s->nwant = calloc(n, sizeof(uint32_t));
+	s->nwant_high = calloc(n, sizeof(uint32_t));
 	s->arb_mark = calloc(n, 1);
 	s->nhigh = calloc(n, 1);
 	s->arb_list = malloc(n * sizeof(uint32_t));
@@ -138,7 +139,7 @@ static ibf_status_t alloc_ports(ibf_sim_t *s, ibf_err_t *err)
 	s->host = calloc(s->fabric->nendpoints ? s->fabric->nendpoints : 1,
 			 sizeof(sim_host_t));
 	if (!s->ps_per_byte || !s->busy || !s->in_busy || !s->cur_pkt ||
-	    !s->cur_in || !s->rr || !s->nwant ||
+	    !s->cur_in || !s->rr || !s->nwant || !s->nwant_high ||
 	    !s->arb_mark || !s->arb_list || !s->nhigh || !s->link_bytes || !s->busy_ps ||
 	    !s->blocked_ps || !s->blocked_since || !s->host)
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
@@ -212,6 +213,7 @@ void ibf_sim_destroy(ibf_sim_t *s)
 	free(s->cur_in);
 	free(s->rr);
 	free(s->nwant);
+	free(s->nwant_high);
 	free(s->arb_mark);
 	free(s->nhigh);
 	free(s->arb_list);

@@ -121,7 +121,9 @@ struct ibf_sim {
 	/* per port */
 	double *ps_per_byte;
 	uint8_t *busy, *in_busy;
-	uint32_t *cur_pkt, *cur_in, *rr, *nwant;
+	uint32_t *cur_pkt, *cur_in, *rr;
+	uint32_t *nwant;         /* output: FIFO heads that want it */
+	uint32_t *nwant_high;    /* the same on high-priority VLs */
 	uint8_t *arb_mark;       /* port waits in arb_list */
 	uint8_t *nhigh;          /* input: high-priority VLs holding packets */
 	uint32_t *arb_list, narb;

@@ -134,13 +134,18 @@ static uint32_t buf_pop(ibf_sim_t *s, uint32_t b)
 {
 	uint32_t k = s->buf_head[b], n = s->pkt[k].next;
 
+	unsigned high = s->o.vl_high >> (b % s->nvl) & 1;
+
 	s->nwant[s->pkt[k].out]--;
+	s->nwant_high[s->pkt[k].out] -= high;
 	s->buf_head[b] = n;
 	if (n == SIM_NONE) {
 		s->buf_tail[b] = SIM_NONE;
-		s->nhigh[b / s->nvl] -= s->o.vl_high >> (b % s->nvl) & 1;
-	} else
+		s->nhigh[b / s->nvl] -= high;
+	} else {
 		s->nwant[s->pkt[n].out]++;
+		s->nwant_high[s->pkt[n].out] += high;
+	}
 	return k;
 }
 
@@ -174,10 +179,11 @@ static bool switch_pass(ibf_sim_t *s, ibf_port_id_t p, bool high_only)
 	const ibf_node_t *n = &s->fabric->nodes[s->fabric->ports[p].node];
 	uint32_t nvl = s->nvl, ncand = (uint32_t)n->nports * nvl;
 	uint32_t c = s->rr[p], i, v, seen = 0, b;
+	uint32_t want = high_only ? s->nwant_high[p] : s->nwant[p];
 	ibf_port_id_t q;
 	int r;
 
-	for (i = 0; i < ncand && seen < s->nwant[p]; i++) {
+	for (i = 0; i < ncand && seen < want; i++) {
 		if (++c == ncand)
 			c = 0;
 		v = nvl == 1 ? 0 : c % nvl;
@@ -300,7 +306,7 @@ static void arbitrate(ibf_sim_t *s, ibf_port_id_t p)
 	}
 	if (!s->nwant[p])
 		return;
-	if (s->o.vl_high && switch_pass(s, p, true))
+	if (s->nwant_high[p] && switch_pass(s, p, true))
 		return;
 	switch_pass(s, p, false);
 }
@@ -450,6 +456,7 @@ static void on_arrive(ibf_sim_t *s, uint32_t k)
 	if (s->buf_tail[b] == SIM_NONE) {
 		s->buf_head[b] = k;
 		s->nwant[pk->out]++;
+		s->nwant_high[pk->out] += s->o.vl_high >> pk->vl & 1;
 		s->nhigh[pk->at] += s->o.vl_high >> pk->vl & 1;
 	} else {
 		s->pkt[s->buf_tail[b]].next = k;
