@@ -366,12 +366,16 @@ void ibf_sim_write_text(const ibf_sim_t *s, const ibf_sim_result_t *r,
 	fprintf(fp, "flows %u  aggregate %.4g Gb/s  flow rate min %.4g "
 		"mean %.4g Gb/s\n", n, agg, min, avg);
 	if (mmf) {
-		double sum = 0;
+		double sum = 0, steady = 0;
 
-		for (i = 0; i < r->nmsgs; i++)
+		for (i = 0; i < r->nmsgs; i++) {
 			sum += mmf[i];
-		fprintf(fp, "MMF aggregate %.4g Gb/s (rates while all flows "
-			"run)\n", sum);
+			if (r->msg[i].kind == IBF_SIM_DATA)
+				steady += r->msg[i].steady_gbps;
+		}
+		fprintf(fp, "while every flow runs: aggregate %.4g Gb/s, MMF "
+			"%.4g Gb/s (%.1f%%)\n", steady, sum,
+			sum > 0 ? 100 * steady / sum : 0);
 	}
 	fprintf(fp, "packets %llu  packet-hops %llu  events %llu  cpu %.3f s "
 		"(%.3g hops/s)\n", (unsigned long long)r->packets,
