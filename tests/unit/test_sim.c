@@ -594,6 +594,70 @@ static void test_alltoall_algorithms(void **state)
 	ibf_fabric_destroy(f);
 }
 
+/* Liquid runs the UCX runtime's plan (ibf_liquid_plan_alltoall): judged
+ * with the test's own routes (ibf_trace hop lists), a transfer never
+ * starts on a link before every transfer of an earlier frame on that link
+ * has arrived. */
+static void test_liquid_follows_plan(void **state)
+{
+	ibf_fabric_t *f = tu_gen("xgft:2:4,4:1,2", 0);
+	ibf_routing_t *r = tu_route(f, "dmodk");
+	const uint32_t n = 8;
+	ibf_port_id_t ranks[8], hops[2][16];
+	unsigned nh[2];
+	uint32_t *rank_of = calloc(f->nports, sizeof(uint32_t));
+	ibf_liquid_plan_t *plan;
+	ibf_sim_result_t res;
+	ibf_sim_t *s = new_sim(r, NULL);
+	ibf_err_t err;
+	unsigned checked = 0;
+
+	(void)state;
+	for (uint32_t i = 0; i < n; i++) {
+		ranks[i] = f->endpoints[2 * i + 1];   /* scattered */
+		rank_of[ranks[i]] = i;
+	}
+	assert_non_null(rank_of);
+	assert_int_equal(ibf_liquid_plan_alltoall(r->lfts, ranks, n, NULL,
+						  &plan, &err), IBF_OK);
+	assert_int_equal(ibf_sim_add_alltoall(s, ranks, NULL, n, 1u << 18,
+					      IBF_SIM_A2A_LIQUID, 0, NULL,
+					      NULL, &err), IBF_OK);
+	run(s, &res);
+	for (uint32_t a = 0; a < res.nmsgs; a++) {
+		const ibf_sim_msg_result_t *x = &res.msg[a];
+
+		if (x->kind != IBF_SIM_DATA)
+			continue;
+		ibf_trace(r->lfts, x->src, f->ports[x->dst].lid, hops[0], 16,
+			  &nh[0]);
+		for (uint32_t b = 0; b < res.nmsgs; b++) {
+			const ibf_sim_msg_result_t *y = &res.msg[b];
+			bool shared = false;
+
+			if (y->kind != IBF_SIM_DATA ||
+			    ibf_liquid_plan_frame(plan, rank_of[x->src],
+						  rank_of[x->dst]) >=
+			    ibf_liquid_plan_frame(plan, rank_of[y->src],
+						  rank_of[y->dst]))
+				continue;
+			ibf_trace(r->lfts, y->src, f->ports[y->dst].lid,
+				  hops[1], 16, &nh[1]);
+			for (unsigned i = 0; i < nh[0]; i++)
+				for (unsigned j = 0; j < nh[1]; j++)
+					shared |= hops[0][i] == hops[1][j];
+			if (shared) {
+				assert_true(y->first_s >= x->end_s);
+				checked++;
+			}
+		}
+	}
+	assert_true(checked > 0);
+	free(rank_of);
+	ibf_liquid_plan_destroy(plan);
+	finish(&res, s, r, f);
+}
+
 /* The bound is the liquid scheduler's duration (the busiest link's load
  * in transfers) times one transfer's time at the payload rate. */
 static void test_bound_is_liquid_duration(void **state)
@@ -725,6 +789,7 @@ int main(void)
 		cmocka_unit_test(test_dependencies_and_window),
 		cmocka_unit_test(test_local_join_at_start),
 		cmocka_unit_test(test_alltoall_algorithms),
+		cmocka_unit_test(test_liquid_follows_plan),
 		cmocka_unit_test(test_bound_is_liquid_duration),
 		cmocka_unit_test(test_alltoall_two_lists),
 		cmocka_unit_test(test_trace_errors),

@@ -136,9 +136,11 @@ const char *ibf_sim_a2a_name(ibf_sim_a2a_t alg);
  * from ranks[i] and receives at recv[i], and every pair (i, j) exchanges a
  * block, i to itself included (the Swiss-T1's transmitting and receiving
  * processors of the liquid scheduling paper; not for bruck).
- * liquid/liquid-barrier schedule the transfers with ibf_liquid_schedule
- * (limits in lopts, may be NULL); *frames (may be NULL) receives their
- * frame count. */
+ * liquid/liquid-barrier take their frames from ibf_liquid_plan_alltoall,
+ * as the UCX runtime does with one process per host (with two lists:
+ * ibf_liquid_schedule), limits in lopts (may be NULL), and liquid its
+ * predecessors from ibf_liquid_deps_build; *frames (may be NULL) receives
+ * the frame count. */
 ibf_status_t ibf_sim_add_alltoall(ibf_sim_t *s, const ibf_port_id_t *ranks,
 				  const ibf_port_id_t *recv, uint32_t n,
 				  uint64_t bytes, ibf_sim_a2a_t alg,

@@ -222,7 +222,10 @@ static ibf_status_t a2a_linear(const a2a_t *a, unsigned k, ibf_err_t *err)
 
 typedef struct liquid_plan {
 	ibf_liquid_traffic_t *t;
-	ibf_liquid_result_t res;
+	uint32_t nframes;
+	uint32_t *frame_of;      /* [ntransfers] */
+	uint32_t *frame_off;     /* [nframes + 1] CSR into frame_tr */
+	uint32_t *frame_tr;      /* [ntransfers] transfers by frame */
 	uint32_t *id;            /* [ntransfers] message of each transfer */
 } liquid_plan_t;
 
@@ -251,29 +254,95 @@ static ibf_status_t liquid_traffic(const a2a_t *a, ibf_liquid_traffic_t **t,
 	return st;
 }
 
+/* Frames of an ordinary all-to-all: the plan the UCX runtime computes for
+ * one process per host (ibf_liquid_plan_alltoall), looked up per transfer
+ * (the traffic's host positions are the ranks). */
+static ibf_status_t plan_frames(const a2a_t *a, liquid_plan_t *lp,
+				const ibf_liquid_opts_t *lopts,
+				ibf_err_t *err)
+{
+	ibf_liquid_plan_t *plan;
+	const ibf_liquid_traffic_t *t = lp->t;
+	uint32_t i;
+	ibf_status_t st;
+
+	st = ibf_liquid_plan_alltoall(a->s->lfts, a->snd, a->n, lopts, &plan,
+				      err);
+	if (st != IBF_OK)
+		return st;
+	lp->nframes = ibf_liquid_plan_info(plan)->nframes;
+	for (i = 0; i < t->ntransfers; i++)
+		lp->frame_of[i] = ibf_liquid_plan_frame(plan, t->src[i],
+							t->dst[i]);
+	ibf_liquid_plan_destroy(plan);
+	return IBF_OK;
+}
+
+/* Frames of any other traffic: ibf_liquid_schedule. */
+static ibf_status_t schedule_frames(liquid_plan_t *lp,
+				    const ibf_liquid_opts_t *lopts,
+				    ibf_err_t *err)
+{
+	ibf_liquid_result_t res;
+	ibf_status_t st = ibf_liquid_schedule(lp->t, lopts, &res, err);
+
+	if (st != IBF_OK)
+		return st;
+	lp->nframes = res.nframes;
+	memcpy(lp->frame_of, res.frame_of,
+	       lp->t->ntransfers * sizeof(uint32_t));
+	ibf_liquid_result_free(&res);
+	return IBF_OK;
+}
+
+/* frame_off / frame_tr from frame_of (a counting sort). */
+static ibf_status_t index_frames(liquid_plan_t *lp, ibf_err_t *err)
+{
+	uint32_t i, nt = lp->t->ntransfers;
+
+	lp->frame_off = calloc((size_t)lp->nframes + 1, sizeof(uint32_t));
+	if (!lp->frame_off)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	for (i = 0; i < nt; i++)
+		lp->frame_off[lp->frame_of[i] + 1]++;
+	for (i = 0; i < lp->nframes; i++)
+		lp->frame_off[i + 1] += lp->frame_off[i];
+	for (i = 0; i < nt; i++)
+		lp->frame_tr[lp->frame_off[lp->frame_of[i]]++] = i;
+	for (i = lp->nframes; i > 0; i--)
+		lp->frame_off[i] = lp->frame_off[i - 1];
+	lp->frame_off[0] = 0;
+	return IBF_OK;
+}
+
 static ibf_status_t liquid_schedule(const a2a_t *a,
 				    const ibf_liquid_opts_t *lopts,
 				    liquid_plan_t *lp, ibf_err_t *err)
 {
+	size_t nt;
 	ibf_status_t st;
 
 	memset(lp, 0, sizeof(*lp));
 	st = liquid_traffic(a, &lp->t, err);
-	if (st == IBF_OK)
-		st = ibf_liquid_schedule(lp->t, lopts, &lp->res, err);
-	if (st == IBF_OK) {
-		lp->id = malloc((lp->t->ntransfers ? lp->t->ntransfers : 1) *
-				sizeof(uint32_t));
-		if (!lp->id)
-			st = ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
-	}
-	return st;
+	if (st != IBF_OK)
+		return st;
+	nt = lp->t->ntransfers ? lp->t->ntransfers : 1;
+	lp->frame_of = malloc(nt * sizeof(uint32_t));
+	lp->frame_tr = malloc(nt * sizeof(uint32_t));
+	lp->id = malloc(nt * sizeof(uint32_t));
+	if (!lp->frame_of || !lp->frame_tr || !lp->id)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	st = a->d0 ? plan_frames(a, lp, lopts, err) :
+	     schedule_frames(lp, lopts, err);
+	return st == IBF_OK ? index_frames(lp, err) : st;
 }
 
 static void liquid_free(liquid_plan_t *lp)
 {
-	ibf_liquid_result_free(&lp->res);
 	ibf_liquid_traffic_destroy(lp->t);
+	free(lp->frame_of);
+	free(lp->frame_off);
+	free(lp->frame_tr);
 	free(lp->id);
 }
 
@@ -303,8 +372,7 @@ static ibf_status_t liquid_releases(ibf_sim_t *s, liquid_plan_t *lp,
 	uint32_t i, j, p, rel;
 	ibf_status_t st;
 
-	st = ibf_liquid_deps_build(t, lp->res.frame_of, lp->res.nframes, &d,
-				   err);
+	st = ibf_liquid_deps_build(t, lp->frame_of, lp->nframes, &d, err);
 	if (st != IBF_OK)
 		return st;
 	for (i = 0; st == IBF_OK && i < t->ntransfers; i++)
@@ -363,13 +431,12 @@ static ibf_status_t frame_joins(ibf_sim_t *s, const liquid_plan_t *lp,
 				const uint32_t *exit_, ibf_err_t *err)
 {
 	const ibf_liquid_traffic_t *t = lp->t;
-	const ibf_liquid_result_t *res = &lp->res;
 	uint32_t j, tr, ends[2];
 	ibf_status_t st = IBF_OK;
 
-	for (j = res->frame_off[f]; st == IBF_OK && j < res->frame_off[f + 1];
+	for (j = lp->frame_off[f]; st == IBF_OK && j < lp->frame_off[f + 1];
 	     j++) {
-		tr = res->frame_tr[j];
+		tr = lp->frame_tr[j];
 		ends[0] = exit_[t->src[tr]];
 		ends[1] = exit_[t->dst[tr]];
 		st = deps(s, lp->id[tr], ends, 2, err);
@@ -396,7 +463,7 @@ static ibf_status_t liquid_barriers(ibf_sim_t *s, liquid_plan_t *lp,
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
 	for (i = 0; i < n; i++)
 		exit_[i] = SIM_NONE;
-	for (f = 0; st == IBF_OK && f < lp->res.nframes; f++) {
+	for (f = 0; st == IBF_OK && f < lp->nframes; f++) {
 		for (i = 0; st == IBF_OK && i < n; i++) {
 			st = msg(s, t->hosts[i], t->hosts[i], 0, IBF_SIM_LOCAL,
 				 &enter[i], err);
@@ -405,7 +472,7 @@ static ibf_status_t liquid_barriers(ibf_sim_t *s, liquid_plan_t *lp,
 		}
 		if (st == IBF_OK)
 			st = frame_joins(s, lp, f, enter, exit_, err);
-		if (st == IBF_OK && f + 1 < lp->res.nframes)
+		if (st == IBF_OK && f + 1 < lp->nframes)
 			st = barrier(s, t->hosts, n, enter, exit_, mem + 2 * n,
 				     mem + 3 * n, err);
 	}
@@ -427,7 +494,7 @@ static ibf_status_t a2a_liquid(const a2a_t *a, bool with_barrier,
 		st = with_barrier ? liquid_barriers(a->s, &lp, err) :
 		     liquid_releases(a->s, &lp, err);
 	if (st == IBF_OK && frames)
-		*frames = lp.res.nframes;
+		*frames = lp.nframes;
 	liquid_free(&lp);
 	return st;
 }
