@@ -22,6 +22,7 @@
 #include <ibflow/liquid.h>
 #include <ibflow/route.h>
 #include <ibflow/sim.h>
+#include <ibflow/trace.h>
 
 #include "test_util.h"
 
