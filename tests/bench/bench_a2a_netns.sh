@@ -100,6 +100,9 @@ esac
 	echo "topology ibflow-topology.ibnd"; echo "lfts ibflow-lfts.dump"
 } >"$F/ibflow-export.txt"
 HOSTS=${A2A_BENCH_HOSTS:-$HOSTS}   # a subset, for diagnosis
+# the control lane's priority band (UCX_IBFLOW_CTL_TCP_PORTS' default);
+# A2A_BENCH_CTL= (empty) for links without it
+A2A_BENCH_CTL=${A2A_BENCH_CTL-20480-20607}
 N=$(echo "$HOSTS" | wc -w)
 [ "$TABLE_ONLY" = 1 ] || for h in $HOSTS; do echo "\"$h HCA-1\""; done >"$OUT/hosts.txt"
 [ "$TABLE_ONLY" = 1 ] || {
@@ -115,7 +118,9 @@ down() { "$NF" --name "$NAME" down >/dev/null 2>&1; }
 trap down EXIT
 down
 "$NF" --name "$NAME" up --topo "$F/ibflow-topology.ibnd" \
-	--lfts "$F/ibflow-lfts.dump" --mgmt --rate "$RATE" >"$OUT/up.log" 2>&1 ||
+	--lfts "$F/ibflow-lfts.dump" --mgmt --rate "$RATE" \
+	${A2A_BENCH_CTL:+--ctl-ports "$A2A_BENCH_CTL"} \
+	$([ "${A2A_BENCH_SMALL:-0}" = 1 ] && echo --prio-small) >"$OUT/up.log" 2>&1 ||
 	{ echo "netns-fabric up failed: $(tail -3 "$OUT/up.log")" >&2; exit 1; }
 # QUEUE: the tbf queues' limit in time (netns-fabric: 100 ms).  Real IB
 # links have credit-based flow control and buffers of a few KB, no long

@@ -31,6 +31,7 @@ done
 VARS="FABRIC HOSTMAP ADDRMAP LID_OFFSET FALLBACK NET_DEVICES TLS TIMEOUT
 PROBE_STALL PROBE_MAX PROBE_RUNS PROBE_WARMUP PROBE_SIZE PROBE_TRIES
 PROBE_MODEL PROBE_ROUNDS PROBE_SPIN PROBE_CONCURRENCY ALLTOALL ALLTOALL_THRESH ALLTOALL_SYNC
+ALLTOALL_GAIN ALLTOALL_TRACE CTL_LANE CTL_SL CTL_TCLASS CTL_TCP_PORTS
 INFER_TOL BCAST BCAST_THRESH BCAST_CHUNK"
 
 # ---- configuration in UCX's own listing ------------------------------------
@@ -43,8 +44,9 @@ if t_need ucx_info; then
 			{ prev = $0 } END { exit !ok }' "$W/info" || miss="$miss $v"
 	done
 	n=$(grep -c '^UCX_IBFLOW_' "$W/info")
-	[ -z "$miss" ] && [ "$n" -eq 25 ] &&
-		t_pass "ucx_info -cf (preloaded) lists the 25 UCX_IBFLOW_ variables with docs" ||
+	nv=$(echo $VARS | wc -w)
+	[ -z "$miss" ] && [ "$n" -eq "$nv" ] &&
+		t_pass "ucx_info -cf (preloaded) lists the $nv UCX_IBFLOW_ variables with docs" ||
 		t_fail "ucx_info -cf lists UCX_IBFLOW_*" "missing:$miss; $n listed"
 	ucx_info -cf >"$W/info0" 2>&1
 	grep -q '^UCX_IBFLOW_' "$W/info0" &&
@@ -80,6 +82,10 @@ bad_var ALLTOALL sometimes
 bad_var ALLTOALL_THRESH -1
 bad_var ALLTOALL_THRESH 2000000000
 bad_var ALLTOALL_SYNC never
+bad_var CTL_SL 16
+bad_var ALLTOALL_GAIN -1
+bad_var ALLTOALL_GAIN 2x
+bad_var CTL_TCLASS 256
 bad_var INFER_TOL 2s
 bad_var BCAST always
 bad_var BCAST_CHUNK 0

@@ -1031,6 +1031,51 @@ static void judge_deps(const ibf_liquid_traffic_t *t, const uint32_t *frame,
 				}
 		assert_int_equal(d->succ_off[a + 1] - d->succ_off[a], cnt);
 	}
+	/* cross-run: the first user of a link waits for its last user */
+	for (uint32_t a = 0; a < n; a++) {
+		uint32_t want = 0;
+
+		for (uint32_t i = t->link_off[a]; i < t->link_off[a + 1]; i++) {
+			uint32_t l = t->links[i], last = a, lf = frame[a];
+			bool first = true;
+
+			for (uint32_t b = 0; b < n; b++) {
+				for (uint32_t j = t->link_off[b];
+				     j < t->link_off[b + 1]; j++) {
+					if (t->links[j] != l)
+						continue;
+					if (frame[b] < frame[a])
+						first = false;
+					if (frame[b] > lf) {
+						lf = frame[b];
+						last = b;
+					}
+				}
+			}
+			if (!first)
+				continue;
+			bool found = false;
+			for (uint32_t k = d->xpred_off[a];
+			     k < d->xpred_off[a + 1]; k++)
+				found = found || d->xpred[k] == last;
+			if (!found)
+				fail_msg("transfer %u opens a link whose last "
+					 "user %u is not its cross-run pred",
+					 a, last);
+			want++;
+		}
+		assert_true(d->xpred_off[a + 1] - d->xpred_off[a] <= want);
+		for (uint32_t k = d->xpred_off[a]; k < d->xpred_off[a + 1];
+		     k++) {
+			uint32_t p = d->xpred[k], c = 0;
+
+			assert_true(p == a || shares_link(t, p, a));
+			for (uint32_t j = d->xsucc_off[p];
+			     j < d->xsucc_off[p + 1]; j++)
+				c += d->xsucc[j] == a;
+			assert_int_equal(c, 1);
+		}
+	}
 	free(reach);
 	free(order);
 }
@@ -1057,6 +1102,14 @@ static void test_deps_hand(void **state)
 	assert_int_equal(d.pred[d.pred_off[2]], 1);
 	assert_int_equal(d.succ_off[1] - d.succ_off[0], 1);
 	assert_int_equal(d.succ[d.succ_off[0]], 1);
+	/* next run: a opens links 1 and 2, whose last users are c and b;
+	 * b opens 3 (last: c); c opens nothing */
+	assert_int_equal(d.xpred_off[1] - d.xpred_off[0], 2);
+	assert_int_equal(d.xpred[d.xpred_off[0]], 1);
+	assert_int_equal(d.xpred[d.xpred_off[0] + 1], 2);
+	assert_int_equal(d.xpred_off[2] - d.xpred_off[1], 1);
+	assert_int_equal(d.xpred[d.xpred_off[1]], 2);
+	assert_int_equal(d.xpred_off[3] - d.xpred_off[2], 0);
 	judge_deps(t, frame, &d);
 	ibf_liquid_deps_free(&d);
 	/* a link twice in one frame is no schedule */

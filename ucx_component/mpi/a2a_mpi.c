@@ -150,6 +150,14 @@ static ibf_mpi_rc_t outcome(ibf_mpi_ctx_t *c, ibf_ucx_status_t st,
 {
 	if (st == IBF_UCX_OK)
 		return IBF_MPI_DONE;
+	if (st == IBF_UCX_ERR_DECLINED) {
+		/* auto's choice, no error: said only when asked */
+		if (!c->warned && c->rank == 0 && getenv("IBFLOW_MPI_STATS"))
+			fprintf(stderr, "%s: %s; the MPI library's all-to-all "
+				"on this communicator\n", c->who, err->msg);
+		c->warned = true;
+		return IBF_MPI_FALLBACK;
+	}
 	if (st != IBF_UCX_ERR_SCHEDULE)
 		return IBF_MPI_FAILED;
 	if (!c->warned && c->rank == 0)

@@ -169,6 +169,11 @@ typedef struct ibf_liquid_deps {
 	uint32_t *pred;       /* ascending within a transfer */
 	uint32_t *succ_off;   /* [ntransfers + 1] CSR into succ */
 	uint32_t *succ;       /* ascending within a transfer */
+	/* The schedule run again right after itself (a loop of calls): on
+	 * each link that t is the first to use, the last user of that link
+	 * in the previous run.  xsucc is the inverse. */
+	uint32_t *xpred_off, *xpred;
+	uint32_t *xsucc_off, *xsucc;
 } ibf_liquid_deps_t;
 
 ibf_status_t ibf_liquid_deps_build(const ibf_liquid_traffic_t *t,

@@ -24,6 +24,7 @@ typedef struct deps_build {
 	uint32_t *beg, *len;   /* [ntransfers] into buf */
 	uint32_t *buf, fill;   /* room for one entry per (transfer, link) */
 	uint32_t *last;        /* [nlinks] the link's latest user */
+	uint32_t *first;       /* [nlinks] its first user */
 	uint32_t *cand;        /* [longest path] */
 } deps_build_t;
 
@@ -35,6 +36,10 @@ void ibf_liquid_deps_free(ibf_liquid_deps_t *d)
 	free(d->pred);
 	free(d->succ_off);
 	free(d->succ);
+	free(d->xpred_off);
+	free(d->xpred);
+	free(d->xsucc_off);
+	free(d->xsucc);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -43,6 +48,16 @@ static int cmp_u32(const void *a, const void *b)
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+static uint32_t dedup(uint32_t *v, uint32_t n)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (!k || v[k - 1] != v[i])
+			v[k++] = v[i];
+	return k;
 }
 
 static bool has_pred(const deps_build_t *b, uint32_t t, uint32_t p)
@@ -114,6 +129,8 @@ static ibf_status_t advance(const ibf_liquid_traffic_t *t,
 					"liquid dependencies: transfers %u "
 					"and %u share a link in frame %u", *u,
 					tr[j], frame_of[tr[j]]);
+			if (*u == NONE)
+				b->first[t->links[k]] = tr[j];
 			*u = tr[j];
 		}
 	}
@@ -138,6 +155,35 @@ static ibf_status_t walk(const ibf_liquid_traffic_t *t,
 	return IBF_OK;
 }
 
+/* The inverse of a CSR relation over n transfers (m entries). */
+static ibf_status_t invert(uint32_t n, const uint32_t *off,
+			   const uint32_t *val, uint32_t **inv_off,
+			   uint32_t **inv, ibf_err_t *err)
+{
+	uint32_t m = off[n], *io, *iv;
+
+	io = calloc((size_t)n + 2, sizeof(*io));
+	iv = malloc(((size_t)m + 1) * sizeof(*iv));
+	if (!io || !iv) {
+		free(io);
+		free(iv);
+		return ibf_err_set(err, IBF_ERR_NOMEM,
+				   "liquid dependencies: out of memory");
+	}
+	/* counting sort: counts at [p + 2], starts at [p + 1] after the
+	 * prefix sum, ends at [p + 1] after the fill */
+	for (uint32_t k = 0; k < m; k++)
+		io[val[k] + 2]++;
+	for (uint32_t i = 0; i < n; i++)
+		io[i + 2] += io[i + 1];
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t k = off[i]; k < off[i + 1]; k++)
+			iv[io[val[k] + 1]++] = i;
+	*inv_off = io;
+	*inv = iv;
+	return IBF_OK;
+}
+
 /* The lists in transfer order, and their inverse. */
 static ibf_status_t store(const deps_build_t *b, ibf_liquid_deps_t *d,
 			  ibf_err_t *err)
@@ -146,9 +192,7 @@ static ibf_status_t store(const deps_build_t *b, ibf_liquid_deps_t *d,
 
 	d->pred_off = malloc(((size_t)n + 1) * sizeof(*d->pred_off));
 	d->pred = malloc(((size_t)m + 1) * sizeof(*d->pred));
-	d->succ_off = calloc((size_t)n + 2, sizeof(*d->succ_off));
-	d->succ = malloc(((size_t)m + 1) * sizeof(*d->succ));
-	if (!d->pred_off || !d->pred || !d->succ_off || !d->succ)
+	if (!d->pred_off || !d->pred)
 		return ibf_err_set(err, IBF_ERR_NOMEM,
 				   "liquid dependencies: out of memory");
 	d->pred_off[0] = 0;
@@ -157,16 +201,38 @@ static ibf_status_t store(const deps_build_t *b, ibf_liquid_deps_t *d,
 		       (size_t)b->len[i] * sizeof(*d->pred));
 		d->pred_off[i + 1] = d->pred_off[i] + b->len[i];
 	}
-	/* counting sort by predecessor: counts at [p + 2], starts at
-	 * [p + 1] after the prefix sum, ends at [p + 1] after the fill */
-	for (uint32_t k = 0; k < m; k++)
-		d->succ_off[d->pred[k] + 2]++;
-	for (uint32_t i = 0; i < n; i++)
-		d->succ_off[i + 2] += d->succ_off[i + 1];
-	for (uint32_t i = 0; i < n; i++)
-		for (uint32_t k = d->pred_off[i]; k < d->pred_off[i + 1]; k++)
-			d->succ[d->succ_off[d->pred[k] + 1]++] = i;
-	return IBF_OK;
+	return invert(n, d->pred_off, d->pred, &d->succ_off, &d->succ, err);
+}
+
+/* After the walk, last[] holds each link's final user: a transfer's
+ * cross-run predecessors are the final users of the links it opens. */
+static ibf_status_t store_cross(const ibf_liquid_traffic_t *t,
+				const deps_build_t *b, ibf_liquid_deps_t *d,
+				ibf_err_t *err)
+{
+	uint32_t n = t->ntransfers, x = 0;
+
+	d->xpred_off = malloc(((size_t)n + 1) * sizeof(*d->xpred_off));
+	d->xpred = malloc(((size_t)t->link_off[n] + 1) * sizeof(*d->xpred));
+	if (!d->xpred_off || !d->xpred)
+		return ibf_err_set(err, IBF_ERR_NOMEM,
+				   "liquid dependencies: out of memory");
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t from = x;
+
+		d->xpred_off[i] = x;
+		for (uint32_t k = t->link_off[i]; k < t->link_off[i + 1]; k++) {
+			uint32_t l = t->links[k];
+
+			if (b->first[l] == i)
+				d->xpred[x++] = b->last[l];
+		}
+		qsort(d->xpred + from, x - from, sizeof(*d->xpred), cmp_u32);
+		x = from + dedup(d->xpred + from, x - from);
+	}
+	d->xpred_off[n] = x;
+	return invert(n, d->xpred_off, d->xpred, &d->xsucc_off, &d->xsucc,
+		      err);
 }
 
 ibf_status_t ibf_liquid_deps_build(const ibf_liquid_traffic_t *t,
@@ -194,14 +260,18 @@ ibf_status_t ibf_liquid_deps_build(const ibf_liquid_traffic_t *t,
 	b.len = malloc(((size_t)n + 1) * sizeof(*b.len));
 	b.buf = malloc(((size_t)t->link_off[n] + 1) * sizeof(*b.buf));
 	b.last = malloc(((size_t)t->nlinks + 1) * sizeof(*b.last));
+	b.first = malloc(((size_t)t->nlinks + 1) * sizeof(*b.first));
 	b.cand = malloc(((size_t)maxlen + 1) * sizeof(*b.cand));
-	if (!order || !b.beg || !b.len || !b.buf || !b.last || !b.cand)
+	if (!order || !b.beg || !b.len || !b.buf || !b.last || !b.first ||
+	    !b.cand)
 		st = ibf_err_set(err, IBF_ERR_NOMEM,
 				 "liquid dependencies: out of memory");
 	else
 		st = walk(t, frame_of, order, &b, err);
 	if (st == IBF_OK)
 		st = store(&b, d, err);
+	if (st == IBF_OK)
+		st = store_cross(t, &b, d, err);
 	if (st != IBF_OK)
 		ibf_liquid_deps_free(d);
 	free(order);
@@ -209,6 +279,7 @@ ibf_status_t ibf_liquid_deps_build(const ibf_liquid_traffic_t *t,
 	free(b.len);
 	free(b.buf);
 	free(b.last);
+	free(b.first);
 	free(b.cand);
 	return st;
 }

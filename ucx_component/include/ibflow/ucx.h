@@ -73,6 +73,11 @@ typedef enum ibf_ucx_status {
 					  computed (every rank gets it, no
 					  block was sent: the caller may
 					  run its own algorithm instead) */
+	IBF_UCX_ERR_DECLINED = -13,    /* auto: the schedule is not
+					  predicted to beat the caller's
+					  own algorithm (every rank gets
+					  it, no block was sent; later
+					  selections say NONE) */
 } ibf_ucx_status_t;
 
 #define IBF_UCX_ERR_MSG_MAX 1024
@@ -210,7 +215,8 @@ const char *ibf_ucx_a2a_alg_str(ibf_ucx_a2a_alg_t a);
 
 /* What UCX_IBFLOW_ALLTOALL (and _THRESH) choose for blocks of
  * block_bytes.  The same on every process when block_bytes is.  NONE
- * (in every mode) once the liquid schedule turned out impossible. */
+ * (in every mode) once the liquid schedule turned out impossible, and in
+ * auto once it turned out not to pay (ALLTOALL_GAIN). */
 ibf_ucx_a2a_alg_t ibf_ucx_alltoall_select(const ibf_ucx_t *u,
 					  size_t block_bytes);
 

@@ -23,6 +23,8 @@
 
 #include "coll/a2a_int.h"
 
+#include <stdio.h>
+
 const char *ibf_ucx_a2a_alg_str(ibf_ucx_a2a_alg_t a)
 {
 	switch (a) {
@@ -39,6 +41,9 @@ ibf_ucx_a2a_alg_t ibf_ucx_alltoall_select(const ibf_ucx_t *u,
 	const ibf_ucx_cfg_t *v = &u->cfg->v;
 
 	if (u->a2a && u->a2a->no_sched)
+		return IBF_UCX_A2A_NONE;
+	if (u->a2a && u->a2a->declined &&
+	    v->alltoall == IBF_UCX_A2A_MODE_AUTO)
 		return IBF_UCX_A2A_NONE;
 	switch ((ibf_ucx_a2a_mode_t)v->alltoall) {
 	case IBF_UCX_A2A_MODE_LIQUID:
@@ -79,31 +84,11 @@ void ibf_ucx_a2a_stats(const ibf_ucx_t *u, ibf_ucx_a2a_stats_t *s)
 	}
 }
 
-/* The blocks of one call, alltoall or alltoallv. */
-typedef struct blocks {
-	const char *sbuf;
-	char *rbuf;
-	size_t block;                 /* alltoall: every block */
-	const size_t *sc, *sd, *rc, *rd;   /* alltoallv: per peer */
-} blocks_t;
-
-static const void *sblock(const blocks_t *b, uint32_t p, size_t *len)
-{
-	*len = b->sc ? b->sc[p] : b->block;
-	return b->sbuf + (b->sd ? b->sd[p] : p * b->block);
-}
-
-static void *rblock(const blocks_t *b, uint32_t p, size_t *len)
-{
-	*len = b->rc ? b->rc[p] : b->block;
-	return b->rbuf + (b->rd ? b->rd[p] : p * b->block);
-}
-
-static void copy_self(const ibf_ucx_t *u, const blocks_t *b)
+static void copy_self(const ibf_ucx_t *u, const ibf_ucxi_blocks_t *b)
 {
 	size_t sl, rl;
-	const void *s = sblock(b, u->rank, &sl);
-	void *r = rblock(b, u->rank, &rl);
+	const void *s = ibf_ucxi_sblock(b, u->rank, &sl);
+	void *r = ibf_ucxi_rblock(b, u->rank, &rl);
 
 	if (sl && s != r)
 		memmove(r, s, sl < rl ? sl : rl);
@@ -111,7 +96,7 @@ static void copy_self(const ibf_ucx_t *u, const blocks_t *b)
 
 /* One exchange: send to `to` and receive from `from` (either may be
  * NOPEER), and wait for both. */
-static ibf_ucx_status_t exchange(ibf_ucx_t *u, const blocks_t *b,
+static ibf_ucx_status_t exchange(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 				 uint32_t seq, uint32_t to, uint32_t from,
 				 bool handshake, ibf_ucx_err_t *err)
 {
@@ -123,7 +108,7 @@ static ibf_ucx_status_t exchange(ibf_ucx_t *u, const blocks_t *b,
 
 	/* receive side first: post the data receive, then say ready */
 	if (from != IBF_UCXI_NOPEER) {
-		void *buf = rblock(b, from, &len);
+		void *buf = ibf_ucxi_rblock(b, from, &len);
 
 		st = ibf_ucxi_irecv(u, from, ibf_ucxi_tag(IBF_UCXI_TAG_A2A_DATA,
 							  seq, from),
@@ -142,7 +127,7 @@ static ibf_ucx_status_t exchange(ibf_ucx_t *u, const blocks_t *b,
 		}
 	}
 	if (to != IBF_UCXI_NOPEER) {
-		const void *buf = sblock(b, to, &len);
+		const void *buf = ibf_ucxi_sblock(b, to, &len);
 
 		if (handshake) {
 			ibf_ucxi_req_t rr;
@@ -175,12 +160,80 @@ fail:
 	return st;
 }
 
-static ibf_ucx_status_t run_liquid(ibf_ucx_t *u, const blocks_t *b,
+/* Frame by frame, a barrier or readiness handshakes keeping frames
+ * apart (ALLTOALL_SYNC=barrier|ready: measurements and fallbacks). */
+static ibf_ucx_status_t run_frames(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
+				   uint32_t seq, bool barrier,
 				   ibf_ucx_err_t *err)
 {
+	const ibf_ucxi_a2a_sched_t *s = &u->a2a->sched;
+	ibf_ucx_status_t st;
+	uint32_t f;
+
+	for (f = 0; f < s->nframes; f++) {
+		if (barrier) {
+			st = ibf_ucx_barrier(u, err);
+			if (st != IBF_UCX_OK)
+				goto fail;
+		}
+		st = exchange(u, b, seq, s->send_to[f], s->recv_from[f],
+			      !barrier, err);
+		if (st != IBF_UCX_OK)
+			goto fail;
+	}
+	return IBF_UCX_OK;
+fail:
+	ibf_ucx_err_prefix(err, "frame %u of %u: ", f + 1, s->nframes);
+	return st;
+}
+
+/* Does the data go over RDMA?  UCX names the transports it uses in its
+ * context's resource list ("resource N : md M dev D flags -- tl/dev"). */
+static bool over_rdma(const ibf_ucx_t *u)
+{
+	static const char *const rdma[] = { " -- rc_", " -- ud_", " -- dc_" };
+	char *text = NULL;
+	size_t len = 0;
+	bool found = false;
+	FILE *fp = open_memstream(&text, &len);
+
+	if (!fp)
+		return false;
+	ucp_context_print_info(u->ctx, fp);
+	fclose(fp);
+	for (unsigned i = 0; text && i < 3 && !found; i++)
+		found = strstr(text, rdma[i]) != NULL;
+	free(text);
+	return found;
+}
+
+/* auto's rule: liquid where it promises at least ALLTOALL_GAIN over
+ * round robin's frames (docs/ucx-alltoall.md, "auto"). */
+static ibf_ucx_status_t auto_check(ibf_ucx_t *u, ibf_ucx_err_t *err)
+{
+	const ibf_ucxi_a2a_sched_t *s = &u->a2a->sched;
+	double need = u->cfg->v.alltoall_gain;
+	bool rdma = over_rdma(u);
+
+	if (need < 0)
+		need = rdma ? IBF_UCXI_GAIN_RDMA : IBF_UCXI_GAIN_TCP;
+	if ((double)s->rr_frames >= need * s->nframes)
+		return IBF_UCX_OK;
+	u->a2a->declined = true;
+	return ibf_ucx_err_set(err, IBF_UCX_ERR_DECLINED, "all-to-all: auto: "
+			       "liquid %u frames, round robin %u: gain %.2f "
+			       "below %.2f (%s, %sALLTOALL_GAIN)",
+			       s->nframes, s->rr_frames,
+			       (double)s->rr_frames / s->nframes, need,
+			       rdma ? "RDMA" : "TCP", IBF_UCX_VAR_PREFIX);
+}
+
+static ibf_ucx_status_t run_liquid(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
+				   bool by_auto, ibf_ucx_err_t *err)
+{
 	struct ibf_ucxi_a2a *a = u->a2a;
-	bool barrier = u->cfg->v.alltoall_sync == IBF_UCX_A2A_SYNC_BARRIER;
-	uint32_t seq, f;
+	unsigned sync = u->cfg->v.alltoall_sync;
+	uint32_t seq;
 	ibf_ucx_status_t st;
 
 	if (!a->have_sched) {
@@ -191,28 +244,33 @@ static ibf_ucx_status_t run_liquid(ibf_ucx_t *u, const blocks_t *b,
 			return st;
 		a->have_sched = true;
 	}
+	if (by_auto) {
+		st = auto_check(u, err);
+		if (st != IBF_UCX_OK)
+			return st;
+	}
+	if (sync == IBF_UCX_A2A_SYNC_LINKS) {
+		st = ibf_ucxi_lane_setup(u, err);
+		if (st != IBF_UCX_OK)
+			return st;
+	}
 	seq = ++u->seq;
 	copy_self(u, b);
-	for (f = 0; f < a->sched.nframes; f++) {
-		if (barrier) {
-			st = ibf_ucx_barrier(u, err);
-			if (st != IBF_UCX_OK)
-				goto fail;
-		}
-		st = exchange(u, b, seq, a->sched.send_to[f],
-			      a->sched.recv_from[f], !barrier, err);
-		if (st != IBF_UCX_OK)
-			goto fail;
+	if (sync == IBF_UCX_A2A_SYNC_LINKS)
+		st = ibf_ucxi_a2a_run_links(u, &a->sched, b, seq,
+					    a->nlinks_calls++, err);
+	else
+		st = run_frames(u, b, seq, sync == IBF_UCX_A2A_SYNC_BARRIER,
+				err);
+	if (st != IBF_UCX_OK) {
+		ibf_ucx_err_prefix(err, "all-to-all (liquid): ");
+		return st;
 	}
 	a->nliquid++;
 	return IBF_UCX_OK;
-fail:
-	ibf_ucx_err_prefix(err, "all-to-all (liquid), frame %u of %u: ", f + 1,
-			   a->sched.nframes);
-	return st;
 }
 
-static ibf_ucx_status_t run_pairwise(ibf_ucx_t *u, const blocks_t *b,
+static ibf_ucx_status_t run_pairwise(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 				     ibf_ucx_err_t *err)
 {
 	uint32_t n = u->size, seq = ++u->seq, k;
@@ -232,8 +290,15 @@ static ibf_ucx_status_t run_pairwise(ibf_ucx_t *u, const blocks_t *b,
 	return IBF_UCX_OK;
 }
 
-static ibf_ucx_status_t run(ibf_ucx_t *u, const blocks_t *b,
-			    ibf_ucx_a2a_alg_t alg, ibf_ucx_err_t *err)
+static bool auto_mode(const ibf_ucx_t *u)
+{
+	return u->cfg->v.alltoall == IBF_UCX_A2A_MODE_AUTO;
+}
+
+/* by_auto: the caller left the choice to UCX_IBFLOW_ALLTOALL=auto */
+static ibf_ucx_status_t run(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
+			    ibf_ucx_a2a_alg_t alg, bool by_auto,
+			    ibf_ucx_err_t *err)
 {
 	ibf_ucx_err_clear(err);
 	if (!u->a2a) {
@@ -242,10 +307,12 @@ static ibf_ucx_status_t run(ibf_ucx_t *u, const blocks_t *b,
 			return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
 					       "all-to-all: out of memory");
 	}
-	if (alg == IBF_UCX_A2A_NONE)
+	if (alg == IBF_UCX_A2A_NONE) {
+		by_auto = auto_mode(u);
 		alg = ibf_ucx_alltoall_select(u, b->block);
+	}
 	if (alg == IBF_UCX_A2A_LIQUID && u->size > 1)
-		return run_liquid(u, b, err);
+		return run_liquid(u, b, by_auto, err);
 	if (alg != IBF_UCX_A2A_LIQUID && alg != IBF_UCX_A2A_PAIRWISE &&
 	    alg != IBF_UCX_A2A_NONE)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID, "all-to-all:"
@@ -257,13 +324,13 @@ ibf_ucx_status_t ibf_ucx_alltoall(ibf_ucx_t *u, const void *sendbuf,
 				  void *recvbuf, size_t block_bytes,
 				  ibf_ucx_a2a_alg_t alg, ibf_ucx_err_t *err)
 {
-	blocks_t b = { .sbuf = sendbuf, .rbuf = recvbuf,
+	ibf_ucxi_blocks_t b = { .sbuf = sendbuf, .rbuf = recvbuf,
 		       .block = block_bytes };
 
 	if (!u || (block_bytes && (!sendbuf || !recvbuf)))
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID,
 				       "ibf_ucx_alltoall: NULL argument");
-	return run(u, &b, alg, err);
+	return run(u, &b, alg, false, err);
 }
 
 ibf_ucx_status_t ibf_ucx_alltoallv(ibf_ucx_t *u, const void *sendbuf,
@@ -273,16 +340,18 @@ ibf_ucx_status_t ibf_ucx_alltoallv(ibf_ucx_t *u, const void *sendbuf,
 				   const size_t *rdispls,
 				   ibf_ucx_a2a_alg_t alg, ibf_ucx_err_t *err)
 {
-	blocks_t b = { .sbuf = sendbuf, .rbuf = recvbuf, .sc = scounts,
+	ibf_ucxi_blocks_t b = { .sbuf = sendbuf, .rbuf = recvbuf, .sc = scounts,
 		       .sd = sdispls, .rc = rcounts, .rd = rdispls };
 	if (!u || !scounts || !sdispls || !rcounts || !rdispls)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID,
 				       "ibf_ucx_alltoallv: NULL argument");
 	/* Block sizes differ between ranks, and the choice must not: the
 	 * threshold does not apply, only the mode and the fabric. */
+	bool by_auto = alg == IBF_UCX_A2A_NONE && auto_mode(u);
+
 	if (alg == IBF_UCX_A2A_NONE)
 		alg = ibf_ucx_alltoall_select(u, SIZE_MAX);
 	if (alg == IBF_UCX_A2A_NONE)
 		alg = IBF_UCX_A2A_PAIRWISE;
-	return run(u, &b, alg, err);
+	return run(u, &b, alg, by_auto, err);
 }

@@ -11,7 +11,11 @@
  *
  * The scheduler's search stops at a time limit, so two processes could
  * find different schedules; rank 0 therefore computes it alone and
- * broadcasts the frame of every transfer.
+ * broadcasts the frame of every transfer.  Where every rank has a host
+ * of its own and routes go to base LIDs, rank 0 uses the all-to-all
+ * planner (ibf_liquid_plan_alltoall: the same frames within one, a
+ * fraction of the CPU at hundreds of ranks, no link sets stored); every
+ * rank then builds the traffic itself for its predecessor lists.
  */
 #include "config.h"
 
@@ -99,28 +103,25 @@ out:
 	return st;
 }
 
-/* Rank 0: the frame of every transfer, after a 4-word header
- * (nframes, duration, liquid, microseconds). */
-static ibf_ucx_status_t compute(ibf_ucx_t *u, uint32_t **blob, size_t *len,
+/* Rank 0: the frame of every transfer, after a header of HDR words
+ * (nframes, duration, liquid, microseconds, round robin's frames). */
+#define HDR 5
+
+static ibf_ucx_status_t compute(ibf_ucx_t *u, ibf_liquid_traffic_t *t,
+				uint32_t **blob, size_t *len,
 				ibf_ucx_err_t *err)
 {
 	ibf_liquid_opts_t o = { .time_limit = SCHED_TIME_LIMIT };
-	ibf_liquid_traffic_t *t = NULL;
 	ibf_liquid_result_t r;
-	ibf_ucx_status_t st;
+	ibf_ucx_status_t st = IBF_UCX_OK;
 	uint32_t nt = u->size * (u->size - 1), *b;
 	ibf_err_t e;
 
-	st = build_traffic(u, &t, err);
-	if (st != IBF_UCX_OK)
-		return st;
 	memset(&r, 0, sizeof(r));
-	if (ibf_liquid_schedule(t, &o, &r, &e) != IBF_OK) {
-		ibf_liquid_traffic_destroy(t);
+	if (ibf_liquid_schedule(t, &o, &r, &e) != IBF_OK)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC, "all-to-all "
 				       "schedule: %s", e.msg);
-	}
-	b = malloc(((size_t)nt + 4) * sizeof(*b));
+	b = malloc(((size_t)nt + HDR) * sizeof(*b));
 	if (!b) {
 		st = ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "all-to-all "
 				     "schedule: out of memory");
@@ -129,12 +130,12 @@ static ibf_ucx_status_t compute(ibf_ucx_t *u, uint32_t **blob, size_t *len,
 		b[1] = r.duration;
 		b[2] = r.liquid;
 		b[3] = (uint32_t)(r.seconds * 1e6);
-		memcpy(b + 4, r.frame_of, (size_t)nt * sizeof(*b));
+		b[4] = r.rr_frames;
+		memcpy(b + HDR, r.frame_of, (size_t)nt * sizeof(*b));
 		*blob = b;
-		*len = ((size_t)nt + 4) * sizeof(*b);
+		*len = ((size_t)nt + HDR) * sizeof(*b);
 	}
 	ibf_liquid_result_free(&r);
-	ibf_liquid_traffic_destroy(t);
 	return st;
 }
 
@@ -146,13 +147,14 @@ static ibf_ucx_status_t unpack(const ibf_ucx_t *u, const uint32_t *b,
 	uint32_t n = u->size, me = u->rank, p, f;
 	size_t nt = (size_t)n * (n - 1);
 
-	if (len != (nt + 4) * sizeof(*b) || b[0] < (n > 1 ? 1 : 0))
+	if (len != (nt + HDR) * sizeof(*b) || b[0] < (n > 1 ? 1 : 0))
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "all-to-all "
 				       "schedule from rank 0: malformed");
 	s->nframes = b[0];
 	s->duration = b[1];
 	s->liquid = b[2];
 	s->seconds = b[3] / 1e6;
+	s->rr_frames = b[4];
 	s->send_to = malloc(((size_t)s->nframes + 1) * sizeof(uint32_t));
 	s->recv_from = malloc(((size_t)s->nframes + 1) * sizeof(uint32_t));
 	if (!s->send_to || !s->recv_from) {
@@ -167,8 +169,8 @@ static ibf_ucx_status_t unpack(const ibf_ucx_t *u, const uint32_t *b,
 
 		if (p == me)
 			continue;
-		fs = b[4 + tr_index(n, me, p)];
-		fr = b[4 + tr_index(n, p, me)];
+		fs = b[HDR + tr_index(n, me, p)];
+		fr = b[HDR + tr_index(n, p, me)];
 		if (fs >= s->nframes || fr >= s->nframes ||
 		    s->send_to[fs] != IBF_UCXI_NOPEER ||
 		    s->recv_from[fr] != IBF_UCXI_NOPEER) {
@@ -184,18 +186,214 @@ static ibf_ucx_status_t unpack(const ibf_ucx_t *u, const uint32_t *b,
 	return IBF_UCX_OK;
 }
 
+/* One relation of the predecessor lists (this call's, or the next
+ * call's) as this process needs it. */
+typedef struct my_rel {
+	const uint32_t *pred_off, *pred, *succ_off, *succ;
+	bool cross;
+	uint32_t *need, *off, *rank, *frame, *in_from, *nin;
+} my_rel_t;
+
+/* Sizes: releases this process sends and receives. */
+static void rel_count(const ibf_ucx_t *u, const ibf_liquid_traffic_t *t,
+		      const my_rel_t *m, uint32_t *nout, uint32_t *nin)
+{
+	uint32_t n = u->size, me = u->rank;
+
+	*nout = *nin = 0;
+	for (uint32_t p = 0; p < n; p++) {
+		uint32_t in = tr_index(n, p, me), out = tr_index(n, me, p);
+
+		if (p == me)
+			continue;
+		*nout += m->succ_off[in + 1] - m->succ_off[in];
+		for (uint32_t k = m->pred_off[out]; k < m->pred_off[out + 1];
+		     k++)
+			*nin += t->dst[m->pred[k]] != me;
+	}
+}
+
+/* A cross-call release of this process's own arrival is implied: the
+ * call it belongs to has ended here before the next one starts. */
+static void rel_fill(const ibf_ucx_t *u, const ibf_liquid_traffic_t *t,
+		     const uint32_t *frame_of, const ibf_ucxi_a2a_sched_t *s,
+		     const my_rel_t *m)
+{
+	uint32_t n = u->size, me = u->rank, x = 0;
+
+	*m->nin = 0;
+	for (uint32_t f = 0; f < s->nframes; f++) {
+		m->off[f] = x;
+		if (s->recv_from[f] != IBF_UCXI_NOPEER) {
+			uint32_t tr = tr_index(n, s->recv_from[f], me);
+
+			for (uint32_t k = m->succ_off[tr];
+			     k < m->succ_off[tr + 1]; k++) {
+				if (m->cross && t->src[m->succ[k]] == me)
+					continue;
+				m->rank[x] = t->src[m->succ[k]];
+				m->frame[x++] = frame_of[m->succ[k]];
+			}
+		}
+		if (s->send_to[f] != IBF_UCXI_NOPEER) {
+			uint32_t tr = tr_index(n, me, s->send_to[f]);
+
+			for (uint32_t k = m->pred_off[tr];
+			     k < m->pred_off[tr + 1]; k++) {
+				uint32_t from = t->dst[m->pred[k]];
+
+				if (from != me)
+					m->in_from[(*m->nin)++] = from;
+				if (from != me || !m->cross)
+					m->need[f]++;
+			}
+		}
+	}
+	m->off[s->nframes] = x;
+}
+
+static ibf_ucx_status_t rel_alloc(const ibf_ucx_t *u,
+				  const ibf_liquid_traffic_t *t,
+				  const uint32_t *frame_of,
+				  const ibf_ucxi_a2a_sched_t *s, my_rel_t *m,
+				  uint32_t **need, uint32_t **off,
+				  uint32_t **rank, uint32_t **frame,
+				  uint32_t **in_from, ibf_ucx_err_t *err)
+{
+	uint32_t nout, nin;
+
+	rel_count(u, t, m, &nout, &nin);
+	*need = calloc((size_t)s->nframes + 1, sizeof(uint32_t));
+	*off = malloc(((size_t)s->nframes + 1) * sizeof(uint32_t));
+	*rank = malloc(((size_t)nout + 1) * sizeof(uint32_t));
+	*frame = malloc(((size_t)nout + 1) * sizeof(uint32_t));
+	*in_from = malloc(((size_t)nin + 1) * sizeof(uint32_t));
+	if (!*need || !*off || !*rank || !*frame || !*in_from)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "all-to-all "
+				       "schedule: out of memory");
+	m->need = *need;
+	m->off = *off;
+	m->rank = *rank;
+	m->frame = *frame;
+	m->in_from = *in_from;
+	rel_fill(u, t, frame_of, s, m);
+	return IBF_UCX_OK;
+}
+
+/* This process's part of the predecessor lists: what its sends wait for
+ * and whom its arrivals release, in this call and for the next one. */
+static ibf_ucx_status_t my_releases(const ibf_ucx_t *u,
+				    const ibf_liquid_traffic_t *t,
+				    const uint32_t *frame_of,
+				    ibf_ucxi_a2a_sched_t *s,
+				    ibf_ucx_err_t *err)
+{
+	ibf_liquid_deps_t d;
+	ibf_ucx_status_t st;
+	ibf_err_t e;
+
+	if (ibf_liquid_deps_build(t, frame_of, s->nframes, &d, &e) != IBF_OK)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "all-to-all "
+				       "schedule: %s", e.msg);
+	{
+		my_rel_t now = { d.pred_off, d.pred, d.succ_off, d.succ,
+				 false, .nin = &s->nrel_in };
+		my_rel_t next = { d.xpred_off, d.xpred, d.xsucc_off, d.xsucc,
+				  true, .nin = &s->nxrel_in };
+
+		st = rel_alloc(u, t, frame_of, s, &now, &s->send_need,
+			       &s->rel_off, &s->rel_rank, &s->rel_frame,
+			       &s->rel_in_from, err);
+		if (st == IBF_UCX_OK)
+			st = rel_alloc(u, t, frame_of, s, &next,
+				       &s->xsend_need, &s->xrel_off,
+				       &s->xrel_rank, &s->xrel_frame,
+				       &s->xrel_in_from, err);
+	}
+	ibf_liquid_deps_free(&d);
+	return st;
+}
+
+/* The planner's conditions: one rank per host (its send and receive
+ * links are the host's), routes to base LIDs (it traces those). */
+static bool plan_applies(const ibf_ucx_t *u)
+{
+	uint8_t *seen;
+	bool ok = u->aware && u->fab.lfts && !u->cfg->v.lid_offset;
+
+	if (!ok || !(seen = calloc(u->nhosts + 1, 1)))
+		return false;
+	for (uint32_t i = 0; ok && i < u->size; i++) {
+		ok = u->rank_host[i] < u->nhosts && !seen[u->rank_host[i]];
+		if (ok)
+			seen[u->rank_host[i]] = 1;
+	}
+	free(seen);
+	return ok;
+}
+
+static ibf_ucx_status_t compute_plan(ibf_ucx_t *u, uint32_t **blob,
+				     size_t *len, ibf_ucx_err_t *err)
+{
+	ibf_liquid_opts_t o = { .time_limit = SCHED_TIME_LIMIT };
+	const ibf_liquid_plan_info_t *info;
+	ibf_liquid_plan_t *p = NULL;
+	uint32_t n = u->size, *b = NULL;
+	size_t nt = (size_t)n * (n - 1);
+	ibf_port_id_t *ranks = malloc(((size_t)n + 1) * sizeof(*ranks));
+	ibf_err_t e;
+
+	if (!ranks || !(b = malloc((nt + HDR) * sizeof(*b)))) {
+		free(ranks);
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "all-to-all "
+				       "schedule: out of memory");
+	}
+	for (uint32_t i = 0; i < n; i++)
+		ranks[i] = u->hosts.ports[u->rank_host[i]];
+	if (ibf_liquid_plan_alltoall(u->fab.lfts, ranks, n, &o, &p, &e) !=
+	    IBF_OK) {
+		free(ranks);
+		free(b);
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC, "all-to-all "
+				       "schedule: %s", e.msg);
+	}
+	info = ibf_liquid_plan_info(p);
+	b[0] = info->nframes;
+	b[1] = info->duration;
+	b[2] = info->liquid;
+	b[3] = (uint32_t)(info->seconds * 1e6);
+	b[4] = info->rr_frames;
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < n; j++)
+			if (i != j)
+				b[HDR + tr_index(n, i, j)] =
+					ibf_liquid_plan_frame(p, i, j);
+	ibf_liquid_plan_destroy(p);
+	free(ranks);
+	*blob = b;
+	*len = (nt + HDR) * sizeof(*b);
+	return IBF_UCX_OK;
+}
+
 ibf_ucx_status_t ibf_ucxi_a2a_schedule(ibf_ucx_t *u,
 				       ibf_ucxi_a2a_sched_t *s,
 				       ibf_ucx_err_t *err)
 {
-	uint32_t *blob = NULL, fail[4] = { 0, 0, 0, 0 };
+	uint32_t *blob = NULL, fail[HDR] = { 0 };
+	ibf_liquid_traffic_t *t = NULL;
 	size_t len = 0;
 	ibf_ucx_status_t st = IBF_UCX_OK, bst;
 	void *buf;
 
 	memset(s, 0, sizeof(*s));
+	if (u->rank == 0 && plan_applies(u)) {
+		st = compute_plan(u, &blob, &len, err);
+	} else if (u->rank == 0) {
+		st = build_traffic(u, &t, err);
+		if (st == IBF_UCX_OK)
+			st = compute(u, t, &blob, &len, err);
+	}
 	if (u->rank == 0) {
-		st = compute(u, &blob, &len, err);
 		if (st != IBF_UCX_OK) {
 			/* the reason stays; the status tells the caller
 			 * that nothing was sent */
@@ -211,19 +409,22 @@ ibf_ucx_status_t ibf_ucxi_a2a_schedule(ibf_ucx_t *u,
 	}
 	buf = blob;
 	bst = ibf_ucxi_bcast_blob(u, 0, &buf, &len, err);
-	if (st != IBF_UCX_OK) {
-		free(buf);
-		return st;
-	}
-	if (bst != IBF_UCX_OK) {
-		free(buf);
-		return bst;
-	}
-	if (u->size > 1 && len == sizeof(fail))
+	if (st == IBF_UCX_OK)
+		st = bst;
+	if (st == IBF_UCX_OK && u->size > 1 && len == sizeof(fail))
 		st = ibf_ucx_err_set(err, IBF_UCX_ERR_SCHEDULE, "all-to-all "
 				     "schedule: rank 0 failed to compute it");
-	else
+	else if (st == IBF_UCX_OK)
 		st = unpack(u, buf, len, s, err);
+	/* the same traffic on every rank: routes are the job's, not the
+	 * process's */
+	if (st == IBF_UCX_OK && !t)
+		st = build_traffic(u, &t, err);
+	if (st == IBF_UCX_OK)
+		st = my_releases(u, t, (const uint32_t *)buf + HDR, s, err);
+	if (st != IBF_UCX_OK)
+		ibf_ucxi_a2a_sched_free(s);
+	ibf_liquid_traffic_destroy(t);
 	free(buf);
 	return st;
 }
@@ -232,5 +433,18 @@ void ibf_ucxi_a2a_sched_free(ibf_ucxi_a2a_sched_t *s)
 {
 	free(s->send_to);
 	free(s->recv_from);
-	s->send_to = s->recv_from = NULL;
+	free(s->send_need);
+	free(s->rel_off);
+	free(s->rel_rank);
+	free(s->rel_frame);
+	free(s->rel_in_from);
+	free(s->xsend_need);
+	free(s->xrel_off);
+	free(s->xrel_rank);
+	free(s->xrel_frame);
+	free(s->xrel_in_from);
+	s->send_to = s->recv_from = s->send_need = s->rel_off = NULL;
+	s->rel_rank = s->rel_frame = s->rel_in_from = NULL;
+	s->xsend_need = s->xrel_off = s->xrel_rank = s->xrel_frame = NULL;
+	s->xrel_in_from = NULL;
 }

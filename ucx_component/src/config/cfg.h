@@ -33,7 +33,8 @@ typedef enum ibf_ucx_a2a_mode {
 } ibf_ucx_a2a_mode_t;
 
 typedef enum ibf_ucx_a2a_sync {
-	IBF_UCX_A2A_SYNC_READY = 0,      /* pairwise readiness handshakes */
+	IBF_UCX_A2A_SYNC_LINKS = 0,      /* releases along every link */
+	IBF_UCX_A2A_SYNC_READY,          /* pairwise readiness handshakes */
 	IBF_UCX_A2A_SYNC_BARRIER,        /* a barrier before every frame */
 } ibf_ucx_a2a_sync_t;
 
@@ -64,6 +65,13 @@ typedef struct ibf_ucx_cfg {
 	unsigned alltoall;               /* ibf_ucx_a2a_mode_t */
 	unsigned alltoall_thresh;        /* bytes per block */
 	unsigned alltoall_sync;          /* ibf_ucx_a2a_sync_t */
+	double alltoall_gain;            /* auto: least rr / liquid frames;
+					    < 0: by transport */
+	char *alltoall_trace;            /* file prefix or "" */
+	int ctl_lane;                    /* ucs bool */
+	unsigned ctl_sl;                 /* UINT_MAX: UCX's */
+	unsigned ctl_tclass;             /* UINT_MAX: UCX's */
+	char *ctl_tcp_ports;             /* "LO-HI" or "" */
 	double infer_tol;                /* seconds of RTT */
 	unsigned bcast;                  /* ibf_ucx_bcast_mode_t */
 	unsigned bcast_thresh;           /* bytes */

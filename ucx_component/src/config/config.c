@@ -125,6 +125,44 @@ static int write_time_auto(char *buf, size_t max, const void *src,
 	return ucs_config_sprintf_time(buf, max, src, arg);
 }
 
+/* "auto" (stored as -1) or a bounded ratio. */
+static int read_ratio_auto(const char *buf, void *dest, const void *arg)
+{
+	const cfg_range_t *r = arg;
+	double v;
+	char *end;
+
+	if (!strcasecmp(buf, "auto")) {
+		*(double *)dest = -1;
+		return 1;
+	}
+	if (!isdigit((unsigned char)buf[0]))
+		return 0;
+	errno = 0;
+	v = strtod(buf, &end);
+	if (errno || *end || !isfinite(v) || v < r->min || v > r->max)
+		return 0;
+	*(double *)dest = v;
+	return 1;
+}
+
+static int write_ratio_auto(char *buf, size_t max, const void *src,
+			    const void *arg)
+{
+	(void)arg;
+	if (*(const double *)src < 0)
+		return snprintf(buf, max, "auto");
+	return snprintf(buf, max, "%g", *(const double *)src);
+}
+
+static void help_ratio_auto(char *buf, size_t max, const void *arg)
+{
+	const cfg_range_t *r = arg;
+
+	snprintf(buf, max, "\"auto\" or a number in [%g, %g]", r->min,
+		 r->max);
+}
+
 static void help_time_auto(char *buf, size_t max, const void *arg)
 {
 	const cfg_range_t *r = arg;
@@ -142,6 +180,9 @@ static void help_time_auto(char *buf, size_t max, const void *arg)
 #define IBF_UCX_CFG_TIME_AUTO(_r) \
 	{ read_time_auto, write_time_auto, ucs_config_clone_double, \
 	  ucs_config_release_nop, help_time_auto, &(_r) }
+#define IBF_UCX_CFG_RATIO_AUTO(_r) \
+	{ read_ratio_auto, write_ratio_auto, ucs_config_clone_double, \
+	  ucs_config_release_nop, help_ratio_auto, &(_r) }
 #define IBF_UCX_CFG_TIME(_r) \
 	{ read_time_range, ucs_config_sprintf_time, \
 	  ucs_config_clone_double, ucs_config_release_nop, help_time_range, \
@@ -158,6 +199,9 @@ static const cfg_range_t range_tries = { 0, 1u << 20 };
 static const cfg_range_t range_spin = { 0, 1 };
 static const cfg_range_t range_conc = { 0, 1u << 20 };
 static const cfg_range_t range_a2a_thresh = { 0, 1u << 30 };
+static const cfg_range_t range_sl = { 0, 15 };
+static const cfg_range_t range_gain = { 0, 1000 };
+static const cfg_range_t range_tclass = { 0, 255 };
 static const cfg_range_t range_infer_tol = { 0, 1 };
 static const cfg_range_t range_bcast_thresh = { 0, 1u << 30 };
 static const cfg_range_t range_bcast_chunk = { 1, 1u << 30 };
@@ -191,6 +235,7 @@ static const char *const bcast_names[] = {
 };
 
 static const char *const a2a_sync_names[] = {
+	[IBF_UCX_A2A_SYNC_LINKS] = "links",
 	[IBF_UCX_A2A_SYNC_READY] = "ready",
 	[IBF_UCX_A2A_SYNC_BARRIER] = "barrier",
 	[IBF_UCX_A2A_SYNC_BARRIER + 1] = NULL,
@@ -337,13 +382,64 @@ static ucs_config_field_t ibf_ucx_config_table[] = {
 	  ucs_offsetof(ibf_ucx_cfg_t, alltoall_thresh),
 	  IBF_UCX_CFG_UINT(range_a2a_thresh) },
 
-	{ "ALLTOALL_SYNC", "ready",
-	  "How liquid frames are kept apart: ready (a process sends its frame\n"
-	  "f block only after that frame's receiver said it is ready, i.e.\n"
-	  "done with frame f - 1) or barrier (a barrier before every frame,\n"
-	  "for comparison).",
+	{ "ALLTOALL_SYNC", "links",
+	  "How liquid frames are kept apart: links (a transfer starts when,\n"
+	  "on each link of its path and at both its ends, the transfer that\n"
+	  "used it in an earlier frame has arrived: its receiver sends a\n"
+	  "release; no barrier, frames that share nothing run ahead), ready\n"
+	  "(a process sends its frame f block only after that frame's\n"
+	  "receiver is done with frame f - 1: the ends only, not the links) or\n"
+	  "barrier (a barrier before every frame).",
 	  ucs_offsetof(ibf_ucx_cfg_t, alltoall_sync),
 	  UCS_CONFIG_TYPE_ENUM(a2a_sync_names) },
+
+	{ "ALLTOALL_GAIN", "auto",
+	  "auto: the least gain the liquid schedule must promise over round\n"
+	  "robin (round robin's frames over the liquid bound, for the\n"
+	  "participants' routed paths) before it replaces the caller's own\n"
+	  "algorithm; below it the first call declines and the caller's\n"
+	  "algorithm runs from then on.  auto: 1.6 where the data goes over\n"
+	  "TCP (which shares links fairly among the caller's all-at-once\n"
+	  "transfers), 1 over RDMA (whose credit flow control does not);\n"
+	  "docs/ucx-alltoall.md has the measurements.  0: always liquid.",
+	  ucs_offsetof(ibf_ucx_cfg_t, alltoall_gain),
+	  IBF_UCX_CFG_RATIO_AUTO(range_gain) },
+
+	{ "ALLTOALL_TRACE", "",
+	  "File prefix: every liquid all-to-all appends, per process to\n"
+	  "PREFIX.RANK, a line per transfer it sent or received (call, source,\n"
+	  "destination, frame, and the CLOCK_MONOTONIC nanoseconds of the\n"
+	  "send's start or the block's arrival).  For tests and analysis.",
+	  ucs_offsetof(ibf_ucx_cfg_t, alltoall_trace),
+	  UCS_CONFIG_TYPE_STRING },
+
+	{ "CTL_LANE", "y",
+	  "Send control messages (the all-to-all's releases) on a second UCP\n"
+	  "context that the fabric can serve before data: CTL_SL on\n"
+	  "InfiniBand, CTL_TCLASS on RoCE, CTL_TCP_PORTS on TCP.  Set up at\n"
+	  "the first liquid all-to-all, by every process or none.",
+	  ucs_offsetof(ibf_ucx_cfg_t, ctl_lane), UCS_CONFIG_TYPE_BOOL },
+
+	{ "CTL_SL", "auto",
+	  "InfiniBand service level of the control lane (UCX_IB_SL of its\n"
+	  "context): one the subnet manager maps to a high-priority VL\n"
+	  "(docs/ucx-alltoall.md).  auto: UCX's default.",
+	  ucs_offsetof(ibf_ucx_cfg_t, ctl_sl),
+	  IBF_UCX_CFG_UINT_AUTO(range_sl) },
+
+	{ "CTL_TCLASS", "auto",
+	  "RoCE traffic class (DSCP << 2) of the control lane\n"
+	  "(UCX_IB_TRAFFIC_CLASS of its context), e.g. 184 for DSCP 46.\n"
+	  "auto: UCX's default.",
+	  ucs_offsetof(ibf_ucx_cfg_t, ctl_tclass),
+	  IBF_UCX_CFG_UINT_AUTO(range_tclass) },
+
+	{ "CTL_TCP_PORTS", "20480-20607",
+	  "TCP ports the control lane listens on (UCX_TCP_PORT_RANGE of its\n"
+	  "context): each of its connections has one end in this range, for\n"
+	  "a classifier to match (netns-fabric --ctl-ports).  Empty: any.",
+	  ucs_offsetof(ibf_ucx_cfg_t, ctl_tcp_ports),
+	  UCS_CONFIG_TYPE_STRING },
 
 	{ "INFER_TOL", "0",
 	  "Topology inference (FABRIC=infer, ibflow-infer): coincidence radius\n"

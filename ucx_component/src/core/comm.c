@@ -115,6 +115,18 @@ bool ibf_ucxi_done(ibf_ucxi_req_t *r)
 	return !r->req || ucp_request_check_status(r->req) != UCS_INPROGRESS;
 }
 
+bool ibf_ucxi_test(ibf_ucxi_req_t *r, ibf_ucx_status_t *st,
+		   ibf_ucx_err_t *err)
+{
+	ucs_status_t us;
+
+	if (!reap(r, &us))
+		return false;
+	*st = us == UCS_OK ? IBF_UCX_OK :
+	      ucx_fail(err, r->what, r->peer, us);
+	return true;
+}
+
 /* A receive buffer must not be matched after its owner gave up on it:
  * cancel, let UCX complete the cancellation, then free. */
 static void abandon(ibf_ucx_t *u, ibf_ucxi_req_t *r)

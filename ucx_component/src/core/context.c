@@ -59,6 +59,12 @@ fail:
 	return err ? err->status : IBF_UCX_ERR_CONFIG;
 }
 
+ibf_ucx_status_t ibf_ucxi_ucp_config(const ibf_ucx_config_t *c,
+				     ucp_config_t **out, ibf_ucx_err_t *err)
+{
+	return ucx_config(c, out, err);
+}
+
 static ibf_ucx_status_t ucx_open(ibf_ucx_t *u, ucp_address_t **addr,
 				 size_t *addr_len, ibf_ucx_err_t *err)
 {
@@ -385,6 +391,7 @@ static ibf_ucx_status_t exchange(ibf_ucx_t *u, const ibf_ucxi_whoami_t *me,
 
 static void destroy(ibf_ucx_t *u)
 {
+	ibf_ucxi_lane_free(u);
 	if (u->worker)
 		ucp_worker_destroy(u->worker);
 	if (u->ctx)
@@ -506,6 +513,7 @@ ibf_ucx_status_t ibf_ucx_finalize(ibf_ucx_t *u, ibf_ucx_err_t *err)
 		st = ibf_ucxi_oob_allgather(u, &x, all, 1, err);
 		free(all);
 	}
+	ibf_ucxi_lane_free(u);
 	r = calloc(u->size + 1, sizeof(*r));
 	for (i = 0; i < u->size; i++) {
 		if (!u->eps[i])

@@ -25,6 +25,7 @@ const char *ibf_ucx_status_str(ibf_ucx_status_t status)
 	case IBF_UCX_ERR_UNSUPPORTED: return "unsupported";
 	case IBF_UCX_ERR_PEER:        return "another process failed";
 	case IBF_UCX_ERR_SCHEDULE:    return "no schedule";
+	case IBF_UCX_ERR_DECLINED:    return "declined";
 	}
 	return "unknown status";
 }

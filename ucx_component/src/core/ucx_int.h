@@ -82,6 +82,8 @@ typedef enum ibf_ucxi_kind {
 	IBF_UCXI_TAG_A2A_READY = 6,
 	IBF_UCXI_TAG_INFER = 7,
 	IBF_UCXI_TAG_BCAST_PIPE = 8,
+	IBF_UCXI_TAG_A2A_RELEASE = 9,
+	IBF_UCXI_TAG_A2A_XRELEASE = 10,   /* sequence: the all-to-all call */
 } ibf_ucxi_kind_t;
 
 static inline ucp_tag_t ibf_ucxi_tag(ibf_ucxi_kind_t kind, uint32_t seq,
@@ -117,7 +119,15 @@ struct ibf_ucx {
 	ibf_ucx_infer_result_t *inferred; /* FABRIC=infer: the tree used */
 	uint32_t *bcast_chain;    /* [size] pipelined broadcast order */
 	uint64_t nbcast_pipeline; /* pipelined broadcasts so far */
+	struct ibf_ucxi_lane *lane; /* control lane, or NULL */
+	bool lane_tried;
 };
+
+/* context.c: UCP's configuration with UCX_IBFLOW_NET_DEVICES / _TLS. */
+ibf_ucx_status_t ibf_ucxi_ucp_config(const ibf_ucx_config_t *c,
+				     ucp_config_t **out, ibf_ucx_err_t *err);
+
+
 
 /* src/infer/infer.c: FABRIC=infer at init (collective, after the host
  * list is built topology-unaware): infer, then make the tree the
@@ -149,6 +159,10 @@ ibf_ucx_status_t ibf_ucxi_irecv(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
 				ibf_ucx_err_t *err);
 /* Has the request completed (test without waiting)?  Errors complete. */
 bool ibf_ucxi_done(ibf_ucxi_req_t *r);
+/* Completed: released, *st its outcome (an error set in err); false
+ * while it runs. */
+bool ibf_ucxi_test(ibf_ucxi_req_t *r, ibf_ucx_status_t *st,
+		   ibf_ucx_err_t *err);
 /* Wait for n requests until the deadline (absolute ibf_ucxi_now()
  * seconds); spin (busy progress) at most spin_s before sleeping on the
  * worker's event fd.  Releases the requests in all cases. */
@@ -179,5 +193,26 @@ ibf_ucx_status_t ibf_ucxi_gatherv(ibf_ucx_t *u, uint32_t root,
 ibf_ucx_status_t ibf_ucxi_bcast_blob(ibf_ucx_t *u, uint32_t root,
 				     void **buf, size_t *len,
 				     ibf_ucx_err_t *err);
+
+/* ---- the control lane (src/core/lane.c) ------------------------------------ */
+
+/* Collective, once per context (later calls return at once): open the
+ * lane if UCX_IBFLOW_CTL_LANE says so and every process can.  Errors are
+ * the exchange's; a lane that cannot be had is no error. */
+ibf_ucx_status_t ibf_ucxi_lane_setup(ibf_ucx_t *u, ibf_ucx_err_t *err);
+void ibf_ucxi_lane_free(ibf_ucx_t *u);
+bool ibf_ucxi_lane_active(const ibf_ucx_t *u);
+/* Tagged messages on the lane (on the data context without one). */
+ibf_ucx_status_t ibf_ucxi_lane_isend(ibf_ucx_t *u, uint32_t peer,
+				     ucp_tag_t tag, const void *buf,
+				     size_t len, ibf_ucxi_req_t *r,
+				     ibf_ucx_err_t *err);
+ibf_ucx_status_t ibf_ucxi_lane_irecv(ibf_ucx_t *u, uint32_t peer,
+				     ucp_tag_t tag, void *buf, size_t len,
+				     ibf_ucxi_req_t *r, ibf_ucx_err_t *err);
+void ibf_ucxi_lane_cancel(ibf_ucx_t *u, ibf_ucxi_req_t *r, uint32_t n);
+/* Progress both contexts; sleep until either has an event. */
+void ibf_ucxi_lane_progress(ibf_ucx_t *u);
+void ibf_ucxi_lane_sleep(ibf_ucx_t *u, double max_s);
 
 #endif

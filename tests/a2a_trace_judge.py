@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
+"""Judge of UCX_IBFLOW_ALLTOALL_TRACE files (tests/integration/
+ucx_a2a_links.sh): no two transfers that share a directed link, a sender
+or a receiver are ever in flight at once.
+
+    a2a_trace_judge.py TOPO LFTS HOSTMAP PREFIX NRANKS
+
+HOSTMAP: lines 'rank:N "NODEDESC"'.  PREFIX.R: the lines of rank R,
+"S CALL SRC DST FRAME NS" (the send started) and "A CALL SRC DST FRAME NS"
+(the block arrived), CLOCK_MONOTONIC of one machine.  The links come from
+the tests' own walk of the LFTs (fabric_walk.py), not from libibflow.
+A transfer is in flight from its start to its arrival; on every link the
+next one must start after the previous one arrived, within a call and
+from one call to the next (calls of one context, in a loop).  Prints "CALLS
+TRANSFERS LINKS" and exits 0, or names the first overlap and exits 1."""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fabric_walk import Fabric  # noqa: E402
+
+
+def main():
+    topo, lfts, hostmap, prefix, n = sys.argv[1:6]
+    n = int(n)
+    fab = Fabric(topo, lfts)
+    host = {}
+    for line in open(hostmap):
+        m = re.match(r'^rank:(\d+)\s+"([^"]+)"', line)
+        if m:
+            host[int(m.group(1))] = m.group(2)
+    start, arrive = {}, {}
+    for r in range(n):
+        for line in open('%s.%d' % (prefix, r)):
+            kind, call, src, dst, frame, ns = line.split()
+            key = (int(call), int(src), int(dst))
+            table = start if kind == 'S' else arrive
+            if key in table:
+                sys.exit('transfer %s traced twice' % (key,))
+            table[key] = int(ns)
+    if set(start) != set(arrive):
+        sys.exit('starts and arrivals differ: %s' %
+                 sorted(set(start) ^ set(arrive))[:4])
+    calls = sorted({k[0] for k in start})
+    for c in calls:
+        pairs = {(k[1], k[2]) for k in start if k[0] == c}
+        if pairs != {(a, b) for a in range(n) for b in range(n) if a != b}:
+            sys.exit('call %d: not every ordered pair traced' % c)
+    users = {}
+    for (c, a, b), t0 in start.items():
+        links = [('send', a), ('recv', b)] + fab.path(host[a], host[b])
+        for l in links:
+            users.setdefault(l, []).append((t0, arrive[(c, a, b)], c, a, b))
+    for l, iv in users.items():
+        iv.sort()
+        for x, y in zip(iv, iv[1:]):
+            if y[0] < x[1]:
+                sys.exit('call %d: link %s: %d->%d started %d ns before '
+                         'call %d\'s %d->%d arrived' %
+                         (y[2], l, y[3], y[4], x[1] - y[0], x[2], x[3], x[4]))
+    print('%d %d %d' % (len(calls), len(start), len(users)))
+
+
+main()

@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * Liquid all-to-all without barriers: each transfer starts when every
+ * link of its path, and both its ends, are free of the transfers that
+ * used them in earlier frames (UCX_IBFLOW_ALLTOALL_SYNC=links).
+ *
+ * The schedule's predecessor lists (ibf_liquid_deps_build) say who waits
+ * for whom.  A receiver, when a block has arrived, sends a 4-byte release
+ * (the frame of the waiting send) to the sender of each transfer that
+ * waits for it; a sender starts its frame-f block when all of that send's
+ * releases are in.  So no two transfers are ever on one link at once,
+ * there is no job-wide synchronisation, and frames that share nothing run
+ * ahead of each other.  Every receive is posted when the call starts, so
+ * a block never waits for its receiver to get round to it.
+ *
+ * Calls in a loop are kept apart too: a transfer that is the first of
+ * its call on a link waits for the previous call's last user of that
+ * link (ibf_liquid_deps_t.xpred).  Its receiver sends that release when
+ * it starts the next call, all of its previous call's blocks being in
+ * by then: a little later than the block's arrival, but a release is
+ * only ever sent for a call that comes (releases for a call that never
+ * comes would be left unread, and a peer that has closed its lane makes
+ * sending them fail).
+ *
+ * Releases travel on the control lane when the context has one
+ * (core/lane.c): they must not queue behind the data they are about.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <time.h>
+
+#include "coll/a2a_int.h"
+
+/* One call's state.  Pending requests sit in compact index lists so a
+ * sweep costs what is still outstanding. */
+typedef struct links_run {
+	ibf_ucx_t *u;
+	const ibf_ucxi_a2a_sched_t *s;
+	const ibf_ucxi_blocks_t *b;
+	uint32_t seq;
+	uint32_t call;                /* this context's links calls before */
+	uint32_t nrin;                /* release receives: this call's and
+					 the previous call's */
+	ibf_ucxi_req_t *recv, *send;  /* [nframes] data */
+	uint32_t *need;               /* [nframes] releases still missing */
+	uint8_t *posted;              /* [nframes] send started */
+	ibf_ucxi_req_t *rin;          /* [nrel_in] release receives */
+	uint32_t *rin_frame;
+	ibf_ucxi_req_t *rout;         /* release sends */
+	uint32_t *rout_frame, nrout;
+	uint32_t *pend_recv, npend_recv;   /* frames */
+	uint32_t *pend_rin, npend_rin;     /* release slots */
+	uint32_t next_send;           /* lowest send frame not yet started */
+	uint32_t nsends_left;
+	uint64_t *t_start, *t_arrive; /* [nframes] trace, or NULL */
+} links_run_t;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void run_free(links_run_t *r)
+{
+	free(r->recv);
+	free(r->send);
+	free(r->need);
+	free(r->posted);
+	free(r->rin);
+	free(r->rin_frame);
+	free(r->rout);
+	free(r->rout_frame);
+	free(r->pend_recv);
+	free(r->pend_rin);
+	free(r->t_start);
+	free(r->t_arrive);
+}
+
+static ibf_ucx_status_t run_alloc(links_run_t *r, bool trace,
+				  ibf_ucx_err_t *err)
+{
+	const ibf_ucxi_a2a_sched_t *s = r->s;
+	size_t nf = (size_t)s->nframes + 1;
+	size_t ni = (size_t)s->nrel_in + (r->call ? s->nxrel_in : 0) + 1;
+	size_t no = (size_t)s->rel_off[s->nframes] +
+		    s->xrel_off[s->nframes] + 1;
+
+	r->recv = calloc(nf, sizeof(*r->recv));
+	r->send = calloc(nf, sizeof(*r->send));
+	r->need = malloc(nf * sizeof(*r->need));
+	r->posted = calloc(nf, 1);
+	r->rin = calloc(ni, sizeof(*r->rin));
+	r->rin_frame = malloc(ni * sizeof(*r->rin_frame));
+	r->rout = calloc(no, sizeof(*r->rout));
+	r->rout_frame = malloc(no * sizeof(*r->rout_frame));
+	r->pend_recv = malloc(nf * sizeof(*r->pend_recv));
+	r->pend_rin = malloc(ni * sizeof(*r->pend_rin));
+	if (trace) {
+		r->t_start = calloc(nf, sizeof(*r->t_start));
+		r->t_arrive = calloc(nf, sizeof(*r->t_arrive));
+	}
+	if (!r->recv || !r->send || !r->need || !r->posted || !r->rin ||
+	    !r->rin_frame || !r->rout || !r->rout_frame || !r->pend_recv ||
+	    !r->pend_rin || (trace && (!r->t_start || !r->t_arrive)))
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
+				       "all-to-all: out of memory");
+	for (uint32_t f = 0; f < s->nframes; f++)
+		r->need[f] = s->send_need[f] + (r->call ? s->xsend_need[f] : 0);
+	return IBF_UCX_OK;
+}
+
+static ibf_ucx_status_t post_release(links_run_t *r, uint32_t from,
+				     ucp_tag_t tag, ibf_ucx_err_t *err)
+{
+	uint32_t k = r->nrin;
+	ibf_ucx_status_t st;
+
+	st = ibf_ucxi_lane_irecv(r->u, from, tag, &r->rin_frame[k],
+				 sizeof(r->rin_frame[k]), &r->rin[k], err);
+	if (st != IBF_UCX_OK)
+		return st;
+	r->nrin++;
+	r->pend_rin[r->npend_rin++] = k;
+	return IBF_UCX_OK;
+}
+
+/* Every data receive and every release receive, before anything is
+ * sent. */
+static ibf_ucx_status_t post_receives(links_run_t *r, ibf_ucx_err_t *err)
+{
+	const ibf_ucxi_a2a_sched_t *s = r->s;
+	ibf_ucx_status_t st;
+	uint32_t f, k;
+	size_t len;
+
+	for (f = 0; f < s->nframes; f++) {
+		uint32_t from = s->recv_from[f];
+
+		void *buf;
+
+		if (from == IBF_UCXI_NOPEER)
+			continue;
+		buf = ibf_ucxi_rblock(r->b, from, &len);
+		st = ibf_ucxi_irecv(r->u, from,
+				    ibf_ucxi_tag(IBF_UCXI_TAG_A2A_DATA, r->seq,
+						 from),
+				    buf, len, &r->recv[f], err);
+		if (st != IBF_UCX_OK)
+			return st;
+		r->pend_recv[r->npend_recv++] = f;
+	}
+	for (k = 0; k < s->nrel_in; k++) {
+		st = post_release(r, s->rel_in_from[k],
+				  ibf_ucxi_tag(IBF_UCXI_TAG_A2A_RELEASE,
+					       r->seq, s->rel_in_from[k]),
+				  err);
+		if (st != IBF_UCX_OK)
+			return st;
+	}
+	for (k = 0; r->call && k < s->nxrel_in; k++) {
+		st = post_release(r, s->xrel_in_from[k],
+				  ibf_ucxi_tag(IBF_UCXI_TAG_A2A_XRELEASE,
+					       r->call, s->xrel_in_from[k]),
+				  err);
+		if (st != IBF_UCX_OK)
+			return st;
+	}
+	return IBF_UCX_OK;
+}
+
+/* tag: a release of this call (its sequence) or of the previous one */
+static ibf_ucx_status_t release_one(links_run_t *r, uint32_t to,
+				    uint32_t frame, ucp_tag_t tag,
+				    ibf_ucx_err_t *err)
+{
+	uint32_t i = r->nrout++;
+
+	if (to == r->u->rank) {
+		r->need[frame]--;
+		return IBF_UCX_OK;
+	}
+	r->rout_frame[i] = frame;
+	return ibf_ucxi_lane_isend(r->u, to, tag, &r->rout_frame[i],
+				   sizeof(uint32_t), &r->rout[i], err);
+}
+
+/* The previous call's last users of links have all arrived here: release
+ * the first users of those links in this call. */
+static ibf_ucx_status_t release_previous(links_run_t *r, ibf_ucx_err_t *err)
+{
+	const ibf_ucxi_a2a_sched_t *s = r->s;
+	ucp_tag_t tag = ibf_ucxi_tag(IBF_UCXI_TAG_A2A_XRELEASE, r->call,
+				     r->u->rank);
+	ibf_ucx_status_t st;
+
+	for (uint32_t k = 0; r->call && k < s->xrel_off[s->nframes]; k++) {
+		st = release_one(r, s->xrel_rank[k], s->xrel_frame[k], tag,
+				 err);
+		if (st != IBF_UCX_OK)
+			return st;
+	}
+	return IBF_UCX_OK;
+}
+
+/* Arrivals: each releases the transfers waiting for it. */
+static ibf_ucx_status_t reap_arrivals(links_run_t *r, bool *moved,
+				      ibf_ucx_err_t *err)
+{
+	const ibf_ucxi_a2a_sched_t *s = r->s;
+	ibf_ucx_status_t st;
+	uint32_t i = 0;
+
+	while (i < r->npend_recv) {
+		uint32_t f = r->pend_recv[i], k;
+
+		if (!ibf_ucxi_test(&r->recv[f], &st, err)) {
+			i++;
+			continue;
+		}
+		if (st != IBF_UCX_OK)
+			return st;
+		if (r->t_arrive)
+			r->t_arrive[f] = mono_ns();
+		r->pend_recv[i] = r->pend_recv[--r->npend_recv];
+		*moved = true;
+		for (k = s->rel_off[f]; k < s->rel_off[f + 1]; k++) {
+			st = release_one(r, s->rel_rank[k], s->rel_frame[k],
+					 ibf_ucxi_tag(IBF_UCXI_TAG_A2A_RELEASE,
+						      r->seq, r->u->rank), err);
+			if (st != IBF_UCX_OK)
+				return st;
+		}
+
+	}
+	return IBF_UCX_OK;
+}
+
+static ibf_ucx_status_t reap_releases(links_run_t *r, bool *moved,
+				      ibf_ucx_err_t *err)
+{
+	ibf_ucx_status_t st;
+	uint32_t i = 0;
+
+	while (i < r->npend_rin) {
+		uint32_t k = r->pend_rin[i], f;
+
+		if (!ibf_ucxi_test(&r->rin[k], &st, err)) {
+			i++;
+			continue;
+		}
+		if (st != IBF_UCX_OK)
+			return st;
+		f = r->rin_frame[k];
+		if (f >= r->s->nframes || r->s->send_to[f] == IBF_UCXI_NOPEER ||
+		    !r->need[f] || r->posted[f])
+			return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER,
+					       "all-to-all: rank %u released "
+					       "frame %u, which waits for no "
+					       "release", r->rin[k].peer, f);
+		r->need[f]--;
+		r->pend_rin[i] = r->pend_rin[--r->npend_rin];
+		*moved = true;
+	}
+	return IBF_UCX_OK;
+}
+
+/* Start every send whose releases are all in.  A process's sends are
+ * ordered by its own send link, so this is usually the next one. */
+static ibf_ucx_status_t start_sends(links_run_t *r, bool *moved,
+				    ibf_ucx_err_t *err)
+{
+	const ibf_ucxi_a2a_sched_t *s = r->s;
+	ibf_ucx_status_t st;
+	uint32_t f;
+	size_t len;
+
+	while (r->next_send < s->nframes &&
+	       (s->send_to[r->next_send] == IBF_UCXI_NOPEER ||
+		r->posted[r->next_send]))
+		r->next_send++;
+	for (f = r->next_send; f < s->nframes; f++) {
+		uint32_t to = s->send_to[f];
+		const void *buf;
+
+		if (to == IBF_UCXI_NOPEER || r->posted[f] || r->need[f])
+			continue;
+		if (r->t_start)
+			r->t_start[f] = mono_ns();
+		buf = ibf_ucxi_sblock(r->b, to, &len);
+		st = ibf_ucxi_isend(r->u, to,
+				    ibf_ucxi_tag(IBF_UCXI_TAG_A2A_DATA, r->seq,
+						 r->u->rank),
+				    buf, len, &r->send[f], err);
+		if (st != IBF_UCX_OK)
+			return st;
+		r->posted[f] = 1;
+		r->nsends_left--;
+		*moved = true;
+	}
+	return IBF_UCX_OK;
+}
+
+/* What the call still waits for, for the timeout message. */
+static void describe_wait(const links_run_t *r, ibf_ucx_err_t *err)
+{
+	const ibf_ucxi_a2a_sched_t *s = r->s;
+	uint32_t f;
+
+	for (f = 0; f < s->nframes; f++)
+		if (s->send_to[f] != IBF_UCXI_NOPEER && !r->posted[f]) {
+			ibf_ucx_err_set(err, IBF_UCX_ERR_TIMEOUT, "frame %u: "
+					"the send to rank %u waits for %u "
+					"release(s) for more than %g s "
+					"(%sTIMEOUT)", f + 1, s->send_to[f],
+					r->need[f], r->u->timeout,
+					IBF_UCX_VAR_PREFIX);
+			return;
+		}
+	for (f = 0; f < s->nframes; f++)
+		if (r->recv[f].req) {
+			ibf_ucx_err_set(err, IBF_UCX_ERR_TIMEOUT, "frame %u: "
+					"no block from rank %u within %g s "
+					"(%sTIMEOUT)", f + 1, s->recv_from[f],
+					r->u->timeout, IBF_UCX_VAR_PREFIX);
+			return;
+		}
+	ibf_ucx_err_set(err, IBF_UCX_ERR_TIMEOUT, "sends not completed "
+			"within %g s (%sTIMEOUT)", r->u->timeout,
+			IBF_UCX_VAR_PREFIX);
+}
+
+/* A block still leaving this process: UCX's TCP transport writes what
+ * the socket takes and the rest only when progressed, without waking a
+ * sleeping worker, so the sender must not sleep (sleeping 50 ms between
+ * socket buffers made 1 MiB blocks 20-130 % slower on the emulated
+ * fabric). */
+static bool sending(const links_run_t *r)
+{
+	for (uint32_t f = 0; f < r->s->nframes; f++)
+		if (r->send[f].req)
+			return true;
+	return false;
+}
+
+static bool all_sent(ibf_ucxi_req_t *q, uint32_t n, ibf_ucx_status_t *st,
+		     ibf_ucx_err_t *err)
+{
+	bool all = true;
+
+	for (uint32_t i = 0; i < n; i++) {
+		ibf_ucx_status_t s1;
+
+		if (q[i].req && ibf_ucxi_test(&q[i], &s1, err) &&
+		    s1 != IBF_UCX_OK && *st == IBF_UCX_OK)
+			*st = s1;
+		all = all && !q[i].req;
+	}
+	return all;
+}
+
+static bool finished(links_run_t *r, ibf_ucx_status_t *st,
+		     ibf_ucx_err_t *err)
+{
+	bool sent = all_sent(r->send, r->s->nframes, st, err);
+	bool released = all_sent(r->rout, r->nrout, st, err);
+
+	return !r->npend_recv && !r->npend_rin && !r->nsends_left && sent &&
+	       released;
+}
+
+static ibf_ucx_status_t progress_loop(links_run_t *r, ibf_ucx_err_t *err)
+{
+	ibf_ucx_status_t st = IBF_UCX_OK;
+	double last = ibf_ucxi_now();
+
+	for (;;) {
+		bool moved = false;
+
+		ibf_ucxi_lane_progress(r->u);
+		st = reap_arrivals(r, &moved, err);
+		if (st == IBF_UCX_OK)
+			st = reap_releases(r, &moved, err);
+		if (st == IBF_UCX_OK)
+			st = start_sends(r, &moved, err);
+		if (st != IBF_UCX_OK || finished(r, &st, err))
+			return st;
+		if (moved) {
+			last = ibf_ucxi_now();
+		} else if (ibf_ucxi_now() - last > r->u->timeout) {
+			describe_wait(r, err);
+			return IBF_UCX_ERR_TIMEOUT;
+		} else if (sending(r)) {
+			sched_yield();
+		} else {
+			ibf_ucxi_lane_sleep(r->u, 0.05);
+		}
+	}
+}
+
+/* Give back whatever is still posted (a short deadline cancels it). */
+static void abandon_all(links_run_t *r)
+{
+	ibf_ucx_err_t tmp;
+	double now = ibf_ucxi_now();
+
+	ibf_ucxi_wait(r->u, r->recv, r->s->nframes, now, 0, &tmp);
+	ibf_ucxi_wait(r->u, r->send, r->s->nframes, now, 0, &tmp);
+	ibf_ucxi_lane_cancel(r->u, r->rin, r->nrin);
+	ibf_ucxi_lane_cancel(r->u, r->rout, r->nrout);
+}
+
+static void write_trace(const links_run_t *r)
+{
+	const ibf_ucxi_a2a_sched_t *s = r->s;
+	char path[4096];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s.%u", r->u->cfg->v.alltoall_trace,
+		 r->u->rank);
+	fp = fopen(path, "a");
+	if (!fp)
+		return;
+	for (uint32_t f = 0; f < s->nframes; f++) {
+		if (s->send_to[f] != IBF_UCXI_NOPEER)
+			fprintf(fp, "S %u %u %u %u %llu\n", r->seq,
+				r->u->rank, s->send_to[f], f,
+				(unsigned long long)r->t_start[f]);
+		if (s->recv_from[f] != IBF_UCXI_NOPEER)
+			fprintf(fp, "A %u %u %u %u %llu\n", r->seq,
+				s->recv_from[f], r->u->rank, f,
+				(unsigned long long)r->t_arrive[f]);
+	}
+	fclose(fp);
+}
+
+ibf_ucx_status_t ibf_ucxi_a2a_run_links(ibf_ucx_t *u,
+					const ibf_ucxi_a2a_sched_t *s,
+					const ibf_ucxi_blocks_t *b,
+					uint32_t seq, uint32_t call,
+					ibf_ucx_err_t *err)
+{
+	links_run_t r = { .u = u, .s = s, .b = b, .seq = seq, .call = call };
+	const char *trace = u->cfg->v.alltoall_trace;
+	ibf_ucx_status_t st;
+	uint32_t f;
+
+	for (f = 0; f < s->nframes; f++)
+		r.nsends_left += s->send_to[f] != IBF_UCXI_NOPEER;
+	st = run_alloc(&r, trace && *trace, err);
+	if (st == IBF_UCX_OK) {
+		st = post_receives(&r, err);
+		if (st == IBF_UCX_OK)
+			st = release_previous(&r, err);
+		if (st == IBF_UCX_OK)
+			st = progress_loop(&r, err);
+		if (st != IBF_UCX_OK)
+			abandon_all(&r);
+		else if (r.t_start)
+			write_trace(&r);
+	}
+	run_free(&r);
+	return st;
+}
