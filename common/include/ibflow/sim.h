@@ -183,7 +183,7 @@ typedef struct ibf_sim_result {
 	double first_done_s;  /* first data message delivered */
 	uint64_t events, packets, packet_hops;
 	uint64_t data_bytes;  /* payload of data messages */
-	double cpu_s;         /* time of ibf_sim_run */
+	double cpu_s;         /* CPU time of ibf_sim_run */
 	bool deadlocked;      /* credit loop: cycle[] below */
 	bool stalled;         /* messages whose dependencies never completed */
 	bool truncated;       /* max_events reached */
