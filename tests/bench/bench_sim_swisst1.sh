@@ -15,6 +15,13 @@
 # (one node per switch in turn) and two seeded random ones.
 #
 #   tests/bench/bench_sim_swisst1.sh [BYTES]       (default 2 MiB)
+#   CLASSES=1 tests/bench/bench_sim_swisst1.sh [BYTES]
+#
+# CLASSES=1: instead of the sampled allocations, the paper's 362 classes
+# (the first allocation of each, from tests/bench/bench_swisst1.sh), with
+# liquid, pairwise and linear-sync:1; lines "class n bound_s t_liquid
+# t_pairwise t_linear-sync:1" in $BENCH_DIR/classes.dat, then a summary by
+# node count; with PLOT=FILE.png the chart of all classes.
 #
 # With PLOT=FILE.png (gnuplot) also a chart: per allocation (sorted by
 # nodes, then liquid bound, as the paper's Figures 17-19) the bound and
@@ -79,7 +86,70 @@ run() {
 d = json.load(sys.stdin); print(d["time_s"], d["bound_s"])'
 }
 
+# classes: every class of bench_swisst1, simulated
+classes() {
+	local cls n alloc c t b line
+
+	sh "$REPO/tests/bench/bench_swisst1.sh" --runs 1 --limit 0.2 |
+		sed -n 's/^ *\([0-9]*\)  n *\([0-9]*\)  alloc \([0-9]*\) .*/\1 \2 \3/p' \
+		>"$W/classes.txt"
+	: >"$W/classes.dat"
+	while read -r cls n alloc; do
+		c=$(echo "$alloc" | sed 's/./& /g')
+		# shellcheck disable=SC2086
+		hosts 0 $c >"$W/snd"
+		# shellcheck disable=SC2086
+		hosts 1 $c >"$W/rcv"
+		[ "$n" -ge 2 ] || continue
+		line="$cls $n"
+		for a in liquid pairwise linear-sync:1; do
+			read -r t b < <(run "$a")
+			[ "$a" = liquid ] && line="$line $b"
+			line="$line $t"
+		done
+		echo "$line" >>"$W/classes.dat"
+	done <"$W/classes.txt"
+	echo "| nodes | classes | liquid % of bound (min) | pairwise % (median) | linear-sync:1 % (median) | liquid / pairwise (median, max) |"
+	echo "|---|---|---|---|---|---|"
+	awk '{ k = $2; n[k]++; l = $3 / $4; p = $3 / $5; q = $3 / $6
+		g = $5 / $4
+		if (!(k in lmin) || l < lmin[k]) lmin[k] = l
+		P[k, n[k]] = p; Q[k, n[k]] = q; G[k, n[k]] = g }
+	function med(A, k, m,   i, j, v, t) {
+		for (i = 1; i <= m; i++) v[i] = A[k, i]
+		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
+			if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+		return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2 }
+	function mx(A, k, m,   i, v) {
+		v = A[k, 1]; for (i = 2; i <= m; i++) if (A[k, i] > v) v = A[k, i]
+		return v }
+	END { for (k = 2; k <= 32; k++) if (k in n)
+		printf "| %d | %d | %.0f %% | %.0f %% | %.0f %% | %.2f, %.2f |\n", k,
+			n[k], 100 * lmin[k], 100 * med(P, k, n[k]),
+			100 * med(Q, k, n[k]), med(G, k, n[k]), mx(G, k, n[k]) }' \
+		"$W/classes.dat"
+	[ -z "${PLOT:-}" ] && exit 0
+	awk -v by="$BYTES" '{ v = $2 * $2 * by / 1e6; printf "%d %d %g %g %g %g\n",
+		$1, $2, v / $3, v / $4, v / $5, v / $6 }' "$W/classes.dat" \
+		>"${PLOT%.png}.dat"
+	gnuplot <<GP
+set terminal pngcairo size 1000,520 font "sans,11"
+set output "$PLOT"
+set title "Swiss-T1 under ibflow sim: the paper's classes, $BYTES bytes per pair, 86 MB/s links"
+set xlabel "class (sorted by nodes, then liquid throughput: the paper's Figures 17-19)"
+set ylabel "aggregate throughput (MB/s)"
+set key top left
+set grid ytics
+plot "${PLOT%.png}.dat" using 1:3 with lines lc rgb "gray" lw 2 title "liquid bound", \\
+     "" using 1:4 with points pt 6 ps 0.6 lc rgb "blue" title "liquid (releases)", \\
+     "" using 1:5 with points pt 7 ps 0.5 lc rgb "black" title "round robin (pairwise steps)", \\
+     "" using 1:6 with points pt 2 ps 0.5 lc rgb "red" title "round robin (each sender on its own)"
+GP
+	exit 0
+}
+
 echo "# bench_sim_swisst1.sh: $(date -u +%F), bytes $BYTES, 86 MB/s links"
+[ -n "${CLASSES:-}" ] && classes
 printf '| nodes | allocation | liquid bound |'
 for a in $ALGS; do printf ' %s |' "$a"; done
 echo ' liquid / pairwise |'
