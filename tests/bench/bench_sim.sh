@@ -57,7 +57,7 @@ print(d["time_s"], d["bound_s"], d["cpu_s"], d["packet_hops"])'
 }
 
 speed() {
-	local alg r t0 t1 wall cpu hops
+	local alg t0 t1 wall cpu hops
 
 	"$I" gen kary:4,3 -o "$W/k43.topo"
 	"$I" route --topo "$W/k43.topo" --engine dmodk -o "$W/k43.lfts" \
@@ -68,7 +68,7 @@ speed() {
 	echo "|---|---|---|---|---|"
 	for alg in linear pairwise liquid; do
 		: >"$W/wall" ; : >"$W/rate"
-		for r in $(seq "$RUNS"); do
+		for _ in $(seq "$RUNS"); do
 			t0=$(date +%s.%N)
 			read -r t _ cpu hops < <(sim k43 "$alg")
 			t1=$(date +%s.%N)

@@ -95,7 +95,7 @@ classes() {
 		>"$W/classes.txt"
 	: >"$W/classes.dat"
 	while read -r cls n alloc; do
-		c=$(echo "$alloc" | sed 's/./& /g')
+		c=$(echo "$alloc" | fold -w1 | tr '\n' ' ')
 		# shellcheck disable=SC2086
 		hosts 0 $c >"$W/snd"
 		# shellcheck disable=SC2086
