@@ -39,6 +39,7 @@ int ibf_cmd_netplan(int argc, char **argv);
 int ibf_cmd_route(int argc, char **argv);
 int ibf_cmd_eval(int argc, char **argv);
 int ibf_cmd_liquid(int argc, char **argv);
+int ibf_cmd_sim(int argc, char **argv);
 int ibf_cmd_probe_plan(int argc, char **argv);
 int ibf_cmd_probe_solve(int argc, char **argv);
 int ibf_cmd_infer(int argc, char **argv);

@@ -16,6 +16,7 @@ static const ibf_cmd_t commands[] = {
 	{ "route", ibf_cmd_route, "compute routing tables (dmodk, uapr, layered, minhop)" },
 	{ "eval", ibf_cmd_eval, "max-min fair rates of routings on traffic patterns" },
 	{ "liquid", ibf_cmd_liquid, "liquid schedule of a traffic (all-to-all, files)" },
+	{ "sim", ibf_cmd_sim, "packet-level simulation with credit-based flow control" },
 	{ "probe-plan", ibf_cmd_probe_plan, "minimal rounds of latency probes" },
 	{ "probe-solve", ibf_cmd_probe_solve, "link latencies from measured RTTs" },
 	{ "infer", ibf_cmd_infer, "infer a tree topology from RTTs" },

@@ -12,6 +12,7 @@
  *   verify   trace.h check.h deadlock.h
  *   eval     mmf.h mmf_opt.h patterns.h eval.h
  *   sched    liquid.h probe.h
+ *   sim      sim.h
  *   infer    infer.h
  * Only what these headers declare is exported from libibflow.so; each is
  * wrapped in "#pragma GCC visibility push(default)" while the library is
@@ -44,6 +45,7 @@
 #include <ibflow/patterns.h>
 #include <ibflow/eval.h>
 #include <ibflow/liquid.h>
+#include <ibflow/sim.h>
 #include <ibflow/probe.h>
 #include <ibflow/infer.h>
 

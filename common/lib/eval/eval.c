@@ -12,6 +12,7 @@
  * entry per saturation level at most).  So memory does not grow with the
  * number of instances times flows unless per-flow rates are asked for.
  */
+#include "base/json_out.h"
 #include "base/parallel.h"
 
 #include <math.h>
@@ -806,17 +807,8 @@ static json_object *eval_json(const ibf_eval_t *e)
 ibf_status_t ibf_eval_write_json(const ibf_eval_t *e, FILE *fp,
 				 ibf_err_t *err)
 {
-	json_object *root = eval_json(e);
-	int rc;
-
-	if (!root)
-		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
-	rc = fprintf(fp, "%s\n", json_object_to_json_string_ext(root,
-		     JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
-	json_object_put(root);
-	if (rc < 0 || ferror(fp))
-		return ibf_err_set(err, IBF_ERR_IO, "write error");
-	return IBF_OK;
+	return ibf_json_write(eval_json(e), JSON_C_TO_STRING_PRETTY |
+			      JSON_C_TO_STRING_SPACED, fp, err);
 }
 
 /* ---- CSV ------------------------------------------------------------------- */

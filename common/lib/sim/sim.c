@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * The simulator's set-up: options, link rates, messages and their
+ * dependencies, and the results.  The event loop is in sim_run.c.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ibflow/trace.h>
+
+#include "base/array.h"
+#include "sim_internal.h"
+
+#define MAX_PATH 256u
+
+void ibf_sim_opts_default(ibf_sim_opts_t *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->mtu = 2048;
+	/* 32 KiB per VL: the order of a current switch's per-port buffer
+	 * shared among its VLs (docs/sim.md). */
+	o->buffer = 32768;
+	o->latency_ns = 100.0;
+	o->max_vls = 8;
+	o->ctrl_bytes = 8;
+	o->ctrl_lane = true;
+}
+
+double ibf_sim_link_gbps(const ibf_port_t *p)
+{
+	double lane = ibf_speed_lane_gbps((ibf_speed_t)p->speed);
+	double enc;
+
+	if (!p->width || !p->speed || lane <= 0)
+		return 32.0;
+	/* 8b/10b up to QDR, 64b/66b from FDR10 on */
+	enc = p->speed <= IBF_SPEED_QDR ? 8.0 / 10.0 : 64.0 / 66.0;
+	return p->width * lane * enc;
+}
+
+static ibf_status_t check_opts(const ibf_sim_opts_t *o, ibf_err_t *err)
+{
+	if (o->mtu < 256 || o->mtu > 4096)
+		return ibf_err_set(err, IBF_ERR_RANGE, "MTU %u outside "
+				   "256..4096", o->mtu);
+	if (o->buffer < o->mtu + IBF_SIM_HEADER)
+		return ibf_err_set(err, IBF_ERR_RANGE, "buffer of %u bytes "
+				   "cannot hold one packet (MTU %u + %u "
+				   "header bytes)", o->buffer, o->mtu,
+				   IBF_SIM_HEADER);
+	if (!(o->rate_gbps >= 0) || !isfinite(o->rate_gbps) ||
+	    !(o->latency_ns >= 0) || !isfinite(o->latency_ns))
+		return ibf_err_set(err, IBF_ERR_RANGE, "rate and latency must "
+				   "be finite and >= 0");
+	if (o->ctrl_bytes > o->mtu)
+		return ibf_err_set(err, IBF_ERR_RANGE, "control messages of "
+				   "%u bytes exceed the MTU", o->ctrl_bytes);
+	return IBF_OK;
+}
+
+/* Data VLs as the SLs need them (SL2VL: SL mod that count); the control
+ * lane's VL comes after them, added by sim_alloc_buffers() when some
+ * control message uses it. */
+static void count_vls(ibf_sim_t *s, const ibf_sim_opts_t *o)
+{
+	unsigned n = o->sls && o->sls->nsls ? o->sls->nsls : 1;
+	unsigned max = o->max_vls ? o->max_vls : 1;
+
+	if (max > IBF_SIM_MAX_VLS - o->ctrl_lane)
+		max = IBF_SIM_MAX_VLS - o->ctrl_lane;
+	s->data_vls = n < max ? n : max;
+	s->ctrl_vl = s->data_vls;
+	s->nvl = s->data_vls;
+}
+
+static bool has_control(const ibf_sim_t *s)
+{
+	uint32_t m;
+
+	for (m = 0; m < s->nmsg; m++)
+		if (s->msg[m].kind == IBF_SIM_CONTROL)
+			return true;
+	return false;
+}
+
+ibf_status_t sim_alloc_buffers(ibf_sim_t *s, ibf_err_t *err)
+{
+	size_t p, v, nb;
+
+	if (s->o.ctrl_lane && has_control(s)) {
+		s->nvl = s->data_vls + 1;
+		s->o.vl_high |= (uint16_t)(1u << s->ctrl_vl);
+	}
+	nb = (size_t)s->fabric->nports * s->nvl;
+	s->credits = malloc(nb * sizeof(int32_t));
+	s->buf_head = malloc(nb * sizeof(uint32_t));
+	s->buf_tail = malloc(nb * sizeof(uint32_t));
+	if (!s->credits || !s->buf_head || !s->buf_tail)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	for (p = 0; p < s->fabric->nports; p++)
+		for (v = 0; v < s->nvl; v++) {
+			s->credits[p * s->nvl + v] =
+				s->fabric->ports[p].peer == IBF_NO_ID ? 0 :
+				(int32_t)s->max_blocks;
+			s->buf_head[p * s->nvl + v] = SIM_NONE;
+			s->buf_tail[p * s->nvl + v] = SIM_NONE;
+		}
+	return IBF_OK;
+}
+
+/* The VL of message m's packets to dlid. */
+unsigned sim_vl(const ibf_sim_t *s, const sim_msg_t *m, unsigned dlid)
+{
+	if (s->o.ctrl_lane && m->kind == IBF_SIM_CONTROL)
+		return s->ctrl_vl;
+	return ibf_sls_get(s->o.sls, m->src, dlid) % s->data_vls;
+}
+
+static ibf_status_t alloc_ports(ibf_sim_t *s, ibf_err_t *err)
+{
+	size_t n = s->fabric->nports;
+
+	s->ps_per_byte = calloc(n, sizeof(double));
+	s->busy = calloc(n, 1);
+	s->in_busy = calloc(n, 1);
+	s->cur_pkt = calloc(n, sizeof(uint32_t));
+	s->cur_in = calloc(n, sizeof(uint32_t));
+	s->rr = calloc(n, sizeof(uint32_t));
+	s->nwant = calloc(n, sizeof(uint32_t));
+	s->nwant_high = calloc(n, sizeof(uint32_t));
+	s->arb_mark = calloc(n, 1);
+	s->nhigh = calloc(n, 1);
+	s->arb_list = malloc(n * sizeof(uint32_t));
+	s->link_bytes = calloc(n, sizeof(uint64_t));
+	s->busy_ps = calloc(n, sizeof(sim_ps_t));
+	s->blocked_ps = calloc(n, sizeof(sim_ps_t));
+	s->blocked_since = malloc(n * sizeof(sim_ps_t));
+	s->host = calloc(s->fabric->nendpoints ? s->fabric->nendpoints : 1,
+			 sizeof(sim_host_t));
+	if (!s->ps_per_byte || !s->busy || !s->in_busy || !s->cur_pkt ||
+	    !s->cur_in || !s->rr || !s->nwant || !s->nwant_high ||
+	    !s->arb_mark || !s->arb_list || !s->nhigh || !s->link_bytes || !s->busy_ps ||
+	    !s->blocked_ps || !s->blocked_since || !s->host)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	return IBF_OK;
+}
+
+static void init_ports(ibf_sim_t *s)
+{
+	const ibf_fabric_t *f = s->fabric;
+	uint32_t p, e;
+
+	for (p = 0; p < f->nports; p++) {
+		double gbps = s->o.rate_gbps > 0 ? s->o.rate_gbps :
+			      ibf_sim_link_gbps(&f->ports[p]);
+
+		s->ps_per_byte[p] = 8000.0 / gbps;
+		s->blocked_since[p] = -1;
+	}
+	for (e = 0; e < f->nendpoints; e++)
+		s->host[e].pend_head = s->host[e].pend_tail = SIM_NONE;
+}
+
+ibf_status_t ibf_sim_create(const ibf_lfts_t *l, const ibf_sim_opts_t *o,
+			    ibf_sim_t **out, ibf_err_t *err)
+{
+	ibf_sim_t *s;
+	ibf_status_t st;
+
+	*out = NULL;
+	st = check_opts(o, err);
+	if (st != IBF_OK)
+		return st;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	s->fabric = l->fabric;
+	s->lfts = l;
+	s->o = *o;
+	count_vls(s, o);
+	s->max_blocks = o->buffer / IBF_SIM_BLOCK;
+	s->full_blocks = (o->mtu + IBF_SIM_HEADER + IBF_SIM_BLOCK - 1) /
+			 IBF_SIM_BLOCK;
+	s->lat_ps = llround(o->latency_ns * 1000.0);
+	s->first_done_ps = -1;
+	s->pkt_free = SIM_NONE;
+	st = alloc_ports(s, err);
+	if (st == IBF_OK && sim_evq_init(&s->evq))
+		st = ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	if (st != IBF_OK) {
+		ibf_sim_destroy(s);
+		return st;
+	}
+	init_ports(s);
+	*out = s;
+	return IBF_OK;
+}
+
+void ibf_sim_destroy(ibf_sim_t *s)
+{
+	uint32_t e;
+
+	if (!s)
+		return;
+	for (e = 0; s->host && e < s->fabric->nendpoints; e++)
+		free(s->host[e].active);
+	free(s->host);
+	free(s->ps_per_byte);
+	free(s->busy);
+	free(s->in_busy);
+	free(s->cur_pkt);
+	free(s->cur_in);
+	free(s->rr);
+	free(s->nwant);
+	free(s->nwant_high);
+	free(s->arb_mark);
+	free(s->nhigh);
+	free(s->arb_list);
+	free(s->credits);
+	free(s->buf_head);
+	free(s->buf_tail);
+	free(s->link_bytes);
+	free(s->busy_ps);
+	free(s->blocked_ps);
+	free(s->blocked_since);
+	free(s->msg);
+	free(s->dep);
+	free(s->succ_off);
+	free(s->succ);
+	free(s->pkt);
+	free(s->stack);
+	sim_evq_free(&s->evq);
+	free(s);
+}
+
+uint32_t ibf_sim_nmsgs(const ibf_sim_t *s)
+{
+	return s->nmsg;
+}
+
+static bool is_host(const ibf_fabric_t *f, ibf_port_id_t p)
+{
+	return p < f->nports && f->endpoint_index[p] < f->nendpoints &&
+	       f->endpoints[f->endpoint_index[p]] == p;
+}
+
+/* Trace every DLID the message's packets will use. */
+static ibf_status_t check_route(const ibf_sim_t *s, const sim_msg_t *m,
+				ibf_err_t *err)
+{
+	const ibf_fabric_t *f = s->fabric;
+	unsigned off, nhops;
+	ibf_trace_result_t r;
+	char a[128], b[128];
+
+	for (off = 0; off <= m->lid_mask; off++) {
+		r = ibf_trace(s->lfts, m->src, m->base_lid + off, NULL, 0,
+			      &nhops);
+		if (r != IBF_TRACE_OK || nhops > MAX_PATH)
+			return ibf_err_set(err, IBF_ERR_INVALID,
+					   "message %s -> %s (DLID %u): "
+					   "route broken: %s after %u hops",
+					   ibf_port_host_name(f, m->src, a,
+							      sizeof(a)),
+					   ibf_port_host_name(f, m->dst, b,
+							      sizeof(b)),
+					   m->base_lid + off,
+					   r == IBF_TRACE_OK ? "path too long"
+					   : ibf_trace_result_str(r), nhops);
+	}
+	return IBF_OK;
+}
+
+static void fill_msg(const ibf_sim_t *s, sim_msg_t *m, ibf_port_id_t src,
+		     ibf_port_id_t dst, uint64_t bytes, ibf_sim_kind_t kind,
+		     double start_s)
+{
+	const ibf_port_t *d = &s->fabric->ports[dst];
+
+	memset(m, 0, sizeof(*m));
+	m->src = src;
+	m->dst = dst;
+	m->bytes = bytes;
+	m->kind = src == dst ? IBF_SIM_LOCAL : (uint8_t)kind;
+	m->npkts = sim_is_local(m) ? 0 :
+		   bytes ? (uint32_t)((bytes + s->o.mtu - 1) / s->o.mtu) : 1;
+	m->base_lid = (uint16_t)d->lid;
+	m->lid_mask = s->o.lmc_spread ? (uint8_t)((1u << d->lmc) - 1) : 0;
+	m->next_pending = SIM_NONE;
+	m->vl = (uint8_t)sim_vl(s, m, m->base_lid);
+	m->start_ps = llround(start_s * 1e12);
+	m->ready_ps = m->first_ps = m->end_ps = -1;
+}
+
+ibf_status_t ibf_sim_add_msg(ibf_sim_t *s, ibf_port_id_t src,
+			     ibf_port_id_t dst, uint64_t bytes,
+			     ibf_sim_kind_t kind, double start_s,
+			     uint32_t *id, ibf_err_t *err)
+{
+	sim_msg_t *m;
+	sim_msg_t tmp;
+	ibf_status_t st;
+
+	if (s->ran)
+		return ibf_err_set(err, IBF_ERR_INVALID, "simulation already "
+				   "run");
+	if (!is_host(s->fabric, src) || !is_host(s->fabric, dst))
+		return ibf_err_set(err, IBF_ERR_NOT_FOUND, "message %u: port "
+				   "%u or %u is not a connected host port",
+				   s->nmsg, src, dst);
+	if (!(start_s >= 0) || start_s > 1e6 ||
+	    bytes > ((uint64_t)1 << 40) || s->nmsg == SIM_NONE - 1 ||
+	    bytes / s->o.mtu >= UINT32_MAX - 1)
+		return ibf_err_set(err, IBF_ERR_RANGE, "message %u: start "
+				   "time, size or count out of range", s->nmsg);
+	fill_msg(s, &tmp, src, dst, bytes, kind, start_s);
+	if (!sim_is_local(&tmp)) {
+		st = check_route(s, &tmp, err);
+		if (st != IBF_OK)
+			return st;
+	}
+	m = ibf_array_grow32(s->msg, &s->msg_cap, (uint64_t)s->nmsg + 1,
+			     sizeof(*m));
+	if (!m)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	s->msg = m;
+	s->msg[s->nmsg] = tmp;
+	if (id)
+		*id = s->nmsg;
+	s->nmsg++;
+	return IBF_OK;
+}
+
+ibf_status_t ibf_sim_add_dep(ibf_sim_t *s, uint32_t before, uint32_t after,
+			     ibf_err_t *err)
+{
+	uint32_t (*d)[2];
+
+	if (before >= s->nmsg || after >= s->nmsg || before == after)
+		return ibf_err_set(err, IBF_ERR_INVALID, "dependency %u -> %u: "
+				   "no such pair of messages", before, after);
+	d = ibf_array_grow(s->dep, &s->dep_cap, s->ndep + 1, sizeof(*d));
+	if (!d)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	s->dep = d;
+	s->dep[s->ndep][0] = before;
+	s->dep[s->ndep][1] = after;
+	s->ndep++;
+	return IBF_OK;
+}
+
+void ibf_sim_result_free(ibf_sim_result_t *r)
+{
+	if (!r)
+		return;
+	free(r->cycle);
+	free(r->msg);
+	free(r->link);
+	memset(r, 0, sizeof(*r));
+}

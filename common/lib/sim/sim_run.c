@@ -1,0 +1,651 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * The simulator's event loop: injection, arbitration, forwarding, credits,
+ * delivery, message dependencies.
+ *
+ * A packet hop is three events: its head arriving at the next switch
+ * (ARRIVE, one link latency after it started), the end of its
+ * transmission (TXDONE: the output and the input it came from are free
+ * again) and its credits coming back to the upstream sender (CREDIT, one
+ * latency after its tail left the buffer).  Cut-through: a packet may
+ * start on the next link as soon as its head is in, but its transmission
+ * cannot end before its tail has arrived.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/array.h"
+#include "sim_internal.h"
+
+static void fail_nomem(ibf_sim_t *s)
+{
+	if (!s->failed)
+		ibf_err_set(&s->err, IBF_ERR_NOMEM, "out of memory");
+	s->failed = true;
+}
+
+/* An event one link latency ahead. */
+static void push_lat(ibf_sim_t *s, uint32_t type, uint32_t a, uint32_t b)
+{
+	if (sim_evq_push(&s->evq, s->now, s->lat_ps, type, a, b))
+		fail_nomem(s);
+}
+
+static void push_after(ibf_sim_t *s, sim_ps_t delay, uint32_t type,
+		       uint32_t a)
+{
+	if (sim_evq_push(&s->evq, s->now, delay, type, a, 0))
+		fail_nomem(s);
+}
+
+static void push_at(ibf_sim_t *s, sim_ps_t t, uint32_t type, uint32_t a)
+{
+	if (sim_evq_push_at(&s->evq, t, type, a))
+		fail_nomem(s);
+}
+
+/* ---- packets ------------------------------------------------------------- */
+
+static uint32_t pkt_alloc(ibf_sim_t *s)
+{
+	sim_pkt_t *p;
+	uint32_t k;
+
+	if (s->pkt_free != SIM_NONE) {
+		k = s->pkt_free;
+		s->pkt_free = s->pkt[k].next;
+		return k;
+	}
+	p = ibf_array_grow32(s->pkt, &s->pkt_cap, (uint64_t)s->npkt + 1,
+			     sizeof(*p));
+	if (!p) {
+		fail_nomem(s);
+		return SIM_NONE;
+	}
+	s->pkt = p;
+	return s->npkt++;
+}
+
+static void pkt_release(ibf_sim_t *s, uint32_t k)
+{
+	s->pkt[k].next = s->pkt_free;
+	s->pkt_free = k;
+}
+
+/* Packet i of message m, as the HCA puts it on the wire. */
+static void pkt_fill(const ibf_sim_t *s, sim_pkt_t *p, uint32_t mi,
+		     uint32_t i)
+{
+	const sim_msg_t *m = &s->msg[mi];
+	uint64_t left = m->bytes - (uint64_t)i * s->o.mtu;
+
+	p->msg = mi;
+	p->next = SIM_NONE;
+	p->payload = left < s->o.mtu ? (uint32_t)left : s->o.mtu;
+	p->wire = (uint16_t)(p->payload + IBF_SIM_HEADER);
+	p->blocks = (uint8_t)((p->wire + IBF_SIM_BLOCK - 1) / IBF_SIM_BLOCK);
+	p->dlid = (uint16_t)(m->base_lid + (i & m->lid_mask));
+	p->vl = m->lid_mask ? (uint8_t)sim_vl(s, m, p->dlid) : m->vl;
+	p->out = m->src;
+	p->at = SIM_NONE;
+}
+
+/* ---- transmission ---------------------------------------------------------*/
+
+static void tx_start(ibf_sim_t *s, ibf_port_id_t p, uint32_t k,
+		     ibf_port_id_t from)
+{
+	sim_pkt_t *pk = &s->pkt[k];
+	sim_ps_t end = s->now + (sim_ps_t)(pk->wire * s->ps_per_byte[p] + 0.5);
+	ibf_port_id_t peer = s->fabric->ports[p].peer;
+
+	if (from != SIM_NONE && pk->tail_ps > end)
+		end = pk->tail_ps;
+	s->busy[p] = 1;
+	s->cur_pkt[p] = k;
+	s->cur_in[p] = from;
+	s->credits[p * s->nvl + pk->vl] -= pk->blocks;
+	if (s->blocked_since[p] >= 0) {
+		s->blocked_ps[p] += s->now - s->blocked_since[p];
+		s->blocked_since[p] = -1;
+	}
+	s->busy_ps[p] += end - s->now;
+	s->link_bytes[p] += pk->wire;
+	s->hops++;
+	push_after(s, end - s->now, SIM_EV_TXDONE, p);
+	pk->at = peer;
+	pk->tail_ps = end + s->lat_ps;
+	if (s->fabric->nodes[s->fabric->ports[peer].node].type ==
+	    IBF_NODE_SWITCH)
+		push_lat(s, SIM_EV_ARRIVE, k, 0);
+}
+
+static void mark_blocked(ibf_sim_t *s, ibf_port_id_t p)
+{
+	if (s->blocked_since[p] < 0)
+		s->blocked_since[p] = s->now;
+}
+
+/* Take the head packet off buffer b (input q); the next one, if any,
+ * becomes a request for its output. */
+static uint32_t buf_pop(ibf_sim_t *s, uint32_t b)
+{
+	uint32_t k = s->buf_head[b], n = s->pkt[k].next;
+
+	unsigned high = s->o.vl_high >> (b % s->nvl) & 1;
+
+	s->nwant[s->pkt[k].out]--;
+	s->nwant_high[s->pkt[k].out] -= high;
+	s->buf_head[b] = n;
+	if (n == SIM_NONE) {
+		s->buf_tail[b] = SIM_NONE;
+		s->nhigh[b / s->nvl] -= high;
+	} else {
+		s->nwant[s->pkt[n].out]++;
+		s->nwant_high[s->pkt[n].out] += high;
+	}
+	return k;
+}
+
+/* An input holding a high-priority packet keeps itself for it: it sends
+ * nothing of a lower VL meanwhile (else a steady stream of data to one
+ * output would keep it busy whenever the high packet's output frees). */
+static bool input_reserved(const ibf_sim_t *s, ibf_port_id_t q, uint32_t v)
+{
+	return s->nhigh[q] && !(s->o.vl_high >> v & 1);
+}
+
+/* Does input buffer b hold, at its head, a packet for p that can go? */
+static int candidate(ibf_sim_t *s, ibf_port_id_t p, ibf_port_id_t q,
+		     uint32_t b)
+{
+	uint32_t k = s->buf_head[b];
+
+	if (k == SIM_NONE || s->in_busy[q] || s->pkt[k].out != p ||
+	    input_reserved(s, q, b % s->nvl))
+		return 0;
+	if (s->credits[p * s->nvl + s->pkt[k].vl] < s->pkt[k].blocks)
+		return -1;
+	return 1;
+}
+
+/* One round-robin pass over the (input, VL) pairs of p's switch,
+ * restricted to high-priority VLs or not, stopping once every head that
+ * wants p has been seen.  True when a packet left. */
+static bool switch_pass(ibf_sim_t *s, ibf_port_id_t p, bool high_only)
+{
+	const ibf_node_t *n = &s->fabric->nodes[s->fabric->ports[p].node];
+	uint32_t nvl = s->nvl, ncand = (uint32_t)n->nports * nvl;
+	uint32_t c = s->rr[p], i, v, seen = 0, b;
+	uint32_t want = high_only ? s->nwant_high[p] : s->nwant[p];
+	ibf_port_id_t q;
+	int r;
+
+	for (i = 0; i < ncand && seen < want; i++) {
+		if (++c == ncand)
+			c = 0;
+		v = nvl == 1 ? 0 : c % nvl;
+		if (high_only && !(s->o.vl_high >> v & 1))
+			continue;
+		q = n->first_port + 1 + (nvl == 1 ? c : c / nvl);
+		b = q * nvl + v;
+		if (s->buf_head[b] != SIM_NONE &&
+		    s->pkt[s->buf_head[b]].out == p)
+			seen++;
+		r = candidate(s, p, q, b);
+		if (r < 0)
+			mark_blocked(s, p);
+		if (r <= 0)
+			continue;
+		s->rr[p] = c;
+		s->in_busy[q] = 1;
+		tx_start(s, p, buf_pop(s, b), q);
+		return true;
+	}
+	return false;
+}
+
+/* rr is the position to try first; removal keeps the order. */
+static void host_remove_active(sim_host_t *h, uint32_t i)
+{
+	memmove(&h->active[i], &h->active[i + 1],
+		(h->nactive - i - 1) * sizeof(uint32_t));
+	h->nactive--;
+	h->rr = i;
+}
+
+/* Is message m's next packet shorter than a full one? */
+static inline unsigned next_small(const ibf_sim_t *s, const sim_msg_t *m)
+{
+	return m->bytes - (uint64_t)m->sent * s->o.mtu < s->o.mtu;
+}
+
+/* Has the HCA's link credits for message m's next packet?  Without LID
+ * spreading a message keeps one VL, and every packet but the last is a
+ * full one: no need to build the packet to know. */
+static bool next_fits(const ibf_sim_t *s, ibf_port_id_t p, const sim_msg_t *m)
+{
+	sim_pkt_t probe;
+	uint64_t left;
+	unsigned blocks;
+
+	if (m->lid_mask) {
+		pkt_fill(s, &probe, (uint32_t)(m - s->msg), m->sent);
+		return s->credits[p * s->nvl + probe.vl] >= probe.blocks;
+	}
+	left = m->bytes - (uint64_t)m->sent * s->o.mtu;
+	blocks = left >= s->o.mtu ? s->full_blocks :
+		 (unsigned)((left + IBF_SIM_HEADER + IBF_SIM_BLOCK - 1) /
+			    IBF_SIM_BLOCK);
+	return s->credits[p * s->nvl + m->vl] >= (int32_t)blocks;
+}
+
+/* Has some VL of egress port p credits for a full packet? */
+static bool room_for_full(const ibf_sim_t *s, ibf_port_id_t p)
+{
+	const int32_t *c = &s->credits[p * s->nvl];
+	unsigned v;
+
+	for (v = 0; v < s->nvl; v++)
+		if (c[v] >= (int32_t)s->full_blocks)
+			return true;
+	return false;
+}
+
+/* The HCA's output: the next active message (round robin) whose next
+ * packet has credits. */
+static void inject(ibf_sim_t *s, ibf_port_id_t p)
+{
+	sim_host_t *h = &s->host[s->fabric->endpoint_index[p]];
+	uint32_t i, j, mi, k;
+	sim_pkt_t probe;
+
+	/* no VL has room for a full packet: only a message whose next
+	 * packet is a short one could go */
+	if (!h->nsmall && !room_for_full(s, p)) {
+		if (h->nactive)
+			mark_blocked(s, p);
+		return;
+	}
+	for (i = 0; i < h->nactive; i++) {
+		j = (h->rr + i) % h->nactive;
+		mi = h->active[j];
+		if (!next_fits(s, p, &s->msg[mi])) {
+			mark_blocked(s, p);
+			continue;
+		}
+		pkt_fill(s, &probe, mi, s->msg[mi].sent);
+		k = pkt_alloc(s);
+		if (k == SIM_NONE)
+			return;
+		s->pkt[k] = probe;
+		h->nsmall -= next_small(s, &s->msg[mi]);
+		if (!s->msg[mi].sent++)
+			s->msg[mi].first_ps = s->now;
+		if (s->msg[mi].sent < s->msg[mi].npkts)
+			h->nsmall += next_small(s, &s->msg[mi]);
+		s->packets++;
+		h->rr = j + 1;
+		if (s->msg[mi].sent == s->msg[mi].npkts)
+			host_remove_active(h, j);
+		tx_start(s, p, k, SIM_NONE);
+		return;
+	}
+}
+
+static void arbitrate(ibf_sim_t *s, ibf_port_id_t p)
+{
+	if (s->busy[p])
+		return;
+	if (s->fabric->nodes[s->fabric->ports[p].node].type !=
+	    IBF_NODE_SWITCH) {
+		inject(s, p);
+		return;
+	}
+	if (!s->nwant[p])
+		return;
+	if (s->nwant_high[p] && switch_pass(s, p, true))
+		return;
+	switch_pass(s, p, false);
+}
+
+/* Outputs are arbitrated once every event of the current time has been
+ * applied, so that requests made at the same picosecond compete (an
+ * input freed at the very time an output frees is a candidate for it). */
+static void want_arbitration(ibf_sim_t *s, ibf_port_id_t p)
+{
+	if (s->arb_mark[p])
+		return;
+	s->arb_mark[p] = 1;
+	s->arb_list[s->narb++] = p;
+}
+
+static void flush_arbitration(ibf_sim_t *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->narb; i++) {
+		s->arb_mark[s->arb_list[i]] = 0;
+		arbitrate(s, s->arb_list[i]);
+	}
+	s->narb = 0;
+}
+
+/* ---- messages ------------------------------------------------------------ */
+
+/* Append v to a growable array; false (the run failing) when memory
+ * runs out. */
+static bool append(ibf_sim_t *s, uint32_t **arr, uint32_t *n, uint32_t *cap,
+		   uint32_t v)
+{
+	uint32_t *a = ibf_array_grow32(*arr, cap, (uint64_t)*n + 1,
+				       sizeof(*a));
+
+	if (!a) {
+		fail_nomem(s);
+		return false;
+	}
+	*arr = a;
+	a[(*n)++] = v;
+	return true;
+}
+
+static void host_activate(ibf_sim_t *s, ibf_port_id_t port)
+{
+	sim_host_t *h = &s->host[s->fabric->endpoint_index[port]];
+	uint32_t mi;
+
+	while (h->pend_head != SIM_NONE &&
+	       (!s->o.window || h->in_flight < s->o.window)) {
+		mi = h->pend_head;
+		h->pend_head = s->msg[mi].next_pending;
+		if (h->pend_head == SIM_NONE)
+			h->pend_tail = SIM_NONE;
+		if (!append(s, &h->active, &h->nactive, &h->active_cap, mi))
+			return;
+		h->nsmall += next_small(s, &s->msg[mi]);
+		h->in_flight++;
+	}
+	want_arbitration(s, port);
+}
+
+static void push_stack(ibf_sim_t *s, uint32_t mi)
+{
+	append(s, &s->stack, &s->nstack, &s->stack_cap, mi);
+}
+
+/* Dependencies met: queue the message at its host (a local join point
+ * completes at once). */
+static void msg_ready(ibf_sim_t *s, uint32_t mi)
+{
+	sim_msg_t *m = &s->msg[mi];
+	sim_host_t *h;
+
+	m->ready_ps = s->now;
+	if (sim_is_local(m)) {
+		push_stack(s, mi);
+		return;
+	}
+	h = &s->host[s->fabric->endpoint_index[m->src]];
+	if (h->pend_tail == SIM_NONE)
+		h->pend_head = mi;
+	else
+		s->msg[h->pend_tail].next_pending = mi;
+	h->pend_tail = mi;
+	host_activate(s, m->src);
+}
+
+static void snapshot_first(ibf_sim_t *s)
+{
+	uint32_t i;
+
+	s->first_done_ps = s->now;
+	for (i = 0; i < s->nmsg; i++)
+		s->msg[i].bytes_at_first = s->msg[i].bytes_done;
+}
+
+static void msg_finish(ibf_sim_t *s, uint32_t mi)
+{
+	sim_msg_t *m = &s->msg[mi];
+	uint32_t j, t;
+
+	m->done = true;
+	m->end_ps = s->now;
+	if (m->kind == IBF_SIM_DATA && s->first_done_ps < 0)
+		snapshot_first(s);
+	for (j = s->succ_off[mi]; j < s->succ_off[mi + 1]; j++) {
+		t = s->succ[j];
+		if (!--s->msg[t].npred_left)
+			msg_ready(s, t);
+	}
+	if (!sim_is_local(m)) {
+		s->host[s->fabric->endpoint_index[m->src]].in_flight--;
+		host_activate(s, m->src);
+	}
+}
+
+/* Finish the messages on the stack and the local joins they complete. */
+static void drain_completions(ibf_sim_t *s)
+{
+	while (s->nstack && !s->failed)
+		msg_finish(s, s->stack[--s->nstack]);
+}
+
+/* Complete a message and everything that completes with it. */
+static void msg_complete(ibf_sim_t *s, uint32_t mi)
+{
+	push_stack(s, mi);
+	drain_completions(s);
+}
+
+/* ---- events ---------------------------------------------------------------*/
+
+static void on_arrive(ibf_sim_t *s, uint32_t k)
+{
+	sim_pkt_t *pk = &s->pkt[k];
+	const ibf_port_t *in = &s->fabric->ports[pk->at];
+	uint32_t sw = s->fabric->switch_index[in->node];
+	unsigned out = ibf_lfts_get(s->lfts, sw, pk->dlid);
+	uint32_t b = pk->at * s->nvl + pk->vl;
+
+	/* routes were traced when the messages were added */
+	pk->out = ibf_node_port_id(s->fabric, in->node, out);
+	pk->next = SIM_NONE;
+	if (s->buf_tail[b] == SIM_NONE) {
+		s->buf_head[b] = k;
+		s->nwant[pk->out]++;
+		s->nwant_high[pk->out] += s->o.vl_high >> pk->vl & 1;
+		s->nhigh[pk->at] += s->o.vl_high >> pk->vl & 1;
+	} else {
+		s->pkt[s->buf_tail[b]].next = k;
+	}
+	s->buf_tail[b] = k;
+	if (s->buf_head[b] == k && !s->in_busy[pk->at])
+		want_arbitration(s, pk->out);
+}
+
+/* An input that finished a packet may send again: its heads ask their
+ * outputs before the freed output re-arbitrates, high-priority VLs
+ * first, so that the output it just served cannot keep the input busy
+ * while a head of another VL waits for an idle output. */
+static void input_freed(ibf_sim_t *s, ibf_port_id_t q)
+{
+	uint32_t v, h;
+	int pass;
+
+	s->in_busy[q] = 0;
+	for (pass = s->o.vl_high ? 0 : 1; pass < 2; pass++)
+		for (v = 0; v < s->nvl; v++) {
+			if (!pass && !(s->o.vl_high >> v & 1))
+				continue;
+			h = s->buf_head[q * s->nvl + v];
+			if (h != SIM_NONE)
+				want_arbitration(s, s->pkt[h].out);
+		}
+}
+
+static void on_txdone(ibf_sim_t *s, ibf_port_id_t p)
+{
+	uint32_t k = s->cur_pkt[p];
+	ibf_port_id_t q = s->cur_in[p];
+	const sim_pkt_t *pk = &s->pkt[k];
+
+	s->busy[p] = 0;
+	if (q != SIM_NONE) {
+		push_lat(s, SIM_EV_CREDIT, s->fabric->ports[q].peer,
+			 (uint32_t)pk->vl << 8 | pk->blocks);
+		input_freed(s, q);
+	}
+	/* (the packet may already be leaving the next switch: ask the link,
+	 * not the packet, where it ends) */
+	if (s->fabric->nodes[s->fabric->ports[s->fabric->ports[p].peer].node]
+	    .type != IBF_NODE_SWITCH)
+		push_lat(s, SIM_EV_DELIVER, k, 0);
+	want_arbitration(s, p);
+}
+
+static void on_credit(ibf_sim_t *s, ibf_port_id_t p, uint32_t b)
+{
+	s->credits[p * s->nvl + (b >> 8)] += (int32_t)(b & 0xff);
+	want_arbitration(s, p);
+}
+
+static void on_deliver(ibf_sim_t *s, uint32_t k)
+{
+	sim_pkt_t *pk = &s->pkt[k];
+	uint32_t mi = pk->msg;
+	sim_msg_t *m = &s->msg[mi];
+
+	/* the HCA takes the packet at line rate: its buffer frees at once */
+	push_lat(s, SIM_EV_CREDIT, s->fabric->ports[pk->at].peer,
+		  (uint32_t)pk->vl << 8 | pk->blocks);
+	m->bytes_done += pk->payload;
+	pkt_release(s, k);
+	if (++m->delivered == m->npkts)
+		msg_complete(s, mi);
+}
+
+static void on_start(ibf_sim_t *s, uint32_t mi)
+{
+	if (!--s->msg[mi].npred_left) {
+		msg_ready(s, mi);
+		drain_completions(s);
+	}
+}
+
+static void dispatch(ibf_sim_t *s, const sim_ev_t *ev)
+{
+	switch (ev->type) {
+	case SIM_EV_ARRIVE:
+		on_arrive(s, ev->a);
+		break;
+	case SIM_EV_TXDONE:
+		on_txdone(s, ev->a);
+		break;
+	case SIM_EV_CREDIT:
+		on_credit(s, ev->a, ev->b);
+		break;
+	case SIM_EV_DELIVER:
+		on_deliver(s, ev->a);
+		break;
+	case SIM_EV_START:
+		on_start(s, ev->a);
+		break;
+	}
+}
+
+/* ---- set-up and the loop --------------------------------------------------*/
+
+static ibf_status_t build_succ(ibf_sim_t *s, ibf_err_t *err)
+{
+	size_t i;
+	uint32_t m;
+
+	s->succ_off = calloc((size_t)s->nmsg + 1, sizeof(uint32_t));
+	s->succ = malloc((s->ndep ? s->ndep : 1) * sizeof(uint32_t));
+	if (!s->succ_off || !s->succ)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	if (s->ndep > UINT32_MAX - 1)
+		return ibf_err_set(err, IBF_ERR_RANGE, "too many dependencies");
+	for (i = 0; i < s->ndep; i++) {
+		s->succ_off[s->dep[i][0] + 1]++;
+		s->msg[s->dep[i][1]].npred_left++;
+	}
+	for (m = 0; m < s->nmsg; m++)
+		s->succ_off[m + 1] += s->succ_off[m];
+	for (i = 0; i < s->ndep; i++)
+		s->succ[s->succ_off[s->dep[i][0]]++] = s->dep[i][1];
+	for (m = s->nmsg; m > 0; m--)
+		s->succ_off[m] = s->succ_off[m - 1];
+	s->succ_off[0] = 0;
+	return IBF_OK;
+}
+
+/* Timed messages wait for a START event as for one more predecessor. */
+static void seed_events(ibf_sim_t *s)
+{
+	uint32_t m;
+
+	for (m = 0; m < s->nmsg; m++)
+		if (s->msg[m].start_ps > 0) {
+			s->msg[m].npred_left++;
+			push_at(s, s->msg[m].start_ps, SIM_EV_START, m);
+		}
+	/* (a cascade of local joins may have readied later ones already) */
+	for (m = 0; m < s->nmsg && !s->failed; m++)
+		if (!s->msg[m].npred_left && s->msg[m].ready_ps < 0) {
+			msg_ready(s, m);
+			drain_completions(s);
+		}
+}
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+ibf_status_t ibf_sim_run(ibf_sim_t *s, ibf_sim_result_t *res,
+			 ibf_err_t *err)
+{
+	double t0 = cpu_now();
+	sim_ev_t ev;
+	ibf_status_t st;
+
+	memset(res, 0, sizeof(*res));
+	if (s->ran)
+		return ibf_err_set(err, IBF_ERR_INVALID, "simulation already "
+				   "run");
+	s->ran = true;
+	st = build_succ(s, err);
+	if (st == IBF_OK)
+		st = sim_alloc_buffers(s, err);
+	if (st != IBF_OK)
+		return st;
+	seed_events(s);
+	while (!s->failed) {
+		if (s->narb && !sim_evq_due(&s->evq, s->now))
+			flush_arbitration(s);
+		if (!sim_evq_pop(&s->evq, &ev))
+			break;
+		s->now = ev.t;
+		s->events++;
+		dispatch(s, &ev);
+		if (s->o.max_events && s->events >= s->o.max_events) {
+			res->truncated = true;
+			break;
+		}
+	}
+	if (s->failed) {
+		if (err)
+			*err = s->err;
+		return s->err.status;
+	}
+	st = sim_collect(s, res, err);
+	res->cpu_s = cpu_now() - t0;
+	return st;
+}
