@@ -148,6 +148,8 @@ else
 fi
 t_check "up: --rate with a bad unit exits 2" 2 "$NF" --name "$FAILF" up \
 	--topo "$D/tree.topo" --lfts "$D/tree.lfts" --rate 10furlongs
+t_check "up: --ctl-ports not one u32 block exits 2" 2 "$NF" --name "$FAILF" up \
+	--topo "$D/tree.topo" --lfts "$D/tree.lfts" --rate 10mbit --ctl-ports 100-200
 t_check "up: a name with a dash exits 2" 2 "$NF" --name "ibfn-x" up \
 	--topo "$D/tree.topo" --lfts "$D/tree.lfts"
 
@@ -161,8 +163,8 @@ else
 	t_fail "tree: up" "exit $T_RC: $(t_errhead)"
 fi
 if t_expect_exit 0 "$NF" --name "$CHAIN" up --topo "$D/chain.topo" --lfts "$D/chain.lfts" \
-	--rate 10mbit --delay 1ms; then
-	t_pass "chain: up beside the tree (rate 10mbit, delay 1ms)"
+	--rate 10mbit --delay 1ms --ctl-ports 20480-20607; then
+	t_pass "chain: up beside the tree (rate 10mbit, delay 1ms, control band 20480-20607)"
 else
 	t_fail "chain: up" "exit $T_RC: $(t_errhead)"
 fi
@@ -281,6 +283,46 @@ if awk -v l="$lim" -v f="$free" -v n=$BYTES 'BEGIN {
 	t_pass "rate: 3 MB over 10 mbit/s links took ${lim#* } s (>= 80% of 2.4 s), unlimited tree ${free#* } s"
 else
 	t_fail "rate: tbf" "limited '$lim', unlimited '$free' (bytes seconds)"
+fi
+
+# ---- --ctl-ports: the control lane's packets in the priority class ------------
+# Packets a1 sends, by class of its link's qdisc (20:1 the band, 20:2 the
+# rest): the bulk transfer above (port 5001) went to 20:2; 20 messages
+# to port 20481 must go to 20:1 and not to 20:2.
+sent() { # CLASS -> packets a1 sent through it
+	"$NF" --name "$CHAIN" exec a1 tc -s class show dev fab1 |
+		awk -v c="$1" '$1 == "class" && $3 == c { f = 1; next }
+			f && $1 == "Sent" { print $4; exit }'
+}
+ECHO='
+import socket, sys, time
+if sys.argv[1] == "serve":
+    l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    l.bind((sys.argv[2], 20481)); l.listen(1); c, _ = l.accept()
+    for i in range(20):
+        c.sendall(c.recv(16))
+else:
+    for i in range(100):
+        try:
+            s = socket.create_connection((sys.argv[2], 20481)); break
+        except OSError:
+            time.sleep(0.1)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    for i in range(20):
+        s.sendall(b"x" * 16); s.recv(16)
+'
+ctl0=$(sent 20:1) data0=$(sent 20:2)
+c2=$("$NF" --name "$CHAIN" addr c2)
+"$NF" --name "$CHAIN" exec c2 timeout 30 python3 -c "$ECHO" serve "$c2" &
+sp=$!
+"$NF" --name "$CHAIN" exec a1 timeout 30 python3 -c "$ECHO" send "$c2"
+wait "$sp"
+ctl1=$(sent 20:1) data1=$(sent 20:2)
+if [ -n "$ctl1" ] && [ -n "$data1" ] && [ $((ctl1 - ctl0)) -ge 20 ] &&
+	[ "$data0" -ge 2000 ] && [ $((data1 - data0)) -lt 10 ]; then
+	t_pass "ctl-ports: 20 messages to port 20481 took the priority class ($((ctl1 - ctl0)) packets), the bulk transfer the other ($data0)"
+else
+	t_fail "ctl-ports: classes" "priority $ctl0 -> $ctl1, rest $data0 -> $data1 packets"
 fi
 
 mark "mpirun"
