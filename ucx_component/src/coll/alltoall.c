@@ -23,6 +23,7 @@
 
 #include "coll/a2a_int.h"
 
+#include <math.h>
 #include <stdio.h>
 
 const char *ibf_ucx_a2a_alg_str(ibf_ucx_a2a_alg_t a)
@@ -220,6 +221,13 @@ static ibf_ucx_status_t auto_check(ibf_ucx_t *u, ibf_ucx_err_t *err)
 	if ((double)s->rr_frames >= need * s->nframes)
 		return IBF_UCX_OK;
 	u->a2a->declined = true;
+	if (isinf(need))
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_DECLINED, "all-to-all: "
+				       "auto: over TCP the MPI library's own "
+				       "(liquid %u frames, round robin %u; "
+				       "%sALLTOALL_GAIN=N to decide by gain)",
+				       s->nframes, s->rr_frames,
+				       IBF_UCX_VAR_PREFIX);
 	return ibf_ucx_err_set(err, IBF_UCX_ERR_DECLINED, "all-to-all: auto: "
 			       "liquid %u frames, round robin %u: gain %.2f "
 			       "below %.2f (%s, %sALLTOALL_GAIN)",

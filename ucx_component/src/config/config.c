@@ -395,12 +395,13 @@ static ucs_config_field_t ibf_ucx_config_table[] = {
 
 	{ "ALLTOALL_GAIN", "auto",
 	  "auto: the least gain the liquid schedule must promise over round\n"
-	  "robin (round robin's frames over the liquid bound, for the\n"
+	  "robin (round robin's frames over the liquid schedule's, for the\n"
 	  "participants' routed paths) before it replaces the caller's own\n"
 	  "algorithm; below it the first call declines and the caller's\n"
-	  "algorithm runs from then on.  auto: 1.25 where the data goes over\n"
-	  "TCP (which shares links fairly among the caller's all-at-once\n"
-	  "transfers), 1 over RDMA (whose credit flow control does not);\n"
+	  "algorithm runs from then on.  auto: 1 over RDMA (credit flow\n"
+	  "control: all-at-once exchanges lose to head-of-line blocking), and\n"
+	  "never over TCP (it shares links fairly, and the MPI library's\n"
+	  "all-at-once algorithms were as fast as liquid within a tenth);\n"
 	  "docs/ucx-alltoall.md has the measurements.  0: always liquid.",
 	  ucs_offsetof(ibf_ucx_cfg_t, alltoall_gain),
 	  IBF_UCX_CFG_RATIO_AUTO(range_gain) },
