@@ -103,6 +103,9 @@ typedef struct ibf_osm {
 	/* The PGFT shape of the last dmodk/uapr routing: a tree that loses
 	 * nodes keeps its labels (only OpenSM's routing thread uses it). */
 	struct ibf_pgft_shape *pgft_hint;
+	/* Time the plugin took for OpenSM's min-hop matrices at the last
+	 * routing, -1 when OpenSM built them (routing thread only). */
+	double hops_seconds;
 } ibf_osm_t;
 
 /* conf.c */
@@ -134,6 +137,12 @@ ibf_status_t ibf_osm_read_lfts(struct osm_subn *subn, const ibf_fabric_t *f,
  * switch exists and is large enough (nothing is written otherwise). */
 ibf_status_t ibf_osm_write_lfts(struct osm_subn *subn,
 				const ibf_routing_t *r, ibf_err_t *err);
+
+/* hops.c: OpenSM's min-hop matrices (switch LIDs, every switch port), as
+ * its own build would leave them; call with OpenSM's lock held, after
+ * OpenSM prepared the switches for routing.  NULL when filled, else why
+ * OpenSM must build them itself. */
+const char *ibf_osm_fill_hops(struct osm_subn *subn);
 
 /* worker.c */
 ibf_status_t ibf_osm_worker_start(ibf_osm_t *p, ibf_err_t *err);
