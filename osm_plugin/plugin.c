@@ -189,10 +189,10 @@ static void log_routed(ibf_osm_t *p, const ibf_osm_engine_t *e,
 	char hops[48] = "by OpenSM";
 
 	if (p->hops_seconds >= 0)
-		snprintf(hops, sizeof(hops), "%.3f s", p->hops_seconds);
+		snprintf(hops, sizeof(hops), "%.4f s", p->hops_seconds);
 	ibf_osm_logf(p, OSM_LOG_INFO, "%s: routed %u endpoints, %u switches, "
-		     "LMC %u, %u SL(s) in %.3f s (min-hop matrices %s, tables "
-		     "copied in %.3f s)", e->osm_name, res->fabric->nendpoints,
+		     "LMC %u, %u SL(s) in %.4f s (min-hop matrices %s, tables "
+		     "copied in %.4f s)", e->osm_name, res->fabric->nendpoints,
 		     res->fabric->nswitches, res->fabric->lmc,
 		     res->routing->nsls, route_s, hops, copy_s);
 }
