@@ -23,6 +23,7 @@
 
 struct osm_opensm;
 struct osm_subn;
+struct ibf_pgft_memory;
 
 #define IBF_OSM_NENGINES 3
 #define IBF_OSM_MAX_PATTERNS 16
@@ -106,6 +107,10 @@ typedef struct ibf_osm {
 	/* Time the plugin took for OpenSM's min-hop matrices at the last
 	 * routing, -1 when OpenSM built them (routing thread only). */
 	double hops_seconds;
+	/* The PGFT labels kept across sweeps and restarts (labels.c; routing
+	 * thread only). */
+	struct ibf_pgft_memory *labels;
+	bool labels_loaded;
 } ibf_osm_t;
 
 /* conf.c */
@@ -143,6 +148,13 @@ ibf_status_t ibf_osm_write_lfts(struct osm_subn *subn,
  * OpenSM prepared the switches for routing.  NULL when filled, else why
  * OpenSM must build them itself. */
 const char *ibf_osm_fill_hops(struct osm_subn *subn);
+
+/* labels.c: the labels to route with (read from OpenSM's cache dir at
+ * the first call), and keeping a routing's labels (taken from r, written
+ * to the cache dir when they changed). */
+const struct ibf_pgft_memory *ibf_osm_labels(ibf_osm_t *p);
+void ibf_osm_labels_keep(ibf_osm_t *p, const ibf_osm_engine_t *e,
+			 ibf_routing_t *r);
 
 /* worker.c */
 ibf_status_t ibf_osm_worker_start(ibf_osm_t *p, ibf_err_t *err);

@@ -212,6 +212,7 @@ static int route_cb(void *context)
 
 	ibf_err_clear(&err);
 	o.pgft_hint = p->pgft_hint;
+	o.pgft_memory = ibf_osm_labels(p);
 	st = ibf_osm_build_fabric(&p->osm->subn, &f, &min_vls, &err);
 	if (st == IBF_OK)
 		st = precheck(e, f, &o, min_vls, &err);
@@ -244,6 +245,7 @@ static int route_cb(void *context)
 	}
 	res->routing = r;
 	note_pgft(p, e, r);
+	ibf_osm_labels_keep(p, e, r);
 	log_routed(p, e, res, t1 - t0, now_seconds() - t1);
 	set_current(p, res);
 	return 0;
@@ -445,6 +447,7 @@ static void plugin_delete(void *data)
 	set_current(p, NULL);
 	ibf_osm_conf_free(&p->conf);
 	free(p->pgft_hint);
+	ibf_pgft_memory_destroy(p->labels);
 	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
