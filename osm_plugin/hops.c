@@ -157,27 +157,29 @@ static void bfs(const hop_graph_t *g, unsigned t, uint8_t *dist,
 	}
 }
 
-/* Row t of every switch: port 0 the least hops, each switch port the hops
- * through it, every other port no path. */
-static bool fill_rows(const hop_graph_t *g, unsigned t, const uint8_t *dist)
+/* The rows of switch s (dist[t * n + s]: hops from s to switch t): port
+ * 0 the least hops, each switch port the hops through it, every other
+ * port no path.  One switch at a time: its rows are allocated together. */
+static bool fill_switch(const hop_graph_t *g, unsigned s, const uint8_t *dist)
 {
-	unsigned s, k;
+	osm_switch_t *sw = g->sw[s];
+	unsigned t, k;
 
-	for (s = 0; s < g->n; s++) {
-		osm_switch_t *sw = g->sw[s];
+	for (t = 0; t < g->n; t++) {
+		const uint8_t *d = dist + (size_t)t * g->n;
 		uint8_t *row;
 
-		if (dist[s] == NO_HOPS)
+		if (d[s] == NO_HOPS)
 			continue;
 		if (sw->hops[g->lid[t]])
 			memset(sw->hops[g->lid[t]], NO_HOPS, sw->num_ports);
 		/* allocates the row as OpenSM does, sets port 0 */
-		if (osm_switch_set_hops(sw, g->lid[t], 0, dist[s]) != CL_SUCCESS)
+		if (osm_switch_set_hops(sw, g->lid[t], 0, d[s]) != CL_SUCCESS)
 			return false;
 		row = sw->hops[g->lid[t]];
 		for (k = g->off[s]; k < g->off[s + 1]; k++)
-			if (dist[g->nb[k]] < NO_HOPS - 1)
-				row[g->port[k]] = dist[g->nb[k]] + 1;
+			if (d[g->nb[k]] < NO_HOPS - 1)
+				row[g->port[k]] = d[g->nb[k]] + 1;
 	}
 	return true;
 }
@@ -197,18 +199,20 @@ const char *ibf_osm_fill_hops(struct osm_subn *subn)
 	if (!why)
 		why = collect_links(&g);
 	if (!why) {
-		dist = malloc(g.n ? g.n : 1);
+		/* hops between every two switches: n^2 bytes (2.6 MB for
+		 * the 1,620 switches of 11,664 hosts) */
+		dist = malloc(g.n ? (size_t)g.n * g.n : 1);
 		queue = malloc((g.n ? g.n : 1) * sizeof(*queue));
 		if (!dist || !queue)
 			why = "out of memory";
 	}
+	for (t = 0; !why && t < g.n; t++)
+		bfs(&g, t, dist + (size_t)t * g.n, queue);
 	/* A row left half-filled holds exact values only: OpenSM's own
 	 * build, which takes over then, starts from them safely. */
-	for (t = 0; !why && t < g.n; t++) {
-		bfs(&g, t, dist, queue);
-		if (!fill_rows(&g, t, dist))
+	for (t = 0; !why && t < g.n; t++)
+		if (!fill_switch(&g, t, dist))
 			why = "out of memory";
-	}
 	free(dist);
 	free(queue);
 	graph_free(&g);

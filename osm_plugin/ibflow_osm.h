@@ -111,6 +111,7 @@ typedef struct ibf_osm {
 	 * thread only). */
 	struct ibf_pgft_memory *labels;
 	bool labels_loaded;
+	bool labels_dirty;               /* changed since written */
 } ibf_osm_t;
 
 /* conf.c */
@@ -150,11 +151,12 @@ ibf_status_t ibf_osm_write_lfts(struct osm_subn *subn,
 const char *ibf_osm_fill_hops(struct osm_subn *subn);
 
 /* labels.c: the labels to route with (read from OpenSM's cache dir at
- * the first call), and keeping a routing's labels (taken from r, written
- * to the cache dir when they changed). */
+ * the first call), keeping a routing's labels (taken from r), and writing
+ * them to the cache dir when they changed (after the routing is done). */
 const struct ibf_pgft_memory *ibf_osm_labels(ibf_osm_t *p);
 void ibf_osm_labels_keep(ibf_osm_t *p, const ibf_osm_engine_t *e,
 			 ibf_routing_t *r);
+void ibf_osm_labels_flush(ibf_osm_t *p);
 
 /* worker.c */
 ibf_status_t ibf_osm_worker_start(ibf_osm_t *p, ibf_err_t *err);

@@ -5,10 +5,13 @@
  * node, switch or link going down moves no other route whatever the
  * cabling.  Kept in memory across sweeps and in OpenSM's cache directory
  * (ibflow-labels.txt, the format of `ibflow route --labels-out`) across
- * restarts; written atomically after each routing that changed them.  A
- * file that does not parse, or no longer fits the fabric, is ignored with
- * a warning and replaced after the routing.  Only OpenSM's routing thread
- * comes here.
+ * restarts.  The file is written atomically (fsync, rename) when the
+ * labels changed - a new node, not a node going down or coming back, whose
+ * slot the labels keep - and only once the switches carry the new tables
+ * (ROUTING_DONE), so the write never delays a routing.  A file that does
+ * not parse, or no longer fits the fabric, is ignored with a warning and
+ * replaced.  Only OpenSM's state manager thread comes here: it runs the
+ * routing and reports ROUTING_DONE.
  */
 #include "config.h"
 
@@ -73,23 +76,31 @@ void ibf_osm_labels_keep(ibf_osm_t *p, const ibf_osm_engine_t *e,
 {
 	const char *why = ibf_routing_report_str(r, "labels_ignored");
 	char path[IBF_OSM_PATH_MAX];
-	ibf_err_t err;
-	bool changed;
 
 	if (!r->pgft_memory)
 		return;
-	labels_path(path, sizeof(path));
-	if (why)
+	if (why) {
+		labels_path(path, sizeof(path));
 		ibf_osm_logf(p, OSM_LOG_ERROR, "ERR IBF21: %s: the labels kept "
 			     "in %s no longer fit the fabric (%s): labels found "
 			     "afresh", e->osm_name, path, why);
-	changed = !same_labels(p->labels, r->pgft_memory);
+	}
+	p->labels_dirty |= !same_labels(p->labels, r->pgft_memory);
 	ibf_pgft_memory_destroy(p->labels);
 	/* the routing is not published yet: taking its memory is safe */
 	p->labels = r->pgft_memory;
 	r->pgft_memory = NULL;
-	if (!changed)
+}
+
+void ibf_osm_labels_flush(ibf_osm_t *p)
+{
+	char path[IBF_OSM_PATH_MAX];
+	ibf_err_t err;
+
+	if (!p->labels_dirty || !p->labels)
 		return;
+	p->labels_dirty = false;
+	labels_path(path, sizeof(path));
 	ibf_err_clear(&err);
 	if (ibf_labels_write(path, p->labels, &err) != IBF_OK)
 		ibf_osm_logf(p, OSM_LOG_ERROR, "ERR IBF22: labels not kept "

@@ -181,7 +181,7 @@ static void note_pgft(ibf_osm_t *p, const ibf_osm_engine_t *e,
 }
 
 /* The plugin's phases of a routing: min-hop matrices, model + engine,
- * copy into OpenSM's tables. */
+ * copy into OpenSM's tables, keeping the labels (in memory). */
 static void log_routed(ibf_osm_t *p, const ibf_osm_engine_t *e,
 		       const ibf_osm_result_t *res, double route_s,
 		       double copy_s)
@@ -207,7 +207,7 @@ static int route_cb(void *context)
 	ibf_route_opts_t o = p->conf.route;
 	ibf_err_t err;
 	unsigned min_vls = 0;
-	double t0 = now_seconds(), t1;
+	double t0 = now_seconds(), t1, t2;
 	ibf_status_t st;
 
 	ibf_err_clear(&err);
@@ -224,6 +224,7 @@ static int route_cb(void *context)
 	t1 = now_seconds();
 	if (st == IBF_OK)
 		st = ibf_osm_write_lfts(&p->osm->subn, r, &err);
+	t2 = now_seconds();
 	if (st != IBF_OK) {
 		ibf_osm_logf(p, OSM_LOG_ERROR, "ERR IBF01: %s refuses this "
 			     "fabric: %s", e->osm_name, err.msg);
@@ -246,7 +247,7 @@ static int route_cb(void *context)
 	res->routing = r;
 	note_pgft(p, e, r);
 	ibf_osm_labels_keep(p, e, r);
-	log_routed(p, e, res, t1 - t0, now_seconds() - t1);
+	log_routed(p, e, res, t1 - t0, t2 - t1);
 	set_current(p, res);
 	return 0;
 }
@@ -468,6 +469,7 @@ static void plugin_report(void *data, osm_epi_event_id_t id, void *ev)
 	}
 	if (id != OSM_EVENT_ID_UCAST_ROUTING_DONE)
 		return;
+	ibf_osm_labels_flush(p);
 	if (used_is_ours(p))
 		res = get_current(p);
 	else if (p->conf.eval_foreign)

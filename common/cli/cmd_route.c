@@ -45,13 +45,11 @@ static bool parse_args(int argc, char **argv, struct route_args *a, int *rc)
 		IBF_OPT_STR("report", &a->report, "FILE", "JSON report: fabric, "
 			    "engine, time, engine findings"),
 		IBF_OPT_STR("labels-from", &a->labels_in, "FILE", "dmodk, "
-			    "uapr: keep the PGFT labels of FILE (a labels\n"
-			    "file, docs/formats.md) where the fabric still "
-			    "fits them"),
+			    "uapr: keep the PGFT labels of FILE\n(a labels "
+			    "file, docs/formats.md) where they still fit"),
 		IBF_OPT_STR("labels-out", &a->labels_out, "FILE", "dmodk, "
-			    "uapr: write the labels to keep (with\n"
-			    "--labels-from: merged, nodes that are down "
-			    "keep their slots)"),
+			    "uapr: write the PGFT labels to keep\n(merged "
+			    "with --labels-from: a node down keeps its slot)"),
 		IBF_OPT_THREADS(&a->o.nthreads),
 		IBF_OPT_UINT("layers", &a->o.layers, "N", 1, IBF_LAYERS_MAX,
 			     "layers; needs 2^LMC >= N", .def = "2^LMC",

@@ -14,8 +14,9 @@
 #   - in OpenSM on ibsim: the plugin keeps the labels in OpenSM's cache
 #     dir, so a restart on the fabric without the node or link (the same
 #     cache, so the same LIDs) routes every other LID as before; with the
-#     file removed, entries move; a file that no longer fits or does not
-#     parse is logged and ignored, and the routing goes on.
+#     file removed, entries move; `ibflow route --labels-from` the kept
+#     file reproduces the switches' tables; a file that no longer fits or
+#     does not parse is logged and ignored, and the routing goes on.
 set -uo pipefail
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -195,6 +196,15 @@ osm_case() {
 	fi
 	t_check "$name: tables pass ibflow check" 0 "$IBF" check \
 		--topo "$dir/after/ibnd" --lfts "$dir/after/dump_lfts.out"
+	# the kept file reproduces the plugin's tables offline
+	if "$IBF" route --topo "$dir/after/ibnd" --engine "${eng#ibflow-}" \
+	   -o "$dir/offline.lft" --labels-from "$dir/cache/ibflow-labels.txt" \
+	   >/dev/null 2>"$dir/offline.err"; then
+		t_same "$name: ibflow route --labels-from the kept file gives the switches' tables" \
+			"$dir/la" <(t_canon_lfts "$dir/offline.lft")
+	else
+		t_fail "$name: ibflow route --labels-from the kept file" "$(head -c 300 "$dir/offline.err")"
+	fi
 	LAST_CACHE=$dir/cache
 	LAST_DOWN=$dir/down
 }
