@@ -3,15 +3,13 @@
 # Routing time inside OpenSM (docs/benchmarks.md, "The OpenSM plugin at
 # scale"):
 #   tests/bench/bench_osm_route.sh [--runs R] [SPEC...]
-# Real OpenSM on ibsim (-D 0x47), per run: the routing at its start
-# (cold) and the heavy sweep SIGHUP asks for (warm: OpenSM's tables and
-# matrices exist, as at a fault); each engine once per round, rounds
-# interleaved (engine A, B, C, A, B, C, ...) so a busy moment of the
-# shared machine hits all engines alike.  Routing time = OpenSM's log
-# from "building routing with" to "tables configured on all switches"; for
-# the ibflow engines the plugin's own log line splits it into the min-hop
-# matrices, model + engine, and the copy into OpenSM's tables.  Prints one
-# row per (spec, LMC, engine): medians of R.
+# Real OpenSM on ibsim, one heavy sweep per run (-s 0 -o -D 0x47), each
+# engine once per round, rounds interleaved (engine A, B, C, A, B, C, ...)
+# so a busy moment of the shared machine hits all engines alike.  Routing
+# time = OpenSM's log from "building routing with" to "tables configured on
+# all switches"; for the ibflow engines the plugin's own log line splits
+# it into the min-hop matrices, model + engine, and the copy into
+# OpenSM's tables.  Prints one row per (spec, LMC, engine): medians of R.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -40,30 +38,9 @@ osm_secs() {
 	awk '{ split($3, t, ":"); printf "%.6f\n", t[1] * 3600 + t[2] * 60 + t[3] + $4 / 1e6 }'
 }
 
-# phases LOG N: the N-th routing of LOG as "total matrices engine copy"
-# (- where the engine gives no phases)
-phases() {
-	local t0 t1
-
-	t0=$(grep 'building routing with' "$1" | sed -n "${2}p" | osm_secs)
-	t1=$(grep 'tables configured on all switches' "$1" | sed -n "${2}p" | osm_secs)
-	grep ': routed .* SL(s) in ' "$1" | sed -n "${2}p" |
-	awk -v t="$(echo "$t1 - $t0" | bc -l)" '
-	{
-		for (i = 1; i <= NF; i++) {
-			if ($i == "in" && $(i + 2) == "s" && !r) r = $(i + 1)
-			if ($i == "matrices") h = $(i + 1)
-			if ($i == "copied") c = $(i + 2)
-		}
-	}
-	END { printf "%.4f %s %s %s\n", t, h == "" ? "-" : h, r == "" ? "-" : r, c == "" ? "-" : c }'
-}
-
-# sweep NET LMC ENGINE RUN: OpenSM routes at start (cold: its tables and
-# matrices allocated then) and again after SIGHUP (warm: a heavy sweep of a
-# running SM, as after a fault); prints the cold and the warm phases.
+# sweep NET LMC ENGINE RUN: prints "total hops route copy" (- when none)
 sweep() {
-	local lmc=$2 eng=$3 run=$4 pid n args=(-R "$3")
+	local lmc=$2 eng=$3 run=$4 t0 t1 args=(-R "$3")
 
 	rm -rf "$run"
 	mkdir -p "$run"
@@ -74,35 +51,28 @@ sweep() {
 		printf 'export no\neval no\n' >"$run/ibflow.conf"
 		args=(-F "$run/osm.conf") ;;
 	esac
-	# timeout, not a shell function: $! must pass SIGHUP on to OpenSM
 	IBFLOW_OSM_CONF=$run/ibflow.conf OSM_TMP_DIR=$run OSM_CACHE_DIR=$run \
-		IBSIM_SOCKNAME=$IBS_SOCK LD_PRELOAD=$IBS_UMAD2SIM \
-		timeout -k 5 300 opensm "${args[@]}" -f "$run/osm.log" -s 0 \
-		-D 0x47 -l "$lmc" >"$run/opensm.out" 2>&1 &
-	pid=$!
-	for want in 1 2; do
-		for _ in $(seq 600); do
-			n=$(grep -c 'tables configured on all switches' "$run/osm.log" 2>/dev/null)
-			[ "${n:-0}" -ge "$want" ] && break
-			sleep 0.1
-		done
-		[ "$want" = 1 ] && { sleep 0.5; kill -HUP "$pid"; }
-	done
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	if [ "${n:-0}" -lt 2 ] || [ "$(ibs_engine_used "$run/osm.log")" != "$eng" ]; then
-		echo "fail"
-		return
-	fi
-	echo "$(phases "$run/osm.log" 1) $(phases "$run/osm.log" 2)"
+		ibs_run opensm "${args[@]}" -f "$run/osm.log" -s 0 -o -D 0x47 \
+		-l "$lmc" >"$run/opensm.out" 2>&1
+	[ "$(ibs_engine_used "$run/osm.log")" = "$eng" ] || { echo "fail"; return; }
+	t0=$(grep -m1 'building routing with' "$run/osm.log" | osm_secs)
+	t1=$(grep 'tables configured on all switches' "$run/osm.log" | tail -1 | osm_secs)
+	awk -v t="$(echo "$t1 - $t0" | bc -l)" '
+	/: routed .* SL\(s\) in / {
+		for (i = 1; i <= NF; i++) {
+			if ($i == "in" && $(i + 2) == "s" && !r) r = $(i + 1)
+			if ($i == "matrices") h = $(i + 1)
+			if ($i == "copied") c = $(i + 2)
+		}
+	}
+	END { printf "%.4f %s %s %s\n", t, h == "" ? "-" : h, r == "" ? "-" : r, c == "" ? "-" : c }' \
+		"$run/osm.log"
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "-" }'; }
 
 echo "# $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p'); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# cold: the routing at OpenSM's start; warm: the heavy sweep after SIGHUP"
-printf '%-28s %3s %-13s %7s %7s | %7s %7s %7s %7s   %s\n' spec lmc engine \
-	cold c.matr warm w.matr w.engine w.copy "warm runs"
+printf '%-28s %3s %-15s %8s %8s %8s %8s   %s\n' spec lmc engine total matrices engine copy runs
 for spec in "${specs[@]}"; do
 	net=$dir/$(echo "$spec" | tr ':,' '_-').net
 	"$build/common/ibflow" gen "$spec" --format ibsim -o "$net" >/dev/null || exit 1
@@ -120,11 +90,12 @@ for spec in "${specs[@]}"; do
 		done
 		for e in "${engines[@]}"; do
 			f=$dir/$lmc-$e.txt
-			col() { cut -d' ' -f"$1" "$f" | median; }
-			printf '%-28s %3s %-13s %7s %7s | %7s %7s %7s %7s   %s\n' \
-				"$spec" "$lmc" "$e" "$(col 1)" "$(col 2)" \
-				"$(col 5)" "$(col 6)" "$(col 7)" "$(col 8)" \
-				"$(cut -d' ' -f5 "$f" | tr '\n' ' ')"
+			printf '%-28s %3s %-15s %8s %8s %8s %8s   %s\n' "$spec" "$lmc" "$e" \
+				"$(cut -d' ' -f1 "$f" | median)" \
+				"$(cut -d' ' -f2 "$f" | median)" \
+				"$(cut -d' ' -f3 "$f" | median)" \
+				"$(cut -d' ' -f4 "$f" | median)" \
+				"$(cut -d' ' -f1 "$f" | tr '\n' ' ')"
 			rm -f "$f"
 		done
 	done
