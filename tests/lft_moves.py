@@ -16,17 +16,7 @@ in all C"; exit 1 when K > 0.
 """
 import sys
 
-
-def read_topo(path):
-    types, peer = {}, {}
-    for line in open(path):
-        f = line.split()
-        if f and f[0] == "N":
-            types[f[2]] = f[1]
-        elif f and f[0] == "L":
-            peer[f[1]] = f[2]
-            peer[f[2]] = f[1]
-    return types, peer
+from canon_topo import read_topo
 
 
 def read_lfts(path):

@@ -17,21 +17,11 @@ switches" or the first problems; exit 0 / 1.
 import re
 import sys
 
+from canon_topo import read_topo
+
 
 def guid(s):
     return format(int(s, 16), "x")
-
-
-def read_topo(path):
-    types, peer = {}, {}
-    for line in open(path):
-        f = line.split()
-        if f and f[0] == "N":
-            types[f[2]] = f[1]
-        elif f and f[0] == "L":
-            peer[f[1]] = f[2]
-            peer[f[2]] = f[1]
-    return types, peer
 
 
 def read_mfts(path, mlid):
