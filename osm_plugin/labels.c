@@ -16,7 +16,6 @@
 #include "config.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include <opensm/osm_config.h>
 #include <complib/cl_types.h>
@@ -61,16 +60,6 @@ const ibf_pgft_memory_t *ibf_osm_labels(ibf_osm_t *p)
 	return p->labels;
 }
 
-/* Did the labels change (a node or link came or went)? */
-static bool same_labels(const ibf_pgft_memory_t *a,
-			const ibf_pgft_memory_t *b)
-{
-	return a && b && a->nnodes == b->nnodes && a->nlinks == b->nlinks &&
-	       !memcmp(&a->shape, &b->shape, sizeof(a->shape)) &&
-	       !memcmp(a->nodes, b->nodes, a->nnodes * sizeof(*a->nodes)) &&
-	       !memcmp(a->links, b->links, a->nlinks * sizeof(*a->links));
-}
-
 void ibf_osm_labels_keep(ibf_osm_t *p, const ibf_osm_engine_t *e,
 			 ibf_routing_t *r)
 {
@@ -85,7 +74,7 @@ void ibf_osm_labels_keep(ibf_osm_t *p, const ibf_osm_engine_t *e,
 			     "in %s no longer fit the fabric (%s): labels found "
 			     "afresh", e->osm_name, path, why);
 	}
-	p->labels_dirty |= !same_labels(p->labels, r->pgft_memory);
+	p->labels_dirty |= !ibf_pgft_memory_equal(p->labels, r->pgft_memory);
 	ibf_pgft_memory_destroy(p->labels);
 	/* the routing is not published yet: taking its memory is safe */
 	p->labels = r->pgft_memory;

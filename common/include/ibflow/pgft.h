@@ -212,6 +212,9 @@ void ibf_pgft_destroy(ibf_pgft_t *pg);
 ibf_pgft_memory_t *ibf_pgft_memory_from(const ibf_pgft_t *pg,
 					const ibf_pgft_memory_t *old);
 void ibf_pgft_memory_destroy(ibf_pgft_memory_t *m);
+/* Same shape, nodes and links (false if either is NULL). */
+bool ibf_pgft_memory_equal(const ibf_pgft_memory_t *a,
+			   const ibf_pgft_memory_t *b);
 /* Sort nodes and links for the lookups; false if a GUID (or a GUID and
  * port) is there twice. */
 bool ibf_pgft_memory_sort(ibf_pgft_memory_t *m);

@@ -210,7 +210,7 @@ static ibf_status_t parse_link(lparse_t *p, const char *rest, bool ep,
 			 &used) :
 	     sscanf(rest, "%" SCNx64 " %u %u%n", &g, &q, &kk, &used)) != want ||
 	    rest[used] || !q || q > 255 || kk > 255 ||
-	    place == IBF_PGFT_NO_PLACE)
+	    (ep && place == IBF_PGFT_NO_PLACE))
 		return bad(p, err, ep ? "expected 'ep 0xGUID PORT K PLACE'" :
 			   "expected 'link 0xGUID PORT K'");
 	k = &p->m->links[p->m->nlinks++];
