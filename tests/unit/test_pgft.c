@@ -649,8 +649,8 @@ static void test_disconnected(void **state)
  * of the copy must keep its level, label and rank, every endpoint its
  * place d, and the copy must be recognized as the complete PGFT.
  */
-static void check_stable(const char *spec, const bool *drop,
-			 const bool *cut, uint64_t seed)
+static unsigned check_stable(const char *spec, const bool *drop,
+			     const bool *cut, uint64_t seed)
 {
 	ibf_fabric_t *src = tu_gen(spec, 0), *full, *part;
 	ibf_node_id_t *mf = malloc(src->nnodes * sizeof(*mf));
@@ -710,6 +710,7 @@ static void check_stable(const char *spec, const bool *drop,
 	free(mp);
 	free(l);
 	free(lk);
+	return 0;
 }
 
 /* Node u of src in fabric f (ids through map): its label as a number. */
@@ -806,12 +807,41 @@ static void drop_names(const ibf_fabric_t *src, bool *drop,
 		drop[by_name(src, *names)] = true;
 }
 
+/* A fabric and the nodes it loses. */
+typedef struct drop_case {
+	const char *spec;
+	const char *names[6];
+} drop_case_t;
+
+/* check(spec, drop, seed0 + i) for each case; the sum of its results. */
+static unsigned for_each_drop(const drop_case_t *cases, size_t n,
+			      unsigned (*check)(const char *, const bool *,
+						uint64_t), uint64_t seed0)
+{
+	unsigned sum = 0;
+	size_t c;
+
+	for (c = 0; c < n; c++) {
+		ibf_fabric_t *src = tu_gen(cases[c].spec, 0);
+		bool *drop = calloc(src->nnodes, sizeof(*drop));
+
+		drop_names(src, drop, cases[c].names);
+		sum += check(cases[c].spec, drop, seed0 + c);
+		free(drop);
+		ibf_fabric_destroy(src);
+	}
+	return sum;
+}
+
+static unsigned stable_case(const char *spec, const bool *drop,
+			    uint64_t seed)
+{
+	return check_stable(spec, drop, NULL, seed);
+}
+
 static void test_stable_missing_nodes(void **state)
 {
-	static const struct {
-		const char *spec;
-		const char *names[6];
-	} cases[] = {
+	static const drop_case_t cases[] = {
 		/* the brief's case: one host of 64 down */
 		{ "xgft:2:8,8:1,8", { "h0013 HCA-1", NULL } },
 		{ "kary:4,3", { "h0000 HCA-1", "h0037 HCA-1", "h0063 HCA-1",
@@ -831,18 +861,10 @@ static void test_stable_missing_nodes(void **state)
 		{ "pgft:2:3,4:1,3:2,2", { "h0006 HCA-1", "h0007 HCA-1",
 					  NULL } },
 	};
-	size_t c;
 
 	(void)state;
-	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		ibf_fabric_t *src = tu_gen(cases[c].spec, 0);
-		bool *drop = calloc(src->nnodes, sizeof(*drop));
-
-		drop_names(src, drop, cases[c].names);
-		check_stable(cases[c].spec, drop, NULL, 11 + c);
-		free(drop);
-		ibf_fabric_destroy(src);
-	}
+	for_each_drop(cases, sizeof(cases) / sizeof(cases[0]), stable_case,
+		      11);
 }
 
 /* No port convention: the remembered labels keep every node in place
@@ -850,29 +872,18 @@ static void test_stable_missing_nodes(void **state)
  * switch, two top switches down; parallel links). */
 static void test_memory_keeps_labels(void **state)
 {
-	static const struct {
-		const char *spec;
-		const char *names[3];
-	} cases[] = {
+	static const drop_case_t cases[] = {
 		{ "kary:4,3", { "h0005 HCA-1", NULL } },
 		{ "kary:4,3", { "s1-2", NULL } },
 		{ "kary:4,3", { "s2-6", NULL } },
 		{ "kary:4,3", { "s3-0", "s3-9", NULL } },
 		{ "pgft:2:3,4:1,3:2,2", { "h0006 HCA-1", NULL } },
 	};
-	unsigned moved = 0;
-	size_t c;
+	unsigned moved;
 
 	(void)state;
-	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		ibf_fabric_t *src = tu_gen(cases[c].spec, 0);
-		bool *drop = calloc(src->nnodes, sizeof(*drop));
-
-		drop_names(src, drop, cases[c].names);
-		moved += check_memory(cases[c].spec, drop, 31 + c);
-		free(drop);
-		ibf_fabric_destroy(src);
-	}
+	moved = for_each_drop(cases, sizeof(cases) / sizeof(cases[0]),
+			      check_memory, 31);
 	/* the cases are worth testing: without memory labels moved */
 	assert_true(moved > 0);
 }
