@@ -642,6 +642,22 @@ static void test_disconnected(void **state)
 
 /* ---- stability under loss ---------------------------------------------- */
 
+/* Every endpoint of part has the place d (by port GUID) it had in full. */
+static void assert_places_kept(const ibf_fabric_t *full, const ibf_pgft_t *pf,
+			       const ibf_fabric_t *part, const ibf_pgft_t *pp)
+{
+	size_t k;
+
+	for (k = 0; k < part->nendpoints; k++) {
+		ibf_port_id_t fe = ibf_fabric_port_by_guid(full,
+				part->ports[part->endpoints[k]].guid);
+
+		assert_true(fe != IBF_NO_ID);
+		assert_int_equal(pp->ep_d[k],
+				 pf->ep_d[full->endpoint_index[fe]]);
+	}
+}
+
 /*
  * The complete fabric and a copy without the nodes in drop[] and the links
  * in cut[] (indices into the link list), both with the generator's port
@@ -692,15 +708,7 @@ static unsigned check_stable(const char *spec, const bool *drop,
 				fail_msg("%s: %s digit %u moved", spec,
 					 ibf_node_desc(src, u), i);
 	}
-	for (k = 0; k < part->nendpoints; k++) {
-		ibf_port_id_t ep = part->endpoints[k];
-		ibf_port_id_t fe = ibf_fabric_port_by_guid(full,
-						part->ports[ep].guid);
-
-		assert_true(fe != IBF_NO_ID);
-		assert_int_equal(pp->ep_d[k],
-				 pf->ep_d[full->endpoint_index[fe]]);
-	}
+	assert_places_kept(full, pf, part, pp);
 	ibf_pgft_destroy(pf);
 	ibf_pgft_destroy(pp);
 	ibf_fabric_destroy(full);
@@ -744,7 +752,7 @@ static unsigned check_memory(const char *spec, const bool *drop,
 	unsigned moved = 0;
 	ibf_err_t err;
 	tlink_t *l;
-	size_t n, k;
+	size_t n;
 	int fd = mkstemp(path);
 
 	assert_true(fd >= 0);
@@ -778,13 +786,7 @@ static unsigned check_memory(const char *spec, const bool *drop,
 				 ibf_node_desc(src, u));
 		moved += label_of(pp, y) != label_of(pf, x);
 	}
-	for (k = 0; k < part->nendpoints; k++) {
-		ibf_port_id_t fe = ibf_fabric_port_by_guid(full,
-				part->ports[part->endpoints[k]].guid);
-
-		assert_int_equal(pm->ep_d[k],
-				 pf->ep_d[full->endpoint_index[fe]]);
-	}
+	assert_places_kept(full, pf, part, pm);
 	unlink(path);
 	ibf_pgft_memory_destroy(m);
 	ibf_pgft_memory_destroy(back);
