@@ -23,6 +23,7 @@
 
 struct osm_opensm;
 struct osm_subn;
+struct ibf_pgft_memory;
 
 #define IBF_OSM_NENGINES 3
 #define IBF_OSM_MAX_PATTERNS 16
@@ -103,6 +104,14 @@ typedef struct ibf_osm {
 	/* The PGFT shape of the last dmodk/uapr routing: a tree that loses
 	 * nodes keeps its labels (only OpenSM's routing thread uses it). */
 	struct ibf_pgft_shape *pgft_hint;
+	/* Time the plugin took for OpenSM's min-hop matrices at the last
+	 * routing, -1 when OpenSM built them (routing thread only). */
+	double hops_seconds;
+	/* The PGFT labels kept across sweeps and restarts (labels.c; routing
+	 * thread only). */
+	struct ibf_pgft_memory *labels;
+	bool labels_loaded;
+	bool labels_dirty;               /* changed since written */
 } ibf_osm_t;
 
 /* conf.c */
@@ -134,6 +143,20 @@ ibf_status_t ibf_osm_read_lfts(struct osm_subn *subn, const ibf_fabric_t *f,
  * switch exists and is large enough (nothing is written otherwise). */
 ibf_status_t ibf_osm_write_lfts(struct osm_subn *subn,
 				const ibf_routing_t *r, ibf_err_t *err);
+
+/* hops.c: OpenSM's min-hop matrices (switch LIDs, every switch port), as
+ * its own build would leave them; call with OpenSM's lock held, after
+ * OpenSM prepared the switches for routing.  NULL when filled, else why
+ * OpenSM must build them itself. */
+const char *ibf_osm_fill_hops(struct osm_subn *subn);
+
+/* labels.c: the labels to route with (read from OpenSM's cache dir at
+ * the first call), keeping a routing's labels (taken from r), and writing
+ * them to the cache dir when they changed (after the routing is done). */
+const struct ibf_pgft_memory *ibf_osm_labels(ibf_osm_t *p);
+void ibf_osm_labels_keep(ibf_osm_t *p, const ibf_osm_engine_t *e,
+			 ibf_routing_t *r);
+void ibf_osm_labels_flush(ibf_osm_t *p);
 
 /* worker.c */
 ibf_status_t ibf_osm_worker_start(ibf_osm_t *p, ibf_err_t *err);

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <ibflow/labels_io.h>
+#include <ibflow/pgft.h>
 #include <ibflow/sl.h>
 
 #include "cli.h"
@@ -13,6 +15,7 @@ static const char *const CMD = "route";
 
 struct route_args {
 	const char *topo, *engine, *out, *order, *sl, *report;
+	const char *labels_in, *labels_out;
 	unsigned lmc;
 	bool lmc_given;
 	int method;
@@ -41,6 +44,12 @@ static bool parse_args(int argc, char **argv, struct route_args *a, int *rc)
 			    "(\"* DLID SL\" / \"SLID DLID SL\")"),
 		IBF_OPT_STR("report", &a->report, "FILE", "JSON report: fabric, "
 			    "engine, time, engine findings"),
+		IBF_OPT_STR("labels-from", &a->labels_in, "FILE", "dmodk, "
+			    "uapr: keep the PGFT labels of FILE\n(a labels "
+			    "file, docs/formats.md) where they still fit"),
+		IBF_OPT_STR("labels-out", &a->labels_out, "FILE", "dmodk, "
+			    "uapr: write the PGFT labels to keep\n(merged "
+			    "with --labels-from: a node down keeps its slot)"),
 		IBF_OPT_THREADS(&a->o.nthreads),
 		IBF_OPT_UINT("layers", &a->o.layers, "N", 1, IBF_LAYERS_MAX,
 			     "layers; needs 2^LMC >= N", .def = "2^LMC",
@@ -70,6 +79,12 @@ static bool parse_args(int argc, char **argv, struct route_args *a, int *rc)
 	if (!ibf_cli_parse(&spec, argc, argv, NULL, rc))
 		return false;
 	a->o.method = (ibf_layer_method_t)a->method;
+	if ((a->labels_in || a->labels_out) && strcmp(a->engine, "dmodk") &&
+	    strcmp(a->engine, "uapr")) {
+		*rc = ibf_cli_usage_error(CMD, "--labels-from/--labels-out: "
+					  "only dmodk and uapr label a PGFT");
+		return false;
+	}
 	if (!ibf_route_engine_find(a->engine)) {
 		*rc = ibf_cli_usage_error(CMD, "--engine: unknown engine '%s' "
 					  "(minhop, dmodk, uapr, layered)",
@@ -104,12 +119,30 @@ static int write_outputs(const struct route_args *a, ibf_routing_t *r,
 		return ibf_cli_fail(CMD, &err);
 	if (a->sl && ibf_routing_write_sl(r, a->sl, &err) != IBF_OK)
 		return ibf_cli_fail(CMD, &err);
+	if (a->labels_out && (!r->pgft_memory ||
+			      ibf_labels_write(a->labels_out, r->pgft_memory,
+					       &err) != IBF_OK))
+		return r->pgft_memory ? ibf_cli_fail(CMD, &err) :
+		       ibf_cli_usage_error(CMD, "--labels-out: out of memory");
 	if (a->report) {
 		struct report_ctx c = { r, secs };
 
 		return ibf_cli_write_file(CMD, a->report, put_report, &c);
 	}
 	return IBF_EXIT_OK;
+}
+
+/* Labels that no longer fit are not an error: the routing is found
+ * afresh, as the plugin does; say so. */
+static void warn_labels_ignored(const struct route_args *a,
+				const ibf_routing_t *r)
+{
+	const char *why = ibf_routing_report_str(r, "labels_ignored");
+
+	if (a->labels_in && why)
+		fprintf(stderr, "ibflow %s: warning: %s no longer fits the "
+			"fabric (%s): labels found afresh\n", CMD,
+			a->labels_in, why);
 }
 
 static double now(void)
@@ -123,6 +156,7 @@ static double now(void)
 int ibf_cmd_route(int argc, char **argv)
 {
 	struct route_args a;
+	ibf_pgft_memory_t *mem = NULL;
 	ibf_routing_t *r = NULL;
 	ibf_fabric_t *f;
 	ibf_err_t err;
@@ -145,10 +179,17 @@ int ibf_cmd_route(int argc, char **argv)
 		return IBF_EXIT_INPUT;
 	}
 	ibf_err_clear(&err);
+	if (a.labels_in &&
+	    ibf_labels_read(a.labels_in, &mem, &err) != IBF_OK) {
+		ibf_fabric_destroy(f);
+		return ibf_cli_fail(CMD, &err);
+	}
+	a.o.pgft_memory = mem;
 	t0 = now();
 	if (ibf_route(f, a.engine, &a.o, &r, &err) != IBF_OK) {
 		rc = ibf_cli_fail(CMD, &err);
 	} else {
+		warn_labels_ignored(&a, r);
 		secs = now() - t0;
 		rc = write_outputs(&a, r, secs);
 		if (rc == IBF_EXIT_OK && strcmp(a.out, "-"))
@@ -158,6 +199,7 @@ int ibf_cmd_route(int argc, char **argv)
 			       r->nsls == 1 ? "" : "s", secs);
 	}
 	ibf_routing_destroy(r);
+	ibf_pgft_memory_destroy(mem);
 	ibf_fabric_destroy(f);
 	return rc;
 }

@@ -15,10 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 #include <cmocka.h>
 
 #include <ibflow/gen.h>
+#include <ibflow/labels_io.h>
 #include <ibflow/pgft.h>
 
 #include "test_util.h"
@@ -640,6 +642,22 @@ static void test_disconnected(void **state)
 
 /* ---- stability under loss ---------------------------------------------- */
 
+/* Every endpoint of part has the place d (by port GUID) it had in full. */
+static void assert_places_kept(const ibf_fabric_t *full, const ibf_pgft_t *pf,
+			       const ibf_fabric_t *part, const ibf_pgft_t *pp)
+{
+	size_t k;
+
+	for (k = 0; k < part->nendpoints; k++) {
+		ibf_port_id_t fe = ibf_fabric_port_by_guid(full,
+				part->ports[part->endpoints[k]].guid);
+
+		assert_true(fe != IBF_NO_ID);
+		assert_int_equal(pp->ep_d[k],
+				 pf->ep_d[full->endpoint_index[fe]]);
+	}
+}
+
 /*
  * The complete fabric and a copy without the nodes in drop[] and the links
  * in cut[] (indices into the link list), both with the generator's port
@@ -647,8 +665,8 @@ static void test_disconnected(void **state)
  * of the copy must keep its level, label and rank, every endpoint its
  * place d, and the copy must be recognized as the complete PGFT.
  */
-static void check_stable(const char *spec, const bool *drop,
-			 const bool *cut, uint64_t seed)
+static unsigned check_stable(const char *spec, const bool *drop,
+			     const bool *cut, uint64_t seed)
 {
 	ibf_fabric_t *src = tu_gen(spec, 0), *full, *part;
 	ibf_node_id_t *mf = malloc(src->nnodes * sizeof(*mf));
@@ -690,15 +708,7 @@ static void check_stable(const char *spec, const bool *drop,
 				fail_msg("%s: %s digit %u moved", spec,
 					 ibf_node_desc(src, u), i);
 	}
-	for (k = 0; k < part->nendpoints; k++) {
-		ibf_port_id_t ep = part->endpoints[k];
-		ibf_port_id_t fe = ibf_fabric_port_by_guid(full,
-						part->ports[ep].guid);
-
-		assert_true(fe != IBF_NO_ID);
-		assert_int_equal(pp->ep_d[k],
-				 pf->ep_d[full->endpoint_index[fe]]);
-	}
+	assert_places_kept(full, pf, part, pp);
 	ibf_pgft_destroy(pf);
 	ibf_pgft_destroy(pp);
 	ibf_fabric_destroy(full);
@@ -708,6 +718,88 @@ static void check_stable(const char *spec, const bool *drop,
 	free(mp);
 	free(l);
 	free(lk);
+	return 0;
+}
+
+/* Node u of src in fabric f (ids through map): its label as a number. */
+static uint64_t label_of(const ibf_pgft_t *pg, ibf_node_id_t n)
+{
+	uint64_t x = 0;
+	unsigned i;
+
+	for (i = pg->h; i >= 1; i--)
+		x = x * 256 + ibf_pgft_digit(pg, n, i);
+	return x;
+}
+
+/*
+ * Ports permuted per node (no port convention): recognized without
+ * memory, a copy without drop[] moves labels; with the memory of the
+ * complete fabric - through a labels file and back - every node keeps
+ * its label and every endpoint its place d.  Returns the nodes whose
+ * label moved without the memory.
+ */
+static unsigned check_memory(const char *spec, const bool *drop,
+			     uint64_t seed)
+{
+	ibf_fabric_t *src = tu_gen(spec, 0), *full, *part;
+	ibf_node_id_t *mf = malloc(src->nnodes * sizeof(*mf));
+	ibf_node_id_t *mp = malloc(src->nnodes * sizeof(*mp)), u;
+	ibf_pgft_t *pf, *pp, *pm;
+	ibf_pgft_memory_t *m, *back;
+	ibf_pgft_opts_t o = { NULL, NULL };
+	char path[] = "/tmp/test_pgft_labels.XXXXXX";
+	unsigned moved = 0;
+	ibf_err_t err;
+	tlink_t *l;
+	size_t n;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	l = links_of(src, &n);
+	full = permuted_ex(src, l, n, seed, NULL, false, mf);
+	part = permuted_ex(src, l, n, seed, drop, false, mp);
+	assert_int_equal(ibf_pgft_recognize(full, &pf, &err), IBF_OK);
+	assert_int_equal(ibf_pgft_recognize(part, &pp, &err), IBF_OK);
+	m = ibf_pgft_memory_from(pf, NULL);
+	assert_non_null(m);
+	assert_int_equal(ibf_labels_write(path, m, &err), IBF_OK);
+	if (ibf_labels_read(path, &back, &err) != IBF_OK)
+		fail_msg("%s: labels read back: %s", spec, err.msg);
+	assert_int_equal(back->nnodes, m->nnodes);
+	assert_int_equal(back->nlinks, m->nlinks);
+	assert_memory_equal(back->nodes, m->nodes,
+			    m->nnodes * sizeof(*m->nodes));
+	o.memory = back;
+	assert_int_equal(ibf_pgft_recognize_opts(part, &o, &pm, &err),
+			 IBF_OK);
+	if (!pm->memory_used)
+		fail_msg("%s: memory not used: %s", spec, pm->memory_why);
+	for (u = 0; u < src->nnodes; u++) {
+		ibf_node_id_t x = mf[u], y = mp[u];
+
+		if (y == IBF_NO_ID || pm->level[y] == IBF_PGFT_NO_LEVEL)
+			continue;
+		if (label_of(pm, y) != label_of(pf, x))
+			fail_msg("%s: %s moved with the memory", spec,
+				 ibf_node_desc(src, u));
+		moved += label_of(pp, y) != label_of(pf, x);
+	}
+	assert_places_kept(full, pf, part, pm);
+	unlink(path);
+	ibf_pgft_memory_destroy(m);
+	ibf_pgft_memory_destroy(back);
+	ibf_pgft_destroy(pf);
+	ibf_pgft_destroy(pp);
+	ibf_pgft_destroy(pm);
+	ibf_fabric_destroy(full);
+	ibf_fabric_destroy(part);
+	ibf_fabric_destroy(src);
+	free(mf);
+	free(mp);
+	free(l);
+	return moved;
 }
 
 static void drop_names(const ibf_fabric_t *src, bool *drop,
@@ -717,12 +809,41 @@ static void drop_names(const ibf_fabric_t *src, bool *drop,
 		drop[by_name(src, *names)] = true;
 }
 
+/* A fabric and the nodes it loses. */
+typedef struct drop_case {
+	const char *spec;
+	const char *names[6];
+} drop_case_t;
+
+/* check(spec, drop, seed0 + i) for each case; the sum of its results. */
+static unsigned for_each_drop(const drop_case_t *cases, size_t n,
+			      unsigned (*check)(const char *, const bool *,
+						uint64_t), uint64_t seed0)
+{
+	unsigned sum = 0;
+	size_t c;
+
+	for (c = 0; c < n; c++) {
+		ibf_fabric_t *src = tu_gen(cases[c].spec, 0);
+		bool *drop = calloc(src->nnodes, sizeof(*drop));
+
+		drop_names(src, drop, cases[c].names);
+		sum += check(cases[c].spec, drop, seed0 + c);
+		free(drop);
+		ibf_fabric_destroy(src);
+	}
+	return sum;
+}
+
+static unsigned stable_case(const char *spec, const bool *drop,
+			    uint64_t seed)
+{
+	return check_stable(spec, drop, NULL, seed);
+}
+
 static void test_stable_missing_nodes(void **state)
 {
-	static const struct {
-		const char *spec;
-		const char *names[6];
-	} cases[] = {
+	static const drop_case_t cases[] = {
 		/* the brief's case: one host of 64 down */
 		{ "xgft:2:8,8:1,8", { "h0013 HCA-1", NULL } },
 		{ "kary:4,3", { "h0000 HCA-1", "h0037 HCA-1", "h0063 HCA-1",
@@ -742,18 +863,31 @@ static void test_stable_missing_nodes(void **state)
 		{ "pgft:2:3,4:1,3:2,2", { "h0006 HCA-1", "h0007 HCA-1",
 					  NULL } },
 	};
-	size_t c;
 
 	(void)state;
-	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		ibf_fabric_t *src = tu_gen(cases[c].spec, 0);
-		bool *drop = calloc(src->nnodes, sizeof(*drop));
+	for_each_drop(cases, sizeof(cases) / sizeof(cases[0]), stable_case,
+		      11);
+}
 
-		drop_names(src, drop, cases[c].names);
-		check_stable(cases[c].spec, drop, NULL, 11 + c);
-		free(drop);
-		ibf_fabric_destroy(src);
-	}
+/* No port convention: the remembered labels keep every node in place
+ * where the labels from NodeGUIDs move some (a host, a leaf, a middle
+ * switch, two top switches down; parallel links). */
+static void test_memory_keeps_labels(void **state)
+{
+	static const drop_case_t cases[] = {
+		{ "kary:4,3", { "h0005 HCA-1", NULL } },
+		{ "kary:4,3", { "s1-2", NULL } },
+		{ "kary:4,3", { "s2-6", NULL } },
+		{ "kary:4,3", { "s3-0", "s3-9", NULL } },
+		{ "pgft:2:3,4:1,3:2,2", { "h0006 HCA-1", NULL } },
+	};
+	unsigned moved;
+
+	(void)state;
+	moved = for_each_drop(cases, sizeof(cases) / sizeof(cases[0]),
+			      check_memory, 31);
+	/* the cases are worth testing: without memory labels moved */
+	assert_true(moved > 0);
 }
 
 /* Random link and host loss, 1% to 10%, as the fault campaign draws it:
@@ -940,6 +1074,7 @@ int main(void)
 		cmocka_unit_test(test_disconnected),
 		cmocka_unit_test(test_stable_missing_nodes),
 		cmocka_unit_test(test_stable_random_loss),
+		cmocka_unit_test(test_memory_keeps_labels),
 		cmocka_unit_test(test_hint),
 		cmocka_unit_test(test_spread_loss),
 		cmocka_unit_test(test_big),

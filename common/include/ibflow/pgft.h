@@ -75,11 +75,48 @@ typedef struct ibf_pgft_shape {
 	uint64_t up_ports[IBF_PGFT_MAX_H + 1][4];
 } ibf_pgft_shape_t;
 
+/*
+ * A remembered labeling (ibf_pgft_memory_from()): the shape, every node's
+ * level and label by NodeGUID, and the parallel index of every link that
+ * has parallel siblings or ends at a host (by the lower node's GUID and
+ * port; for a host port also its place, ep_d).  Recognition given one
+ * (ibf_pgft_opts_t.memory) keeps every remembered node's label and every
+ * remembered link's index, on any cabling, and gives new nodes free
+ * slots; when the fabric no longer fits it (other levels, two nodes on
+ * one label, a new node without a free slot) it is ignored and why is
+ * said (ibf_pgft_t.memory_why).  File format: labels_io.h.
+ */
+typedef struct ibf_pgft_mem_node {
+	uint64_t guid;                       /* NodeGUID */
+	uint8_t level;
+	uint8_t digit[IBF_PGFT_MAX_H];       /* x_i at [i - 1] */
+} ibf_pgft_mem_node_t;
+
+#define IBF_PGFT_NO_PLACE UINT32_MAX
+
+typedef struct ibf_pgft_mem_link {
+	uint64_t guid;                       /* the lower node's NodeGUID */
+	uint8_t port;                        /* and its port */
+	uint8_t k;                           /* parallel index */
+	uint32_t place;                      /* host port: ep_d, else
+						IBF_PGFT_NO_PLACE */
+} ibf_pgft_mem_link_t;
+
+typedef struct ibf_pgft_memory {
+	ibf_pgft_shape_t shape;
+	uint32_t nnodes, nlinks;
+	ibf_pgft_mem_node_t *nodes;          /* sorted by guid */
+	ibf_pgft_mem_link_t *links;          /* sorted by (guid, port) */
+} ibf_pgft_memory_t;
+
 typedef struct ibf_pgft_opts {
 	/* A previous recognition of this subnet: used when the fabric fits in
 	 * it (same height, no larger parameters, no new port numbers), else
 	 * ignored.  NULL: none. */
 	const ibf_pgft_shape_t *hint;
+	/* Labels to keep (its shape serves as the hint when hint is NULL).
+	 * NULL: none. */
+	const ibf_pgft_memory_t *memory;
 } ibf_pgft_opts_t;
 
 typedef struct ibf_pgft {
@@ -149,6 +186,10 @@ typedef struct ibf_pgft {
 	uint8_t port_digits[IBF_PGFT_MAX_H + 1];
 	bool hint_used;
 	ibf_pgft_shape_t shape;             /* to pass back as a hint */
+	/* With ibf_pgft_opts_t.memory: labels taken from it, or "" and
+	 * memory_why says why it was ignored. */
+	bool memory_used;
+	char memory_why[192];
 } ibf_pgft_t;
 
 /*
@@ -163,6 +204,25 @@ ibf_status_t ibf_pgft_recognize_opts(const ibf_fabric_t *f,
 				     const ibf_pgft_opts_t *o,
 				     ibf_pgft_t **out, ibf_err_t *err);
 void ibf_pgft_destroy(ibf_pgft_t *pg);
+
+/* The labeling of pg to remember: every node of the fabric, and the nodes
+ * of old (an earlier memory, may be NULL) that the fabric lacks, as long
+ * as no present node took their label (a returning node then gets its
+ * own slot back).  NULL when out of memory. */
+ibf_pgft_memory_t *ibf_pgft_memory_from(const ibf_pgft_t *pg,
+					const ibf_pgft_memory_t *old);
+void ibf_pgft_memory_destroy(ibf_pgft_memory_t *m);
+/* Same shape, nodes and links (false if either is NULL). */
+bool ibf_pgft_memory_equal(const ibf_pgft_memory_t *a,
+			   const ibf_pgft_memory_t *b);
+/* Sort nodes and links for the lookups; false if a GUID (or a GUID and
+ * port) is there twice. */
+bool ibf_pgft_memory_sort(ibf_pgft_memory_t *m);
+/* Lookups (NULL when absent). */
+const ibf_pgft_mem_node_t *ibf_pgft_memory_node(const ibf_pgft_memory_t *m,
+						uint64_t guid);
+const ibf_pgft_mem_link_t *ibf_pgft_memory_link(const ibf_pgft_memory_t *m,
+						uint64_t guid, unsigned port);
 
 /* "PGFT(3; 6,6,12; 1,6,6; 1,1,1)" into buf; returns buf. */
 const char *ibf_pgft_format(const ibf_pgft_t *pg, char *buf, size_t len);

@@ -36,6 +36,7 @@ extern "C" {
 /* Engine findings for the report: library-internal (opaque). */
 struct ibf_route_report;
 struct ibf_pgft_shape;
+struct ibf_pgft_memory;
 
 typedef enum ibf_layer_method {
 	IBF_LAYERS_RANDOM = 0,  /* FatPaths Listing 1: uniform edge sampling */
@@ -54,6 +55,10 @@ typedef struct ibf_route_opts {
 	 * routing's pgft_shape), so that a tree that lost nodes keeps the
 	 * complete tree's labels (pgft.h); NULL: none */
 	const struct ibf_pgft_shape *pgft_hint;
+	/* dmodk, uapr: labels to keep (an earlier routing's pgft_memory, or
+	 * a labels file): every remembered node keeps its label and every
+	 * host port its place, whatever the cabling (pgft.h); NULL: none */
+	const struct ibf_pgft_memory *pgft_memory;
 } ibf_route_opts_t;
 
 /* SL storage: an SL per DLID when it does not depend on the source, else
@@ -77,6 +82,9 @@ typedef struct ibf_routing {
 	struct ibf_route_report *report; /* engine findings, or NULL */
 	struct ibf_pgft_shape *pgft_shape; /* dmodk, uapr: the PGFT's shape,
 					      to pass back as pgft_hint */
+	struct ibf_pgft_memory *pgft_memory; /* dmodk, uapr: the labels to
+						keep, to pass back as
+						pgft_memory */
 } ibf_routing_t;
 
 typedef struct ibf_route_engine {

@@ -35,6 +35,7 @@
 #include <ibflow/pgft.h>
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,8 @@ typedef struct rec {
 	ibf_pgft_t *pg;
 	ibf_err_t *err;
 	const ibf_pgft_shape_t *hint;
+	const ibf_pgft_memory_t *mem;      /* labels to keep, or NULL */
+	const ibf_pgft_mem_node_t **mnode; /* per node: its memory, or NULL */
 	bool use_ports;
 	bool may_demote;    /* step 1 may move hanging switches down */
 	bool demoted;       /* it did */
@@ -1016,6 +1019,123 @@ static bool port_digits(rec_t *r, unsigned i, bool below,
 	return true;
 }
 
+/* The remembered labeling does not fit: why, for pg->memory_why. */
+static ibf_status_t misfit(rec_t *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static ibf_status_t misfit(rec_t *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->pg->memory_why, sizeof(r->pg->memory_why), fmt, ap);
+	va_end(ap);
+	return IBF_ERR_INVALID;
+}
+
+/* Remembered digit i of the pieces (roots in part[], nodes with level in
+ * [plo, phi]): what their remembered nodes say, which must agree.  -1 ok,
+ * else a status. */
+static int mem_piece_digits(rec_t *r, unsigned i, const uint32_t *part,
+			    const uint32_t *rank, unsigned plo, unsigned phi,
+			    unsigned lim)
+{
+	const ibf_fabric_t *f = r->f;
+	const ibf_pgft_t *pg = r->pg;
+	ibf_node_id_t n, *who = malloc(((size_t)f->nnodes + 1) * sizeof(*who));
+	char a[NAME_LEN], b[NAME_LEN];
+	unsigned d;
+
+	if (!who)
+		return nomem(r);
+	for (n = 0; n < f->nnodes; n++)
+		if (pg->level[n] != NO_LEVEL && pg->level[n] >= plo &&
+		    pg->level[n] <= phi)
+			r->key[part[n]] = r->dig[part[n]] = UNSET;
+	for (n = 0; n < f->nnodes; n++) {
+		uint32_t pc = part[n];
+
+		if (pg->level[n] == NO_LEVEL || pg->level[n] < plo ||
+		    pg->level[n] > phi)
+			continue;
+		if (rank[n] < r->key[pc])
+			r->key[pc] = rank[n];
+		if (!r->mnode[n])
+			continue;
+		d = r->mnode[n]->digit[i - 1];
+		if (d >= lim) {
+			free(who);
+			return misfit(r, "%s has digit %u of %u at position "
+				      "%u", nm(f, n, a), d, lim, i);
+		}
+		if (r->dig[pc] == UNSET) {
+			r->dig[pc] = d;
+			who[pc] = n;
+		} else if (r->dig[pc] != d) {
+			misfit(r, "%s and %s are joined now but were apart",
+			       nm(f, who[pc], a), nm(f, n, b));
+			free(who);
+			return IBF_ERR_INVALID;
+		}
+	}
+	free(who);
+	return -1;
+}
+
+/*
+ * Digits from the remembered labeling for one side of boundary i (pieces
+ * as for guid_digits): a piece keeps the digit of its remembered nodes;
+ * the pieces with none (new nodes only) get, in NodeGUID order, the
+ * smallest digits their group does not use.
+ */
+static ibf_status_t mem_digits(rec_t *r, unsigned i, const uint32_t *part,
+			       const uint32_t *rank, unsigned plo,
+			       unsigned phi, unsigned lim)
+{
+	const ibf_fabric_t *f = r->f;
+	const ibf_pgft_t *pg = r->pg;
+	int st = mem_piece_digits(r, i, part, rank, plo, phi, lim);
+	piece_t *pc;
+	uint32_t np = 0, a, b, d;
+	ibf_node_id_t n;
+	char x[NAME_LEN];
+
+	if (st >= 0)
+		return (ibf_status_t)st;
+	pc = malloc(((size_t)f->nnodes + 1) * sizeof(*pc));
+	if (!pc)
+		return nomem(r);
+	/* remembered pieces first (key = digit), new ones after by GUID */
+	for (n = 0; n < f->nnodes; n++)
+		if (pg->level[n] != NO_LEVEL && pg->level[n] >= plo &&
+		    pg->level[n] <= phi && part[n] == n)
+			pc[np++] = (piece_t){ r->grp[n], r->dig[n] != UNSET ?
+					      r->dig[n] : 0x80000000u |
+					      r->key[n], n };
+	qsort(pc, np, sizeof(*pc), piece_cmp);
+	for (a = 0; a < np; a = b) {
+		uint64_t used[4] = { 0 };
+
+		for (b = a; b < np && pc[b].group == pc[a].group; b++) {
+			if (pc[b].key < 0x80000000u) {
+				bits_set(used, pc[b].key);
+				continue;
+			}
+			for (d = 0; d < lim && (used[d / 64] >> (d % 64) & 1);
+			     d++)
+				;
+			if (d == lim) {
+				free(pc);
+				return misfit(r, "no free slot for %s",
+					      nm(f, pc[b].root, x));
+			}
+			bits_set(used, d);
+			r->dig[pc[b].root] = d;
+		}
+	}
+	free(pc);
+	return IBF_OK;
+}
+
 /* Digit i of every node. */
 static ibf_status_t digits_at(rec_t *r, unsigned i)
 {
@@ -1035,14 +1155,16 @@ static ibf_status_t digits_at(rec_t *r, unsigned i)
 			   uf_find(r->uf, n) : UNSET;
 
 	/* below: digits into dig[] of the lower roots */
-	if (r->use_ports && port_digits(r, i, true, r->lo)) {
+	if (!r->mem && r->use_ports && port_digits(r, i, true, r->lo)) {
 		pg->port_digits[i] |= 1;
 	} else {
 		join_levels(r, 0, i);
 		for (n = 0; n < f->nnodes; n++)
 			r->grp[n] = uf_find(r->uf, n);
-		st = guid_digits(r, i, true, r->lo, r->grank, 0, i - 1,
-				 pg->m[i]);
+		st = r->mem ? mem_digits(r, i, r->lo, r->grank, 0, i - 1,
+					 pg->m[i]) :
+			guid_digits(r, i, true, r->lo, r->grank, 0, i - 1,
+				    pg->m[i]);
 		if (st != IBF_OK)
 			return st;
 	}
@@ -1051,14 +1173,16 @@ static ibf_status_t digits_at(rec_t *r, unsigned i)
 			pg->label[(size_t)n * h + i - 1] =
 				(uint8_t)r->dig[r->lo[n]];
 
-	if (r->use_ports && port_digits(r, i, false, r->hi)) {
+	if (!r->mem && r->use_ports && port_digits(r, i, false, r->hi)) {
 		pg->port_digits[i] |= 2;
 	} else {
 		join_levels(r, i - 1, h);
 		for (n = 0; n < f->nnodes; n++)
 			r->grp[n] = uf_find(r->uf, n);
-		st = guid_digits(r, i, false, r->hi, r->trank, i, h,
-				 pg->w[i]);
+		st = r->mem ? mem_digits(r, i, r->hi, r->trank, i, h,
+					 pg->w[i]) :
+			guid_digits(r, i, false, r->hi, r->trank, i, h,
+				    pg->w[i]);
 		if (st != IBF_OK)
 			return st;
 	}
@@ -1143,14 +1267,69 @@ static ibf_status_t label_pass(rec_t *r, bool use_ports)
 	return number_nodes(r);
 }
 
-/* Port digits when the cabling allows them, else NodeGUID digits; the
- * second attempt's message is the one reported. */
+/* Each node's memory; a node on another level than remembered makes the
+ * memory a misfit. */
+static ibf_status_t find_memory(rec_t *r)
+{
+	const ibf_fabric_t *f = r->f;
+	ibf_node_id_t n;
+	char a[NAME_LEN];
+
+	r->mnode = calloc((size_t)f->nnodes + 1, sizeof(*r->mnode));
+	if (!r->mnode)
+		return nomem(r);
+	for (n = 0; n < f->nnodes; n++) {
+		const ibf_pgft_mem_node_t *m;
+
+		if (r->pg->level[n] == NO_LEVEL)
+			continue;
+		m = ibf_pgft_memory_node(r->mem, f->nodes[n].guid);
+		if (m && m->level != r->pg->level[n])
+			return misfit(r, "%s was at level %u, is at level %u",
+				      nm(f, n, a), m->level, r->pg->level[n]);
+		r->mnode[n] = m;
+	}
+	return IBF_OK;
+}
+
+/* The remembered labels, if they fit; else why is kept and the labels
+ * are found afresh. */
+static ibf_status_t label_from_memory(rec_t *r)
+{
+	ibf_pgft_t *pg = r->pg;
+	ibf_status_t st;
+
+	if (!r->hint)
+		st = misfit(r, "the fabric no longer fits its shape");
+	else if ((st = find_memory(r)) == IBF_OK)
+		st = label_pass(r, false);
+	if (st == IBF_OK) {
+		pg->memory_used = true;
+		return IBF_OK;
+	}
+	if (st == IBF_ERR_INVALID && !pg->memory_why[0])
+		snprintf(pg->memory_why, sizeof(pg->memory_why), "%.180s",
+			 r->err->msg);
+	r->mem = NULL;
+	ibf_err_clear(r->err);
+	return st == IBF_ERR_INVALID ? IBF_OK : st;
+}
+
+/* Remembered labels when they fit, else port digits when the cabling
+ * allows them, else NodeGUID digits; the last attempt's message is the
+ * one reported. */
 static ibf_status_t label_nodes(rec_t *r)
 {
 	ibf_status_t st;
 
 	if ((st = guid_ranks(r)) != IBF_OK)
 		return st;
+	if (r->mem) {
+		if ((st = label_from_memory(r)) != IBF_OK)
+			return st;
+		if (r->pg->memory_used)
+			return IBF_OK;
+	}
 	st = label_pass(r, true);
 	if (st == IBF_ERR_INVALID) {
 		ibf_err_clear(r->err);
@@ -1208,6 +1387,18 @@ static unsigned port_k(const rec_t *r, unsigned l, unsigned q,
 	return pp;
 }
 
+/* Remembered parallel index of link n:q, or pp if none. */
+static unsigned mem_k(const rec_t *r, ibf_node_id_t n, unsigned q,
+		      unsigned pp)
+{
+	const ibf_pgft_mem_link_t *m;
+
+	if (!r->mem)
+		return pp;
+	m = ibf_pgft_memory_link(r->mem, r->f->nodes[n].guid, q);
+	return m && m->k < pp ? m->k : pp;
+}
+
 /* File up link n:q -> v in both tables (the labels obey the rule by
  * construction; checked all the same). */
 static ibf_status_t file_link(rec_t *r, ibf_node_id_t n, unsigned q,
@@ -1232,7 +1423,9 @@ static ibf_status_t file_link(rec_t *r, ibf_node_id_t n, unsigned q,
 			label_str(pg, v, lb, 80));
 	up = &pg->up_port[pg->up_off[n] + y * pp];
 	down = &pg->down_port[pg->down_off[v] + c * pp];
-	k = port_k(r, l + 1, q, qv);
+	k = mem_k(r, n, q, pp);
+	if (k >= pp)
+		k = port_k(r, l + 1, q, qv);
 	if (k >= pp || up[k] || down[k])
 		for (k = 0; k < pp && (up[k] || down[k]); k++)
 			;
@@ -1511,6 +1704,7 @@ static void rec_free(rec_t *r)
 	free(r->trank);
 	free(r->hist);
 	free(r->edge);
+	free(r->mnode);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -1584,7 +1778,9 @@ ibf_status_t ibf_pgft_recognize_opts(const ibf_fabric_t *f,
 				     const ibf_pgft_opts_t *o,
 				     ibf_pgft_t **out, ibf_err_t *err)
 {
-	const ibf_pgft_shape_t *hint = o ? o->hint : NULL;
+	const ibf_pgft_memory_t *mem = o ? o->memory : NULL;
+	const ibf_pgft_shape_t *hint = o && o->hint ? o->hint :
+				       mem ? &mem->shape : NULL;
 	ibf_pgft_t *pg = NULL;
 	ibf_status_t st = IBF_ERR_INVALID;
 	unsigned attempt;
@@ -1614,6 +1810,7 @@ ibf_status_t ibf_pgft_recognize_opts(const ibf_fabric_t *f,
 		r.pg = pg;
 		r.err = err;
 		r.may_demote = !(attempt & 1);
+		r.mem = attempt < 2 ? mem : NULL;
 		ibf_err_clear(err);
 		st = recognize(&r, attempt < 2 ? hint : NULL);
 		skip_plain = r.may_demote && !r.demoted;
@@ -1632,6 +1829,9 @@ ibf_status_t ibf_pgft_recognize_opts(const ibf_fabric_t *f,
 		ibf_pgft_destroy(pg);
 		return st;
 	}
+	if (mem && !pg->memory_used && !pg->memory_why[0])
+		snprintf(pg->memory_why, sizeof(pg->memory_why),
+			 "the fabric no longer fits its shape");
 	*out = pg;
 	return IBF_OK;
 }

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include <ibflow/io.h>
+#include <ibflow/pgft.h>
 
 #include "routing/route_internal.h"
 
@@ -82,6 +83,7 @@ void ibf_routing_destroy(ibf_routing_t *r)
 	free(r->sl_by_dlid);
 	free(r->sl_by_pair);
 	free(r->pgft_shape);
+	ibf_pgft_memory_destroy(r->pgft_memory);
 	ibf_route_report_set(r, NULL);
 	free(r);
 }

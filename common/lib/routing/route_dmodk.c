@@ -684,6 +684,11 @@ static void add_report(const pgr_t *c, ibf_routing_t *r)
 			       json_object_new_boolean(labels_from_ports(pg)));
 	json_object_object_add(o, "remembered_shape",
 			       json_object_new_boolean(pg->hint_used));
+	json_object_object_add(o, "remembered_labels",
+			       json_object_new_boolean(pg->memory_used));
+	if (pg->memory_why[0])
+		json_object_object_add(o, "labels_ignored",
+				       json_object_new_string(pg->memory_why));
 	a = json_object_new_array();
 	for (i = 0; a && i < pg->missing_links && i < REPORT_MISSING_MAX; i++)
 		json_object_array_add(a, json_object_new_string(
@@ -721,7 +726,8 @@ ibf_status_t ibf_route_pgft_run(const ibf_fabric_t *f, bool multipath,
 				ibf_err_t *err)
 {
 	const char *name = multipath ? "uapr" : "dmodk";
-	ibf_pgft_opts_t po = { o ? o->pgft_hint : NULL };
+	ibf_pgft_opts_t po = { o ? o->pgft_hint : NULL,
+			       o ? o->pgft_memory : NULL };
 	pgr_t c = { 0 };
 	ibf_pgft_t *pg = NULL;
 	ibf_status_t st;
@@ -755,6 +761,8 @@ ibf_status_t ibf_route_pgft_run(const ibf_fabric_t *f, bool multipath,
 			r->pgft_shape = malloc(sizeof(*r->pgft_shape));
 			if (r->pgft_shape)
 				*r->pgft_shape = pg->shape;
+			r->pgft_memory = ibf_pgft_memory_from(pg,
+				pg->memory_used ? po.memory : NULL);
 			add_report(&c, r);
 		}
 	}
