@@ -329,19 +329,27 @@ mark "mpirun"
 # ---- mpirun through the rsh agent over the management bridge -----------------
 if t_need mpirun; then
 	mnet=$(sed -n 's/^# name .* mgmt \(10\.[0-9]*\.0\.0\/16\).*/\1/p' "$STATE/$TREE/hosts")
-	timeout 120 mpirun --allow-run-as-root --oversubscribe -np 4 \
-		-H h0000,h0005,h0010,h0015 \
-		--mca plm_rsh_agent "$STATE/$TREE/rsh" --mca oob_tcp_if_include "$mnet" \
-		sh -c 'echo "$(hostname) $IBFLOW_NETNS_HOST $(ip -4 -o addr show dev fab1 | awk "{ print \$4 }")"' \
-		>"$D/mpi.out" 2>"$D/mpi.err"
-	rc=$?
 	awk '!/^#/ && ($1 == "h0000" || $1 == "h0005" || $1 == "h0010" || $1 == "h0015") {
 		print $1, $1, $11 "/32" }' "$STATE/$TREE/hosts" | sort >"$D/mpi.want"
-	sort "$D/mpi.out" >"$D/mpi.got"
+	# Open MPI 4.1.4's orted sometimes crashes in its output forwarding
+	# (orte_iof_base_write_output) as a short non-MPI program ends, after
+	# the output arrived: exit 205.  A launch that works once in three
+	# shows the agent works; every try's error is kept.
+	for try in 1 2 3; do
+		timeout 120 mpirun --allow-run-as-root --oversubscribe -np 4 \
+			-H h0000,h0005,h0010,h0015 \
+			--mca plm_rsh_agent "$STATE/$TREE/rsh" --mca oob_tcp_if_include "$mnet" \
+			sh -c 'echo "$(hostname) $IBFLOW_NETNS_HOST $(ip -4 -o addr show dev fab1 | awk "{ print \$4 }")"' \
+			>"$D/mpi.out" 2>"$D/mpi.err.$try"
+		rc=$?
+		sort "$D/mpi.out" >"$D/mpi.got"
+		[ "$rc" = 0 ] && cmp -s "$D/mpi.want" "$D/mpi.got" && break
+		echo "# mpirun try $try: exit $rc: $(grep -m1 -i 'signal:\|error' "$D/mpi.err.$try")"
+	done
 	if [ "$rc" = 0 ] && cmp -s "$D/mpi.want" "$D/mpi.got"; then
-		t_pass "mpirun -np 4 via the rsh agent: each rank in its host's namespace (hostname, fabric address)"
+		t_pass "mpirun -np 4 via the rsh agent: each rank in its host's namespace (hostname, fabric address; try $try)"
 	else
-		t_fail "mpirun via rsh agent" "exit $rc; got $(tr '\n' ';' <"$D/mpi.got"); $(head -3 "$D/mpi.err" | tr '\n' ' ')"
+		t_fail "mpirun via rsh agent" "exit $rc; got $(tr '\n' ';' <"$D/mpi.got"); $(head -3 "$D/mpi.err.$try" | tr '\n' ' ')"
 	fi
 else
 	t_skip "mpirun via rsh agent" "mpirun not installed"
