@@ -81,3 +81,24 @@ int ibf_cmp_u32(const void *a, const void *b)
 
 	return x < y ? -1 : x > y;
 }
+
+uint32_t ibf_sort_unique_u32(uint32_t *v, uint32_t n)
+{
+	uint32_t k = 0;
+
+	if (n < 32) {
+		for (uint32_t i = 1; i < n; i++) {
+			uint32_t x = v[i], j = i;
+
+			for (; j && v[j - 1] > x; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+	} else {
+		qsort(v, n, sizeof(*v), ibf_cmp_u32);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (!k || v[k - 1] != v[i])
+			v[k++] = v[i];
+	return k;
+}

@@ -31,4 +31,8 @@ int ibf_array_grow_par(size_t *cap, size_t need, unsigned k,
 /* Ascending order of uint32_t for qsort() and bsearch(). */
 int ibf_cmp_u32(const void *a, const void *b);
 
+/* Sort v[0..n) ascending and drop repeats; returns the new count.  Short
+ * arrays (paths) by insertion sort. */
+uint32_t ibf_sort_unique_u32(uint32_t *v, uint32_t n);
+
 #endif

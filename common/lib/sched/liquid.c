@@ -66,29 +66,6 @@ void ibf_liquid_traffic_destroy(ibf_liquid_traffic_t *t)
 	free(t);
 }
 
-/* Sort and deduplicate n links in place; returns the new count.  Paths
- * are short: insertion sort below 32. */
-static uint32_t sort_links(uint32_t *v, uint32_t n)
-{
-	uint32_t k = 0;
-
-	if (n < 32) {
-		for (uint32_t i = 1; i < n; i++) {
-			uint32_t x = v[i], j = i;
-
-			for (; j && v[j - 1] > x; j--)
-				v[j] = v[j - 1];
-			v[j] = x;
-		}
-	} else {
-		qsort(v, n, sizeof(*v), ibf_cmp_u32);
-	}
-	for (uint32_t i = 0; i < n; i++)
-		if (!k || v[k - 1] != v[i])
-			v[k++] = v[i];
-	return k;
-}
-
 static ibf_liquid_traffic_t *traffic_alloc(uint32_t n, size_t nlinks_cap,
 					   uint32_t nhosts)
 {
@@ -138,7 +115,7 @@ ibf_status_t ibf_liquid_traffic_from_sets(uint32_t n, const uint32_t *off,
 					   "range" : "no link");
 		}
 		memcpy(t->links + k, links + off[i], m * sizeof(uint32_t));
-		m = sort_links(t->links + k, m);
+		m = ibf_sort_unique_u32(t->links + k, m);
 		if (t->links[k + m - 1] > maxl)
 			maxl = t->links[k + m - 1];
 		k += m;
@@ -312,7 +289,7 @@ static ibf_status_t tb_add(struct tbuild *b, ibf_port_id_t src,
 		ls[0] = first;
 		memcpy(ls + 1, b->tails + b->toff[k],
 		       (nh - 1) * sizeof(uint32_t));
-		nh = sort_links(ls, nh);
+		nh = ibf_sort_unique_u32(ls, nh);
 		b->nlink_entries += nh;
 		t->src[b->next] = s;
 		t->dst[b->next] = d;

@@ -45,16 +45,6 @@ void ibf_liquid_deps_free(ibf_liquid_deps_t *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static uint32_t dedup(uint32_t *v, uint32_t n)
-{
-	uint32_t k = 0;
-
-	for (uint32_t i = 0; i < n; i++)
-		if (!k || v[k - 1] != v[i])
-			v[k++] = v[i];
-	return k;
-}
-
 static bool has_pred(const deps_build_t *b, uint32_t t, uint32_t p)
 {
 	return bsearch(&p, b->buf + b->beg[t], b->len[t], sizeof(p),
@@ -222,9 +212,7 @@ static ibf_status_t store_cross(const ibf_liquid_traffic_t *t,
 			if (b->first[l] == i)
 				d->xpred[x++] = b->last[l];
 		}
-		qsort(d->xpred + from, x - from, sizeof(*d->xpred),
-		      ibf_cmp_u32);
-		x = from + dedup(d->xpred + from, x - from);
+		x = from + ibf_sort_unique_u32(d->xpred + from, x - from);
 	}
 	d->xpred_off[n] = x;
 	return invert(n, d->xpred_off, d->xpred, &d->xsucc_off, &d->xsucc,
