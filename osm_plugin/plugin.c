@@ -11,7 +11,6 @@
  */
 #include "config.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +31,6 @@
 
 #include "ibflow_osm.h"
 
-#ifndef OSM_CACHE_DIR_DEFAULT
-#define OSM_CACHE_DIR_DEFAULT "/var/cache/opensm"
-#endif
-
 static const struct {
 	const char *osm_name, *ibf_name;
 } engine_names[IBF_OSM_NENGINES] = {
@@ -43,25 +38,6 @@ static const struct {
 	{ "ibflow-uapr", "uapr" },
 	{ "ibflow-layered", "layered" },
 };
-
-void ibf_osm_logf(ibf_osm_t *p, int level, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	osm_log(&p->osm->log, (osm_log_level_t)level, "ibflow: %s\n", buf);
-}
-
-/* OpenSM's own rule for its cache dir: $OSM_CACHE_DIR, else the default. */
-const char *ibf_osm_cache_dir(void)
-{
-	const char *d = getenv("OSM_CACHE_DIR");
-
-	return d && *d ? d : OSM_CACHE_DIR_DEFAULT;
-}
 
 static double now_seconds(void)
 {
@@ -483,7 +459,9 @@ static void plugin_report(void *data, osm_epi_event_id_t id, void *ev)
 	ibf_osm_result_put(p, res);
 }
 
-/* The symbol OpenSM looks up; osm_version must equal OpenSM's. */
+/* The symbol OpenSM looks up, and the only one the plugin exports
+ * (libibflow_osm.map); osm_version must equal OpenSM's. */
+__attribute__((visibility("default")))
 osm_event_plugin_t osm_event_plugin = {
 	OSM_VERSION,
 	plugin_create,

@@ -64,4 +64,17 @@ if nm -D --defined-only "$so" | awk '$2 ~ /^[TDBR]$/' | grep -qv '@@IBFLOW_0'; t
 else
 	t_pass "symbols versioned IBFLOW_0"
 fi
+# The OpenSM plugin exports the one symbol OpenSM dlsym()s and nothing else
+# (its helpers must not clash with OpenSM's or another plugin's names).
+plugin=$T_BUILD_DIR/osm_plugin/.libs/libibflow_osm.so
+if [ -f "$plugin" ]; then
+	pexp=$(nm -D --defined-only "$plugin" | awk '$2 ~ /^[TDBRV]$/ { sub(/@.*/, "", $3); print $3 }' | sort -u | tr '\n' ' ')
+	if [ "$pexp" = "osm_event_plugin " ]; then
+		t_pass "plugin exports only osm_event_plugin"
+	else
+		t_fail "plugin exports only osm_event_plugin" "exports: $pexp"
+	fi
+else
+	t_skip "plugin exports only osm_event_plugin" "no $plugin (configure found no OpenSM headers)"
+fi
 t_done
