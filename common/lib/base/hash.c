@@ -5,11 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ibflow/fabric.h>
 
 struct ibf_hash {
 	uint64_t *keys;    /* u64 key, or string offset in the pool */
-	uint32_t *vals;    /* IBF_NO_ID marks an empty slot */
+	uint32_t *vals;    /* IBF_HASH_NONE marks an empty slot */
 	size_t cap;        /* power of two */
 	size_t len;
 	const char *const *pool; /* NULL for u64 keys */
@@ -91,7 +90,7 @@ static size_t find_slot(const struct ibf_hash *h, uint64_t hv, uint64_t key,
 	size_t mask = h->cap - 1;
 	size_t i = hv & mask;
 
-	while (h->vals[i] != IBF_NO_ID && !keys_equal(h, h->keys[i], key, skey))
+	while (h->vals[i] != IBF_HASH_NONE && !keys_equal(h, h->keys[i], key, skey))
 		i = (i + 1) & mask;
 	return i;
 }
@@ -117,10 +116,10 @@ static ibf_status_t grow(struct ibf_hash *h)
 	for (i = 0; i < old_cap; i++) {
 		size_t j;
 
-		if (old_vals[i] == IBF_NO_ID)
+		if (old_vals[i] == IBF_HASH_NONE)
 			continue;
 		j = slot_hash(h, old_keys[i]) & (h->cap - 1);
-		while (h->vals[j] != IBF_NO_ID)
+		while (h->vals[j] != IBF_HASH_NONE)
 			j = (j + 1) & (h->cap - 1);
 		h->keys[j] = old_keys[i];
 		h->vals[j] = old_vals[i];
@@ -138,7 +137,7 @@ static ibf_status_t put(struct ibf_hash *h, uint64_t key, const char *skey,
 	if ((h->len + 1) * 2 > h->cap && grow(h) != IBF_OK)
 		return IBF_ERR_NOMEM;
 	i = find_slot(h, h->pool ? hash_str(skey) : mix64(key), key, skey);
-	if (h->vals[i] != IBF_NO_ID) {
+	if (h->vals[i] != IBF_HASH_NONE) {
 		if (old)
 			*old = h->vals[i];
 		return IBF_ERR_INVALID;

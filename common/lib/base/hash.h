@@ -14,6 +14,11 @@
 
 struct ibf_hash;
 
+/* What a lookup returns for an absent key, and what marks an empty slot:
+ * UINT32_MAX, the model's IBF_NO_ID (fabric.c checks they agree), so the
+ * ids of nodes and ports can be stored and looked up as they are. */
+#define IBF_HASH_NONE UINT32_MAX
+
 /* A string-keyed index stores offsets into a caller-owned pool, so the
  * pool may move (realloc) without invalidating the index. */
 struct ibf_hash *ibf_hash_create_u64(void);

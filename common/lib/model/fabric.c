@@ -12,6 +12,10 @@
 #include "base/hash.h"
 #include "model/fabric_priv.h"
 
+/* Node and port ids go into the hash indexes as they are; a lookup that
+ * misses must read as "no id". */
+_Static_assert(IBF_HASH_NONE == IBF_NO_ID, "hash miss is not IBF_NO_ID");
+
 #define LID_SPACE (IBF_LID_UCAST_MAX + 1u)
 
 /* GUIDs assigned at finalize when the input had none: a fixed OUI-like

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
-/* Internals shared by liquid.c (traffic, greedy, baseline, output),
- * liquid_search.c (the exact search) and liquid_a2a.c (all-to-all at
- * scale). */
+/* Internals of the liquid scheduler.  Calls go down only: liquid.c (the
+ * API: traffic, greedy, baseline, output) and liquid_plan.c on top;
+ * liquid_search.c (the exact search), liquid_a2a.c (all-to-all at scale)
+ * and liquid_ff.c (first fit) below them; liquid_base.c (clock, phase
+ * keys, JSON strings) at the bottom. */
 #ifndef IBFLOW_LIQUID_INTERNAL_H
 #define IBFLOW_LIQUID_INTERNAL_H
 
