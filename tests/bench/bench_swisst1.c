@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * The Swiss-T1 experiment of Gabrielyan's liquid scheduling paper
- * (papers/002, section 8.1): every allocation of 0..4 nodes to each of the
+ * The Swiss-T1 experiment of E. Gabrielyan, "Liquid Schedule Construction
+ * Algorithm: an Efficient Method for Coloring a Congestion Graph" (2006),
+ * section 8.1: every allocation of 0..4 nodes to each of the
  * 8 switches (5^8 = 390,625), each node's transmitting processor sending
  * one message to the receiving processor of every allocated node (its own
  * included: n^2 transfers for n nodes).  Allocations are classed by

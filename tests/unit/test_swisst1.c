@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * The Swiss-T1 of the liquid scheduling paper (papers/002, section 8.1):
+ * The Swiss-T1 of E. Gabrielyan, "Liquid Schedule Construction Algorithm:
+ * an Efficient Method for Coloring a Congestion Graph" (2006), section 8.1:
  * `gen swisst1` and the `swisst1` routing against Figures 14-15 (the
  * routing table transcribed below as printed, arrows and all), the paper's
  * 362 allocation classes counted by the test's own switch-level loads, and

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * Topology inference from round-trip times, after Shirai, Saito, Taura: A
- * Fast Topology Inference (HPDC'07; papers/001_9fca506638f5e079.txt).
+ * Topology inference from round-trip times, after T. Shirai, H. Saito and
+ * K. Taura, "A Fast Topology Inference: a building block for network-aware
+ * parallel processing", HPDC 2007.
  *
  * The network among the hosts is modelled as a tree: hosts are leaves,
  * switches inner nodes, edges carry latencies.  Hosts are added one by

@@ -829,8 +829,9 @@ ibf_status_t ibf_gen_torus(ibf_gen_t *g)
 
 /* ---- Swiss-T1 -------------------------------------------------------------
  *
- * The testbed of Gabrielyan's liquid scheduling paper (papers/002, section
- * 8.1, Figures 14-15): 8 TNET switches, 32 nodes of 2 processors, each
+ * The testbed of E. Gabrielyan, "Liquid Schedule Construction Algorithm:
+ * an Efficient Method for Coloring a Congestion Graph" (2006), section 8.1,
+ * Figures 14-15: 8 TNET switches, 32 nodes of 2 processors, each
  * processor with its own link, one transmitting and one receiving.  The
  * K-ring's links, as the routing table of Figure 15 marks them direct:
  * every odd switch (paper numbering 1..8) to every even one, K(4,4).

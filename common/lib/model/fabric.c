@@ -10,7 +10,7 @@
 
 #include "base/array.h"
 #include "base/hash.h"
-#include "model/fabric_priv.h"
+#include "model/fabric_internal.h"
 
 /* Node and port ids go into the hash indexes as they are; a lookup that
  * misses must read as "no id". */

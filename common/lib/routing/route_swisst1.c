@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * swisst1: the static routing of the Swiss-T1 cluster, Figure 15 of
- * Gabrielyan's liquid scheduling paper (papers/002, section 8.1), on the
+ * E. Gabrielyan, "Liquid Schedule Construction Algorithm: an Efficient
+ * Method for Coloring a Congestion Graph" (2006), section 8.1, on the
  * fabric of `ibflow gen swisst1` (or any fabric whose switches are named
  * t1-sw1 .. t1-sw8 and linked as that K-ring: every odd switch to every
  * even one).  Between two linked switches the route is the link; between

@@ -2,8 +2,8 @@
 /*
  * The parts of ibf_fabric_t that only the model itself touches.
  */
-#ifndef IBF_MODEL_FABRIC_PRIV_H
-#define IBF_MODEL_FABRIC_PRIV_H
+#ifndef IBF_MODEL_FABRIC_INTERNAL_H
+#define IBF_MODEL_FABRIC_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
