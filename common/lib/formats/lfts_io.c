@@ -298,16 +298,12 @@ static ibf_status_t parse_line(struct lft_parser *p, const char *s)
 ibf_status_t ibf_lfts_read_text(const ibf_fabric_t *f, ibf_text_t *t,
 				ibf_lfts_t **out, ibf_err_t *err)
 {
-	struct lft_parser p;
+	struct lft_parser p = { .f = f, .t = t, .err = err };
 	ibf_status_t st;
 	size_t nbits;
 	char *line;
 
 	*out = NULL;
-	memset(&p, 0, sizeof(p));
-	p.f = f;
-	p.t = t;
-	p.err = err;
 	if (!f->finalized)
 		return ibf_err_set(err, IBF_ERR_INVALID, "fabric not finalized");
 	if ((st = ibf_lfts_create(f, &p.l)) != IBF_OK)

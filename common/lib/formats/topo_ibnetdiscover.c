@@ -703,16 +703,11 @@ static ibf_status_t read_all(ibnd_t *r, ibf_err_t *err)
 ibf_status_t ibf_topo_read_ibnd(ibf_text_t *t, bool ibsim, unsigned lmc,
 				ibf_fabric_t **out, ibf_err_t *err)
 {
-	ibnd_t r;
+	ibnd_t r = { .t = t, .ibsim = ibsim, .cur = IBF_NO_ID,
+		     .defmask = { .w = W_4X, .s = S_SDR } };
 	ibf_status_t st;
 
 	*out = NULL;
-	memset(&r, 0, sizeof(r));
-	r.t = t;
-	r.ibsim = ibsim;
-	r.cur = IBF_NO_ID;
-	r.defmask.w = W_4X;
-	r.defmask.s = S_SDR;
 	/* ibsim's first GUIDs when a file gives none */
 	r.guid_next[T_CA] = r.guid_abs[T_CA] = 0x100000;
 	r.guid_next[T_SW] = r.guid_abs[T_SW] = 0x200000;

@@ -240,14 +240,11 @@ static ibf_status_t parse_line(lst_t *r, const char *s, ibf_err_t *err)
 ibf_status_t ibf_topo_read_subnet_lst(ibf_text_t *t, unsigned lmc,
 				      ibf_fabric_t **out, ibf_err_t *err)
 {
-	lst_t r;
+	lst_t r = { .t = t, .lmc = lmc };
 	ibf_status_t st;
 	char *line;
 
 	*out = NULL;
-	memset(&r, 0, sizeof(r));
-	r.t = t;
-	r.lmc = lmc;
 	if ((st = ibf_fabric_create(&r.f)) != IBF_OK)
 		return ibf_err_set(err, st, "out of memory");
 	while ((line = ibf_text_next_line(t))) {

@@ -21,29 +21,9 @@ void ibf_rgraph_free(ibf_rgraph_t *g)
 	memset(g, 0, sizeof(*g));
 }
 
-static uint32_t count_links(const ibf_fabric_t *f)
-{
-	uint32_t i, n = 0;
-	unsigned p;
-
-	for (i = 0; i < f->nswitches; i++) {
-		ibf_node_id_t sw = f->switches[i];
-
-		for (p = 1; p <= f->nodes[sw].nports; p++) {
-			const ibf_port_t *pt = ibf_node_port(f, sw, p);
-
-			/* each link once, from its lower port id */
-			if (pt->peer != IBF_NO_ID &&
-			    ibf_node_is_switch(f, f->ports[pt->peer].node) &&
-			    f->ports[pt->peer].node != sw &&
-			    ibf_node_port_id(f, sw, p) < pt->peer)
-				n++;
-		}
-	}
-	return n;
-}
-
-static void fill_edges(const ibf_fabric_t *f, ibf_rgraph_t *g)
+/* The switch-to-switch links, each once (from its lower port id): counted,
+ * and stored into g's edge arrays unless g is NULL. */
+static uint32_t switch_links(const ibf_fabric_t *f, ibf_rgraph_t *g)
 {
 	uint32_t i, e = 0;
 	unsigned p;
@@ -61,13 +41,16 @@ static void fill_edges(const ibf_fabric_t *f, ibf_rgraph_t *g)
 			q = &f->ports[pt->peer];
 			if (!ibf_node_is_switch(f, q->node) || q->node == sw)
 				continue;
-			g->ea[e] = i;
-			g->pa[e] = (uint8_t)p;
-			g->eb[e] = f->switch_index[q->node];
-			g->pb[e] = q->num;
+			if (g) {
+				g->ea[e] = i;
+				g->pa[e] = (uint8_t)p;
+				g->eb[e] = f->switch_index[q->node];
+				g->pb[e] = q->num;
+			}
 			e++;
 		}
 	}
+	return e;
 }
 
 /* An end of a link, for sorting: (NodeGUID, port), then the edge. */
@@ -166,7 +149,7 @@ ibf_status_t ibf_rgraph_build(const ibf_fabric_t *f, ibf_rgraph_t *g,
 {
 	memset(g, 0, sizeof(*g));
 	g->n = f->nswitches;
-	g->nedges = count_links(f);
+	g->nedges = switch_links(f, NULL);
 	g->ea = malloc(((size_t)g->nedges + 1) * sizeof(*g->ea));
 	g->eb = malloc(((size_t)g->nedges + 1) * sizeof(*g->eb));
 	g->pa = malloc((size_t)g->nedges + 1);
@@ -181,7 +164,7 @@ ibf_status_t ibf_rgraph_build(const ibf_fabric_t *f, ibf_rgraph_t *g,
 		return ibf_err_set(err, IBF_ERR_NOMEM, "router graph: %s",
 				   ibf_status_str(IBF_ERR_NOMEM));
 	}
-	fill_edges(f, g);
+	switch_links(f, g);
 	if (canonical_order(f, g) < 0) {
 		ibf_rgraph_free(g);
 		return ibf_err_set(err, IBF_ERR_NOMEM, "router graph: %s",

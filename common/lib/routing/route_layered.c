@@ -706,35 +706,40 @@ static json_object *diversity_json(const ibf_diversity_t *d)
 	return o;
 }
 
-static json_object *layers_json(const struct lay *L)
+static const char *const layer_keys[3] = { "layer", "links",
+					     "links_added_back" };
+static const char *const vl_keys[3] = { "vl", "dlids", "dependencies" };
+
+/* Two figures of row i of a per-layer or per-VL table. */
+typedef void (*row_fn)(const struct lay *L, unsigned i, uint64_t v[2]);
+
+static void layer_row(const struct lay *L, unsigned i, uint64_t v[2])
 {
-	json_object *a = json_object_new_array();
-	unsigned i;
-
-	for (i = 0; i < L->n; i++) {
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "layer", u64(i));
-		json_object_object_add(o, "links", u64(L->ly.nin[i]));
-		json_object_object_add(o, "links_added_back",
-				       u64(L->ly.repaired[i]));
-		json_object_array_add(a, o);
-	}
-	return a;
+	v[0] = L->ly.nin[i];
+	v[1] = L->ly.repaired[i];
 }
 
-static json_object *vls_json(const struct lay *L)
+static void vl_row(const struct lay *L, unsigned i, uint64_t v[2])
+{
+	v[0] = L->vl[i].ndlids;
+	v[1] = L->vl[i].g.ndeps;
+}
+
+/* [{key[0]: i, key[1]: v0, key[2]: v1}, ...] for i < n. */
+static json_object *rows_json(const struct lay *L, unsigned n,
+			      const char *const key[3], row_fn row)
 {
 	json_object *a = json_object_new_array();
-	unsigned v;
+	uint64_t v[2];
+	unsigned i;
 
-	for (v = 0; v < L->nvl; v++) {
+	for (i = 0; i < n; i++) {
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "vl", u64(v));
-		json_object_object_add(o, "dlids", u64(L->vl[v].ndlids));
-		json_object_object_add(o, "dependencies",
-				       u64(L->vl[v].g.ndeps));
+		row(L, i, v);
+		json_object_object_add(o, key[0], u64(i));
+		json_object_object_add(o, key[1], u64(v[0]));
+		json_object_object_add(o, key[2], u64(v[1]));
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -768,13 +773,15 @@ static ibf_status_t report(struct lay *L, const ibf_route_opts_t *o,
 	json_object_object_add(r, "offset_to_layer",
 			       json_object_new_string("offset mod layers"));
 	json_object_object_add(r, "router_links", u64(L->g.nedges));
-	json_object_object_add(r, "per_layer", layers_json(L));
+	json_object_object_add(r, "per_layer", rows_json(L, L->n,
+			       layer_keys, layer_row));
 	json_object_object_add(r, "fallback_pairs", u64(L->fallback_pairs));
 	json_object_object_add(r, "sl_depends_on", json_object_new_string(
 		"dlid"));
 	json_object_object_add(r, "vls_used", u64(L->nvl));
 	json_object_object_add(r, "max_vls", u64(L->max_vls));
-	json_object_object_add(r, "per_vl", vls_json(L));
+	json_object_object_add(r, "per_vl", rows_json(L, L->nvl,
+			       vl_keys, vl_row));
 	json_object_object_add(r, "diversity", diversity_json(&d));
 	ibf_route_report_set(L->r, r);
 	return IBF_OK;

@@ -1494,19 +1494,15 @@ static ibf_status_t plan_once(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 			      bool perfect, uint32_t limit, bool *beaten,
 			      ibf_probe_plan_t *out, ibf_err_t *err)
 {
-	struct planner pl;
+	struct planner pl = { .l = l, .h = h, .n = h->n,
+			      .rng.s = 0x9e3779b97f4a7c15ull };
 	ibf_status_t st;
 	int res;
 
 	memset(out, 0, sizeof(*out));
-	memset(&pl, 0, sizeof(pl));
-	pl.l = l;
-	pl.h = h;
-	pl.n = h->n;
 	if ((st = ibf_probe_cols_init(l->fabric, h, model, &pl.cols,
 				      err)) != IBF_OK)
 		return st;
-	pl.rng.s = 0x9e3779b97f4a7c15ull;
 	pl.live = calloc((size_t)pl.n * pl.n, 1);
 	pl.nlive = calloc(pl.n, sizeof(*pl.nlive));
 	pl.mate = malloc(pl.n * sizeof(*pl.mate));
@@ -1612,20 +1608,14 @@ ibf_status_t ibf_probe_outside_span(const ibf_lfts_t *l,
 				    ibf_probe_cols_t *c, ibf_probe_ech_t *e,
 				    uint8_t *live, ibf_err_t *err)
 {
-	struct planner pl;
+	struct planner pl = { .l = l, .h = h, .n = h->n, .cols = *c,
+			      .ech = *e, .rng.s = 0x2545f4914f6cdd1dull };
 	struct scratch sc;
 	uint32_t n = h->n;
 	ibf_status_t st = IBF_OK;
 	size_t i;
 	int k;
 
-	memset(&pl, 0, sizeof(pl));
-	pl.l = l;
-	pl.h = h;
-	pl.n = n;
-	pl.cols = *c;
-	pl.ech = *e;
-	pl.rng.s = 0x2545f4914f6cdd1dull;
 	memset(live, 0, (size_t)n * n);
 	if (scratch_init(&sc, c->ncols, n, l->fabric->nswitches) < 0)
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");

@@ -142,14 +142,11 @@ ibf_status_t ibf_deadlock_check(const ibf_lfts_t *l, const ibf_sls_t *sls,
 				const ibf_deadlock_opts_t *opts,
 				ibf_deadlock_report_t *rep, ibf_err_t *err)
 {
-	struct cdgs g;
+	struct cdgs g = { .f = l->fabric, .l = l };
 	unsigned vl;
 	ibf_status_t st;
 
 	memset(rep, 0, sizeof(*rep));
-	memset(&g, 0, sizeof(g));
-	g.f = l->fabric;
-	g.l = l;
 	g.stamp = calloc((size_t)g.f->nswitches * IBF_NSLS + 1,
 			 sizeof(*g.stamp));
 	if (!g.stamp)
