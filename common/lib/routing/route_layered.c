@@ -197,27 +197,39 @@ static int alloc_routing(struct lay *L)
 
 /* ---- routing inside a layer -------------------------------------------- */
 
-/* For destination switch t: BFS over the layer, then per switch the ports
- * whose link leads one hop closer to t. */
-static void candidates(struct lay *L, const uint8_t *mask, uint32_t t)
+/* Per switch, the ports whose link leads one hop closer to t by L->dist;
+ * with rank (up/down), only the links that keep the path up/down: a
+ * down-set member goes down within the down-set, the others go up. */
+static void collect_candidates(struct lay *L, const uint8_t *mask,
+			       const uint32_t *rank, uint32_t t)
 {
 	const ibf_rgraph_t *g = &L->g;
 	uint32_t s, k, nc = 0;
 
-	ibf_rgraph_bfs(g, mask, t, L->dist, L->queue);
 	for (s = 0; s < g->n; s++) {
 		L->cand_off[s] = nc;
 		if (L->dist[s] == UINT32_MAX || s == t)
 			continue;
 		for (k = g->adj_off[s]; k < g->adj_off[s + 1]; k++) {
 			uint32_t e = g->adj_edge[k];
+			uint32_t y = ibf_rgraph_other(g, e, s);
 
-			if (mask[e] &&
-			    L->dist[ibf_rgraph_other(g, e, s)] + 1 == L->dist[s])
+			if (!mask[e] || L->dist[y] + 1 != L->dist[s])
+				continue;
+			if (!rank || (L->down[s] ? (L->down[y] &&
+						    rank[y] > rank[s])
+						 : rank[y] < rank[s]))
 				L->cand[nc++] = e;
 		}
 	}
 	L->cand_off[g->n] = nc;
+}
+
+/* For destination switch t: BFS over the layer, then the candidates. */
+static void candidates(struct lay *L, const uint8_t *mask, uint32_t t)
+{
+	ibf_rgraph_bfs(&L->g, mask, t, L->dist, L->queue);
+	collect_candidates(L, mask, NULL, t);
 }
 
 /* One DLID whose owner hangs off switch t (host_port: t's port to it, 0
@@ -329,28 +341,8 @@ static void updn_distances(struct lay *L, const uint8_t *mask,
 static void updn_candidates(struct lay *L, const uint8_t *mask,
 			    const uint32_t *rank, uint32_t t)
 {
-	const ibf_rgraph_t *g = &L->g;
-	uint32_t s, k, nc = 0;
-
 	updn_distances(L, mask, rank, t);
-	for (s = 0; s < g->n; s++) {
-		L->cand_off[s] = nc;
-		if (L->dist[s] == UINT32_MAX || s == t)
-			continue;
-		for (k = g->adj_off[s]; k < g->adj_off[s + 1]; k++) {
-			uint32_t e = g->adj_edge[k];
-			uint32_t y = ibf_rgraph_other(g, e, s);
-
-			if (!mask[e] || L->dist[y] + 1 != L->dist[s])
-				continue;
-			/* down-set members go down within the down-set,
-			 * the others go up */
-			if (L->down[s] ? (L->down[y] && rank[y] > rank[s])
-				       : rank[y] < rank[s])
-				L->cand[nc++] = e;
-		}
-	}
-	L->cand_off[g->n] = nc;
+	collect_candidates(L, mask, rank, t);
 }
 
 static void route_layer(struct lay *L, unsigned i)
