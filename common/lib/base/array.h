@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* Returns arr (elements of elem bytes, room for *cap) reallocated to hold
  * at least need elements, with *cap updated; capacities double, so n
@@ -34,5 +35,16 @@ int ibf_cmp_u32(const void *a, const void *b);
 /* Sort v[0..n) ascending and drop repeats; returns the new count.  Short
  * arrays (paths) by insertion sort. */
 uint32_t ibf_sort_unique_u32(uint32_t *v, uint32_t n);
+
+/* free() every pointer of a context's flat arrays in one statement:
+ * IBF_FREE_ALL(c->a, c->b, c->c). */
+static inline void ibf_free_each(void *const *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(p[i]);
+}
+#define IBF_FREE_ALL(...)                                                    \
+	ibf_free_each((void *const[]){ __VA_ARGS__ },                        \
+		      sizeof((void *const[]){ __VA_ARGS__ }) / sizeof(void *))
 
 #endif

@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
+
 #define NOT_COMPUTED "exact MMF-MCF optimum not computed: "
 
 /* Aggregated link numbering and per-endpoint placement. */
@@ -379,15 +381,8 @@ struct fill {
 
 static void fill_free(struct fill *s)
 {
-	free(s->fl);
-	free(s->nl);
-	free(s->rem);
-	free(s->sum);
-	free(s->lfirst);
-	free(s->lflow);
-	free(s->dirty);
-	free(s->frozen);
-	free(s->heap);
+	IBF_FREE_ALL(s->fl, s->nl, s->rem, s->sum, s->lfirst, s->lflow,
+		     s->dirty, s->frozen, s->heap);
 }
 
 static void hdown(struct fill *s, uint32_t i)

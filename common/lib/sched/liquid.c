@@ -164,11 +164,7 @@ static ibf_status_t tb_init(struct tbuild *b, const ibf_lfts_t *l,
 static void tb_free(struct tbuild *b)
 {
 	ibf_hash_destroy(b->seen);
-	free(b->toff);
-	free(b->tails);
-	free(b->port_link);
-	free(b->hostpos);
-	free(b->hops);
+	IBF_FREE_ALL(b->toff, b->tails, b->port_link, b->hostpos, b->hops);
 	ibf_liquid_traffic_destroy(b->t);
 }
 
