@@ -90,9 +90,19 @@ suite_broken() {
 count_suite() {
 	local name=$1 rc=$2 log=$3 secs=$4 p f s status=ok crashed=0
 
+	if [ ! -f "$log" ]; then
+		# Another run in the same build tree removed the logs.
+		mkdir -p "$(dirname "$log")"
+		echo "not ok - $name # its log vanished (another tests/run.sh on $BUILD_DIR?)" >"$log"
+	fi
 	p=$(grep -E '^ok( |$)' "$log" | grep -vcE '# *SKIP' || true)
 	s=$(grep -E '^ok( |$)' "$log" | grep -cE '# *SKIP' || true)
 	f=$(grep -cE '^not ok( |$)' "$log" || true)
+	# A suite that reports nothing has not shown anything to work.
+	if [ "$rc" -eq 0 ] && [ $((p + s + f)) -eq 0 ]; then
+		echo "not ok - $name # no test result in its output" >>"$log"
+		f=1
+	fi
 	# A crash or a non-zero exit that no "not ok" explains is a failure.
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
