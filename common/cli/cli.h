@@ -61,6 +61,12 @@ ibf_lfts_t *ibf_cli_load_lfts(const char *cmd, const ibf_fabric_t *f,
 int ibf_cli_load_routed(const char *cmd, const char *topo, const char *lfts,
 			unsigned lmc, ibf_fabric_t **f, ibf_lfts_t **l);
 
+/* Load the routed fabric, run fn on it (the fabric is l->fabric), free
+ * it; fn's exit status, or IBF_EXIT_INPUT when loading failed. */
+typedef int (*ibf_cli_routed_fn)(const ibf_lfts_t *l, void *arg);
+int ibf_cli_run_routed(const char *cmd, const char *topo, const char *lfts,
+		       unsigned lmc, ibf_cli_routed_fn fn, void *arg);
+
 /* A destination port for reports: its host name, or "switch \"DESC\"". */
 const char *ibf_cli_dest_name(const ibf_fabric_t *f, ibf_port_id_t p,
 			      char *buf, size_t len);

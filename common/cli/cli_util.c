@@ -69,6 +69,21 @@ int ibf_cli_load_routed(const char *cmd, const char *topo, const char *lfts,
 	return IBF_EXIT_OK;
 }
 
+int ibf_cli_run_routed(const char *cmd, const char *topo, const char *lfts,
+		       unsigned lmc, ibf_cli_routed_fn fn, void *arg)
+{
+	ibf_fabric_t *f;
+	ibf_lfts_t *l;
+	int rc = ibf_cli_load_routed(cmd, topo, lfts, lmc, &f, &l);
+
+	if (rc != IBF_EXIT_OK)
+		return rc;
+	rc = fn(l, arg);
+	ibf_lfts_destroy(l);
+	ibf_fabric_destroy(f);
+	return rc;
+}
+
 const char *ibf_cli_dest_name(const ibf_fabric_t *f, ibf_port_id_t p,
 			      char *buf, size_t len)
 {

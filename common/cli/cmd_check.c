@@ -288,44 +288,45 @@ static int check_deadlock(const ibf_lfts_t *l, const struct check_args *a)
 	return rc;
 }
 
-int ibf_cmd_check(int argc, char **argv)
+static int check_routed(const ibf_lfts_t *l, void *arg)
 {
+	const struct check_args *a = arg;
 	ibf_check_opts_t o = IBF_CHECK_OPTS_DEFAULT;
 	ibf_check_report_t r;
-	struct check_args a;
-	ibf_fabric_t *f;
-	ibf_lfts_t *l;
 	ibf_err_t err;
 	int rc;
 
-	if (!parse_args(argc, argv, &a, &rc))
-		return rc;
-	rc = ibf_cli_load_routed(CMD, a.topo, a.lfts, a.lmc, &f, &l);
-	if (rc != IBF_EXIT_OK)
-		return rc;
-	o.switches = a.switches;
-	o.max_examples = a.max_report;
-	o.nthreads = a.threads;
-	o.naive = a.naive;
+	o.switches = a->switches;
+	o.max_examples = a->max_report;
+	o.nthreads = a->threads;
+	o.naive = a->naive;
 	ibf_err_clear(&err);
 	if (ibf_check_run(l, &o, &r, &err) != IBF_OK) {
 		rc = ibf_cli_fail(CMD, &err);
 	} else {
 		struct json_ctx jc = { l, &r };
 
-		print_report(ibf_cli_text_out(a.json), f, &r, &a);
-		rc = a.json ? ibf_cli_write_file(CMD, a.json, put_json, &jc) :
+		print_report(ibf_cli_text_out(a->json), l->fabric, &r, a);
+		rc = a->json ? ibf_cli_write_file(CMD, a->json, put_json, &jc) :
 		     IBF_EXIT_OK;
 		if (rc == IBF_EXIT_OK && ibf_check_defects(&r))
 			rc = IBF_EXIT_DEFECT;
-		if (rc != IBF_EXIT_INPUT && (a.sl || a.deadlock)) {
-			int drc = check_deadlock(l, &a);
+		if (rc != IBF_EXIT_INPUT && (a->sl || a->deadlock)) {
+			int drc = check_deadlock(l, a);
 
 			rc = drc != IBF_EXIT_OK ? drc : rc;
 		}
 		ibf_check_report_free(&r);
 	}
-	ibf_lfts_destroy(l);
-	ibf_fabric_destroy(f);
 	return rc;
+}
+
+int ibf_cmd_check(int argc, char **argv)
+{
+	struct check_args a;
+	int rc;
+
+	if (!parse_args(argc, argv, &a, &rc))
+		return rc;
+	return ibf_cli_run_routed(CMD, a.topo, a.lfts, a.lmc, check_routed, &a);
 }

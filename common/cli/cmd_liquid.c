@@ -285,35 +285,38 @@ static int run_alltoall(const struct liquid_args *a, const ibf_lfts_t *l,
 	return IBF_EXIT_OK;
 }
 
-int ibf_cmd_liquid(int argc, char **argv)
+static int liquid_routed(const ibf_lfts_t *l, void *arg)
 {
-	struct liquid_args a;
-	ibf_fabric_t *f = NULL;
-	ibf_lfts_t *l = NULL;
+	const struct liquid_args *a = arg;
 	ibf_liquid_traffic_t *t = NULL;
 	ibf_liquid_plan_t *pl = NULL;
 	ibf_liquid_result_t r;
 	struct report rep;
 	int rc;
 
-	if (!parse_args(argc, argv, &a, &rc))
-		return rc;
 	memset(&r, 0, sizeof(r));
-	rc = ibf_cli_load_routed(CMD, a.topo, a.lfts, a.lmc, &f, &l);
-	if (rc == IBF_EXIT_OK)
-		rc = a.traffic ? run_traffic(&a, l, &rep, &t, &r)
-			       : run_alltoall(&a, l, &rep, &pl);
+	rc = a->traffic ? run_traffic(a, l, &rep, &t, &r)
+			: run_alltoall(a, l, &rep, &pl);
 	if (rc == IBF_EXIT_OK) {
-		struct json_ctx jc = { f, t, &r, pl };
+		struct json_ctx jc = { l->fabric, t, &r, pl };
 
-		print_table(ibf_cli_text_out(a.json), f, &rep);
-		if (a.json)
-			rc = ibf_cli_write_file(CMD, a.json, put_json, &jc);
+		print_table(ibf_cli_text_out(a->json), l->fabric, &rep);
+		if (a->json)
+			rc = ibf_cli_write_file(CMD, a->json, put_json, &jc);
 	}
 	ibf_liquid_plan_destroy(pl);
 	ibf_liquid_result_free(&r);
 	ibf_liquid_traffic_destroy(t);
-	ibf_lfts_destroy(l);
-	ibf_fabric_destroy(f);
 	return rc;
+}
+
+int ibf_cmd_liquid(int argc, char **argv)
+{
+	struct liquid_args a;
+	int rc;
+
+	if (!parse_args(argc, argv, &a, &rc))
+		return rc;
+	return ibf_cli_run_routed(CMD, a.topo, a.lfts, a.lmc, liquid_routed,
+				  &a);
 }

@@ -149,23 +149,21 @@ static ibf_status_t write_plan(const void *ctx, FILE *fp, ibf_err_t *err)
 	return IBF_OK;
 }
 
+static int netplan_routed(const ibf_lfts_t *l, void *arg)
+{
+	const struct netplan_args *a = arg;
+	struct plan_ctx ctx = { a, l };
+
+	return ibf_cli_write_file(CMD, a->out, write_plan, &ctx);
+}
+
 int ibf_cmd_netplan(int argc, char **argv)
 {
 	struct netplan_args a;
-	struct plan_ctx ctx;
-	ibf_fabric_t *f;
-	ibf_lfts_t *l;
 	int rc;
 
 	if (!parse_args(argc, argv, &a, &rc))
 		return rc;
-	rc = ibf_cli_load_routed(CMD, a.topo, a.lfts, a.lmc, &f, &l);
-	if (rc != IBF_EXIT_OK)
-		return rc;
-	ctx.a = &a;
-	ctx.l = l;
-	rc = ibf_cli_write_file(CMD, a.out, write_plan, &ctx);
-	ibf_lfts_destroy(l);
-	ibf_fabric_destroy(f);
-	return rc;
+	return ibf_cli_run_routed(CMD, a.topo, a.lfts, a.lmc, netplan_routed,
+				  &a);
 }

@@ -169,27 +169,21 @@ static int resolve_dst(const ibf_fabric_t *f, const struct paths_args *a,
 	return IBF_EXIT_OK;
 }
 
-int ibf_cmd_paths(int argc, char **argv)
+static int paths_routed(const ibf_lfts_t *l, void *arg)
 {
+	const struct paths_args *a = arg;
+	const ibf_fabric_t *f = l->fabric;
 	unsigned first = 0, count = 0, i, max;
-	struct paths_args a;
 	ibf_port_id_t src, *hops;
 	bool ok = true;
-	ibf_fabric_t *f;
-	ibf_lfts_t *l;
 	ibf_err_t err;
 	int rc;
 
-	if (!parse_args(argc, argv, &a, &rc))
-		return rc;
-	rc = ibf_cli_load_routed(CMD, a.topo, a.lfts, a.lmc, &f, &l);
-	if (rc != IBF_EXIT_OK)
-		return rc;
 	ibf_err_clear(&err);
-	if (ibf_fabric_resolve_host(f, a.src, &src, &err) != IBF_OK)
+	if (ibf_fabric_resolve_host(f, a->src, &src, &err) != IBF_OK)
 		rc = ibf_cli_fail(CMD, &err);
 	else
-		rc = resolve_dst(f, &a, &first, &count);
+		rc = resolve_dst(f, a, &first, &count);
 	/* the longest walk: every switch, then once more round a loop */
 	max = 2 * f->nswitches + 2;
 	hops = rc ? NULL : malloc(max * sizeof(*hops));
@@ -203,7 +197,15 @@ int ibf_cmd_paths(int argc, char **argv)
 	if (!rc && !ok)
 		rc = IBF_EXIT_DEFECT;
 	free(hops);
-	ibf_lfts_destroy(l);
-	ibf_fabric_destroy(f);
 	return rc;
+}
+
+int ibf_cmd_paths(int argc, char **argv)
+{
+	struct paths_args a;
+	int rc;
+
+	if (!parse_args(argc, argv, &a, &rc))
+		return rc;
+	return ibf_cli_run_routed(CMD, a.topo, a.lfts, a.lmc, paths_routed, &a);
 }
