@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include <ibflow/deadlock.h>
-#include <ibflow/sl.h>
+#include <ibflow/sl_io.h>
 #include <ibflow/check.h>
 #include <ibflow/trace.h>
 

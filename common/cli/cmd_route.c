@@ -7,7 +7,7 @@
 
 #include <ibflow/labels_io.h>
 #include <ibflow/pgft.h>
-#include <ibflow/sl.h>
+#include <ibflow/sl_io.h>
 
 #include "cli.h"
 

@@ -21,7 +21,7 @@
 #include <ibflow/deadlock.h>
 #include <ibflow/gen.h>
 #include <ibflow/route.h>
-#include <ibflow/sl.h>
+#include <ibflow/sl_io.h>
 #include <ibflow/trace.h>
 
 /* ---- fabrics by hand ---------------------------------------------------- */

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include <ibflow/lfts.h>
-#include <ibflow/sl.h>
+#include <ibflow/sl_io.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -26,7 +26,7 @@
 #include <ibflow/hosts.h>
 #include <ibflow/lfts.h>
 #include <ibflow/route.h>
-#include <ibflow/sl.h>
+#include <ibflow/sl_io.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -5,7 +5,7 @@
  * Layers, bottom up (a header includes only headers of its layer or below):
  *   base     status.h limits.h io.h
  *   model    fabric.h lfts.h pgft.h
- *   formats  topo_io.h lfts_io.h hosts.h traffic.h sl.h
+ *   formats  topo_io.h lfts_io.h hosts.h traffic.h sl_io.h
  *            rtt_io.h
  *   gen      gen.h
  *   routing  route.h diversity.h export.h
@@ -32,7 +32,7 @@
 #include <ibflow/rtt_io.h>
 #include <ibflow/hosts.h>
 #include <ibflow/traffic.h>
-#include <ibflow/sl.h>
+#include <ibflow/sl_io.h>
 #include <ibflow/gen.h>
 #include <ibflow/route.h>
 #include <ibflow/diversity.h>

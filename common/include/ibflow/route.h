@@ -26,7 +26,7 @@
 
 #include <ibflow/fabric.h>
 #include <ibflow/lfts.h>
-#include <ibflow/sl.h>
+#include <ibflow/sl_io.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -34,7 +34,7 @@
 #include <stdio.h>
 
 #include <ibflow/lfts.h>
-#include <ibflow/sl.h>
+#include <ibflow/sl_io.h>
 #include <ibflow/io.h>
 #include <ibflow/traffic.h>
 #include <ibflow/liquid.h>

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * The SL file (format in sl.h): writing an SL table, reading one back.
+ * The SL file (format in sl_io.h): writing an SL table, reading one back.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <ibflow/io.h>
-#include <ibflow/sl.h>
+#include <ibflow/sl_io.h>
 
 #include "base/scan.h"
 

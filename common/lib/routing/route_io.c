@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * A routing's side files: its host order (a host list) and its SLs (the SL
- * file of sl.h).
+ * file of sl_io.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,7 @@
 #include <ibflow/hosts.h>
 #include <ibflow/io.h>
 #include <ibflow/route.h>
-#include <ibflow/sl.h>
+#include <ibflow/sl_io.h>
 
 #include "routing/route_internal.h"
 

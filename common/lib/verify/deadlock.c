@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include <ibflow/deadlock.h>
-#include <ibflow/sl.h>
+#include <ibflow/sl_io.h>
 
 #include "routing/cdg.h"
 

@@ -11,8 +11,8 @@
  * Pairs no line covers use SL 0.  Each (SLID's endpoint, DLID) and each
  * '*' DLID may appear once.
  */
-#ifndef IBFLOW_SL_H
-#define IBFLOW_SL_H
+#ifndef IBFLOW_SL_IO_H
+#define IBFLOW_SL_IO_H
 
 #include <stdbool.h>
 #include <stdint.h>
