@@ -165,8 +165,16 @@ void ibf_osm_worker_stop(ibf_osm_t *p);
  * evaluation of an older one. */
 void ibf_osm_worker_post(ibf_osm_t *p, ibf_osm_result_t *res);
 
-/* plugin.c */
+/* result.c: a new result holds one reference; put drops one and frees
+ * with the last; current takes one on p->cur (or returns NULL);
+ * set_current replaces p->cur (NULL clears it), dropping the old one. */
+ibf_osm_result_t *ibf_osm_result_new(ibf_osm_t *p, const char *engine,
+				     ibf_fabric_t *f);
 void ibf_osm_result_put(ibf_osm_t *p, ibf_osm_result_t *res);
+ibf_osm_result_t *ibf_osm_result_current(ibf_osm_t *p);
+void ibf_osm_result_set_current(ibf_osm_t *p, ibf_osm_result_t *res);
+
+/* osm_env.c */
 void ibf_osm_logf(ibf_osm_t *p, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const char *ibf_osm_cache_dir(void);

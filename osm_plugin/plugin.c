@@ -47,65 +47,6 @@ static double now_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* ---- results ---------------------------------------------------------- */
-
-void ibf_osm_result_put(ibf_osm_t *p, ibf_osm_result_t *res)
-{
-	bool last;
-
-	if (!res)
-		return;
-	pthread_mutex_lock(&p->lock);
-	last = --res->refs == 0;
-	pthread_mutex_unlock(&p->lock);
-	if (!last)
-		return;
-	ibf_routing_destroy(res->routing);
-	ibf_lfts_destroy(res->lfts);
-	ibf_fabric_destroy(res->fabric);
-	free(res);
-}
-
-/* Replace the current result (NULL clears it). */
-static void set_current(ibf_osm_t *p, ibf_osm_result_t *res)
-{
-	ibf_osm_result_t *old;
-
-	pthread_mutex_lock(&p->lock);
-	old = p->cur;
-	p->cur = res;
-	pthread_mutex_unlock(&p->lock);
-	ibf_osm_result_put(p, old);
-}
-
-static ibf_osm_result_t *get_current(ibf_osm_t *p)
-{
-	ibf_osm_result_t *res;
-
-	pthread_mutex_lock(&p->lock);
-	res = p->cur;
-	if (res)
-		res->refs++;
-	pthread_mutex_unlock(&p->lock);
-	return res;
-}
-
-static ibf_osm_result_t *result_new(ibf_osm_t *p, const char *engine,
-				    ibf_fabric_t *f)
-{
-	ibf_osm_result_t *res = calloc(1, sizeof(*res));
-
-	if (!res)
-		return NULL;
-	res->refs = 1;
-	res->fabric = f;
-	snprintf(res->engine, sizeof(res->engine), "%s", engine);
-	pthread_mutex_lock(&p->lock);
-	res->seq = ++p->seq;
-	pthread_mutex_unlock(&p->lock);
-	return res;
-}
-
 /* ---- routing ----------------------------------------------------------- */
 
 /* Refusals the engines cannot see: more layers than LIDs per endpoint,
@@ -206,10 +147,10 @@ static int route_cb(void *context)
 			     "fabric: %s", e->osm_name, err.msg);
 		ibf_routing_destroy(r);
 		ibf_fabric_destroy(f);
-		set_current(p, NULL);
+		ibf_osm_result_set_current(p, NULL);
 		return -1;
 	}
-	res = result_new(p, e->osm_name, f);
+	res = ibf_osm_result_new(p, e->osm_name, f);
 	if (!res) {
 		/* The tables are in place; only path_sl and the export lack
 		 * them.  Say so rather than fail a good routing. */
@@ -217,14 +158,14 @@ static int route_cb(void *context)
 			     "keeping the routing", e->osm_name);
 		ibf_routing_destroy(r);
 		ibf_fabric_destroy(f);
-		set_current(p, NULL);
+		ibf_osm_result_set_current(p, NULL);
 		return 0;
 	}
 	res->routing = r;
 	note_pgft(p, e, r);
 	ibf_osm_labels_keep(p, e, r);
 	log_routed(p, e, res, t1 - t0, t2 - t1);
-	set_current(p, res);
+	ibf_osm_result_set_current(p, res);
 	return 0;
 }
 
@@ -251,7 +192,7 @@ static uint8_t path_sl_cb(void *context, uint8_t hint, const ib_net16_t slid,
 			  const ib_net16_t dlid)
 {
 	ibf_osm_engine_t *e = context;
-	ibf_osm_result_t *res = get_current(e->plugin);
+	ibf_osm_result_t *res = ibf_osm_result_current(e->plugin);
 	unsigned s = cl_ntoh16(slid), d = cl_ntoh16(dlid);
 	uint8_t sl = hint;
 	ibf_port_id_t src;
@@ -276,7 +217,7 @@ static void update_sl2vl_cb(void *context, osm_physp_t *port, uint8_t in,
 			    uint8_t out, ib_slvl_table_t *t)
 {
 	ibf_osm_engine_t *e = context;
-	ibf_osm_result_t *res = get_current(e->plugin);
+	ibf_osm_result_t *res = ibf_osm_result_current(e->plugin);
 	unsigned sl, n = 1;
 
 	if (res && res->routing)
@@ -326,7 +267,7 @@ static ibf_osm_result_t *foreign_result(ibf_osm_t *p)
 	CL_PLOCK_ACQUIRE(&osm->lock);
 	if (ibf_osm_build_fabric(&osm->subn, &f, &vls, &err) == IBF_OK &&
 	    ibf_osm_read_lfts(&osm->subn, f, &l, &err) == IBF_OK)
-		res = result_new(p, name, f);
+		res = ibf_osm_result_new(p, name, f);
 	CL_PLOCK_RELEASE(&osm->lock);
 	if (!res) {
 		ibf_osm_logf(p, OSM_LOG_INFO, "export and eval of %s not "
@@ -422,7 +363,7 @@ static void plugin_delete(void *data)
 	if (!p)
 		return;
 	ibf_osm_worker_stop(p);
-	set_current(p, NULL);
+	ibf_osm_result_set_current(p, NULL);
 	ibf_osm_conf_free(&p->conf);
 	free(p->pgft_hint);
 	ibf_pgft_memory_destroy(p->labels);
@@ -448,7 +389,7 @@ static void plugin_report(void *data, osm_epi_event_id_t id, void *ev)
 		return;
 	ibf_osm_labels_flush(p);
 	if (used_is_ours(p))
-		res = get_current(p);
+		res = ibf_osm_result_current(p);
 	else if (p->conf.eval_foreign)
 		res = foreign_result(p);
 	else

@@ -12,7 +12,8 @@
 #include "base/array.h"
 #include "base/hash.h"
 
-#include "sched/liquid_internal.h"
+#include "sched/liquid_ff.h"
+#include "sched/liquid_search.h"
 
 const char *ibf_liquid_method_str(ibf_liquid_method_t m)
 {
@@ -359,12 +360,15 @@ static void occupy(const ibf_liquid_traffic_t *t, uint32_t *occ, uint32_t x,
 		occ[t->links[i]] = stamp;
 }
 
-/* Frame by frame: the remaining transfers in decreasing order of the load
- * (in the remaining traffic) of their busiest link, first fit.  The
- * bottlenecks of what remains are served first, as a liquid schedule must
- * serve them every frame.  Returns LQ_NONE on allocation failure. */
-uint32_t lq_greedy(const ibf_liquid_traffic_t *t, uint32_t *frame_of,
-		   uint32_t first, struct lq_clock *clk)
+/* Greedy colouring of the transfers with frame_of[x] == LQ_NONE, frames
+ * numbered from first, frame by frame: the remaining transfers in
+ * decreasing order of the load (in the remaining traffic) of their busiest
+ * link, first fit.  The bottlenecks of what remains are served first, as a
+ * liquid schedule must serve them every frame.  Returns the total frame
+ * count (first + new), or LQ_NONE on allocation failure or when the clock
+ * expired (frame_of is then partly written). */
+static uint32_t lq_greedy(const ibf_liquid_traffic_t *t, uint32_t *frame_of,
+			  uint32_t first, struct lq_clock *clk)
 {
 	uint32_t *load = calloc((size_t)t->nlinks + 1, sizeof(uint32_t));
 	uint32_t *occ = malloc(((size_t)t->nlinks + 1) * sizeof(uint32_t));

@@ -4,7 +4,7 @@
 #ifndef IBFLOW_LIQUID_A2A_H
 #define IBFLOW_LIQUID_A2A_H
 
-#include "sched/liquid_internal.h"
+#include "sched/liquid_ff.h"
 
 /* 2^31 transfers (46,341 ranks): 8 GiB of frame numbers. */
 #define LQ_A2A_MAX_TRANSFERS 0x80000000u

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sched/liquid_internal.h"
+#include "sched/liquid_base.h"
 
 double lq_now(void)
 {

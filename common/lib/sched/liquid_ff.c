@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "base/rng.h"
-#include "sched/liquid_internal.h"
+#include "sched/liquid_ff.h"
 
 void lq_ff_free(struct lq_ff *F)
 {

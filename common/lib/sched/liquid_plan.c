@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sched/liquid_a2a.h"
+#include "sched/liquid_search.h"
 
 struct ibf_liquid_plan {
 	struct lq_a2a *a;

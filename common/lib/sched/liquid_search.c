@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/liquid_internal.h"
+#include "sched/liquid_search.h"
 
 enum { TR_INC, TR_DEP_DEL, TR_DEP_ADD, TR_EXC_DEL, TR_EXC_ADD };
 #define TR_SHIFT 29
