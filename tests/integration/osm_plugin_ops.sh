@@ -313,7 +313,9 @@ if ibs_start_console "$dir/net" "$dir"; then
 	fi
 	# SIGHUP: OpenSM sweeps heavily, the plugin re-reads the changed file
 	printf 'eval no\nexport_dir %s/hup\n' "$dir" >"$dir/ibflow.conf"
-	kill -HUP "$OSM_PID"
+	# to opensm itself: OSM_PID is timeout(1)'s, which would pass SIGHUP
+	# on and then, with -k, SIGKILL opensm 5 s later as if it had timed out
+	pkill -HUP -P "$OSM_PID" -x opensm
 	for _ in $(seq 100); do
 		[ -f "$dir/hup/ibflow-export.txt" ] && break
 		sleep 0.1
