@@ -35,72 +35,33 @@ int ibf_tool_exit_for(ibf_ucx_status_t st)
 	}
 }
 
-int ibf_tool_usage_error(const char *prog, const char *fmt, const char *arg)
+int ibf_tool_opt_boot_addr(void *boot, const char *prog, const char *arg)
 {
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (--help for usage)\n");
-	return EXIT_INPUT;
-}
+	ibf_ucx_boot_params_t *bp = boot;
 
-int ibf_tool_bad_option(const char *prog, char **argv, int ind, int opt)
-{
-	char shortopt[3] = { '-', (char)opt, '\0' };
-	const char *a = argv[ind - 1];
-
-	/* A long option is the argument getopt stepped over; a short one
-	 * may sit inside a cluster (-xq), where that is still argv[0]. */
-	if (strncmp(a, "--", 2))
-		return ibf_tool_usage_error(prog, "unknown option '%s'",
-					    shortopt);
-	if (opt)
-		return ibf_tool_usage_error(prog, "%s needs a value", a);
-	return ibf_tool_usage_error(prog, "unknown option '%s'", a);
-}
-
-bool ibf_tool_parse_u32(const char *s, uint32_t *v)
-{
-	unsigned long x;
-	char *end;
-
-	if (!s[0] || s[0] == '-')
-		return false;
-	errno = 0;
-	x = strtoul(s, &end, 10);
-	if (*end || errno || x > UINT32_MAX)
-		return false;
-	*v = (uint32_t)x;
-	return true;
-}
-
-int ibf_tool_boot_option(const char *prog, int opt, const char *arg,
-			 ibf_ucx_boot_params_t *boot, bool *have_rank)
-{
-	switch (opt) {
-	case 'b':
-		snprintf(boot->addr, sizeof(boot->addr), "%s", arg);
-		return 0;
-	case 'R':
-		if (!ibf_tool_parse_u32(arg, &boot->rank))
-			return ibf_tool_usage_error(prog, "--rank: '%s' is not "
-						    "an unsigned integer", arg);
-		*have_rank = true;
-		return 0;
-	default: /* 'Z' */
-		if (!ibf_tool_parse_u32(arg, &boot->size) || !boot->size)
-			return ibf_tool_usage_error(prog, "--size: '%s' is not "
-						    "a positive integer", arg);
-		return 0;
-	}
+	if (strlen(arg) >= sizeof(bp->addr))
+		return ibf_cli_usage_error(prog, "--boot: '%s' is too long",
+					   arg);
+	snprintf(bp->addr, sizeof(bp->addr), "%s", arg);
+	return 0;
 }
 
 int ibf_tool_boot_check(const char *prog, const ibf_ucx_boot_params_t *boot,
-			bool have_rank)
+			bool have_rank, unsigned np)
 {
 	if (have_rank != (boot->size != 0))
-		return ibf_tool_usage_error(prog, "%s",
-					    "--rank and --size go together");
+		return ibf_cli_usage_error(prog, "--rank and --size go "
+					   "together");
+	if (np && boot->size)
+		return ibf_cli_usage_error(prog, "--np starts its own "
+					   "processes: no --rank/--size");
 	return 0;
+}
+
+ibf_status_t ibf_tool_err(const ibf_ucx_err_t *ue, ibf_err_t *err)
+{
+	return ibf_err_set(err, ue->status == IBF_UCX_ERR_NOMEM ?
+			   IBF_ERR_NOMEM : IBF_ERR_IO, "%s", ue->msg);
 }
 
 int ibf_tool_run(const char *prog, unsigned np, ibf_ucx_boot_params_t *boot,
