@@ -124,28 +124,46 @@ struct ibf_ucx {
 	uint32_t *rank_host;      /* [size] */
 	uint32_t *host_leader;    /* [nhosts] */
 	uint32_t local_procs;     /* processes on this machine (incl. me) */
-	struct ibf_ucxi_a2a *a2a; /* all-to-all schedule and counters */
-	ibf_ucx_infer_result_t *inferred; /* FABRIC=infer: the tree used */
-	uint32_t *bcast_chain;    /* [size] pipelined broadcast order */
-	uint64_t nbcast_pipeline; /* pipelined broadcasts so far */
+	struct ibf_ucxi_state *state; /* coll/'s and infer/'s (state.c) */
 	struct ibf_ucxi_lane *lane; /* control lane, or NULL */
 	bool lane_tried;
 };
 
-/* context.c: UCP's configuration with UCX_IBFLOW_NET_DEVICES / _TLS. */
+/* devices.c: UCP's configuration with UCX_IBFLOW_NET_DEVICES / _TLS
+ * (they restrict this library's contexts only, not the application's
+ * own UCX use). */
 ibf_ucx_status_t ibf_ucxi_ucp_config(const ibf_ucx_config_t *c,
 				     ucp_config_t **out, ibf_ucx_err_t *err);
 
+/* hosts.c: the host list from what every process said (judged): distinct
+ * endpoints in order of their lowest rank (aware), or one per process. */
+ibf_ucx_status_t ibf_ucxi_hosts_build(ibf_ucx_t *u, ibf_ucx_err_t *err);
 
+/* ---- state of the folders above the core (src/core/state.c) -------------
+ *
+ * coll/ and infer/ keep what they need per context under a key of their
+ * own (a static ibf_ucxi_state_key_t); the context frees it with itself
+ * through the key's function.  The core names no subsystem. */
+typedef struct ibf_ucxi_state_key {
+	const char *name;             /* for error messages */
+	void (*free)(void *data);
+} ibf_ucxi_state_key_t;
 
-/* src/infer/infer.c: FABRIC=infer at init (collective, after the host
- * list is built topology-unaware): infer, then make the tree the
+/* The data under key, or NULL. */
+void *ibf_ucxi_state_get(const ibf_ucx_t *u, const ibf_ucxi_state_key_t *key);
+/* Keep data under key (not there yet); on failure key->free(data). */
+ibf_ucx_status_t ibf_ucxi_state_put(ibf_ucx_t *u,
+				    const ibf_ucxi_state_key_t *key,
+				    void *data, ibf_ucx_err_t *err);
+/* Every key's data, freed (the context's end). */
+void ibf_ucxi_state_free(ibf_ucx_t *u);
+
+/* ---- the fabric's view of the context (src/fabric) -------------------------- */
+
+/* fabric/inferred.c: UCX_IBFLOW_FABRIC=infer at init (collective, after
+ * the host list is built topology-unaware): infer, then make the tree the
  * context's fabric and its paths the routes. */
-ibf_ucx_status_t ibf_ucxi_infer_install(ibf_ucx_t *u, ibf_ucx_err_t *err);
-void ibf_ucxi_infer_free(ibf_ucx_infer_result_t *r);
-
-/* src/coll/alltoall.c */
-void ibf_ucxi_a2a_free(struct ibf_ucxi_a2a *a);
+ibf_ucx_status_t ibf_ucxi_fabric_infer(ibf_ucx_t *u, ibf_ucx_err_t *err);
 
 /* ---- communication (src/core/comm.c) ----------------------------------------- */
 
