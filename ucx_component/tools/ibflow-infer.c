@@ -41,12 +41,6 @@ typedef struct args {
 	unsigned np;
 } args_t;
 
-/* One process of --np: its arguments and the configuration. */
-struct job {
-	args_t a;
-	const ibf_ucx_config_t *cfg;
-};
-
 /* --bw-bytes, --bw-chunk: N, NK or NM (KiB, MiB) */
 static int opt_size(void *target, const char *prog, const char *arg,
 		    const char *opt)
@@ -391,39 +385,22 @@ static int fail(uint32_t rank, const ibf_ucx_err_t *e)
 	return ibf_tool_exit_for(e->status);
 }
 
-static int run(const args_t *a, const ibf_ucx_config_t *cfg)
+static int run(const void *args, const ibf_ucx_config_t *cfg)
 {
-	ibf_ucx_boot_params_t bp = a->boot;
+	const args_t *a = args;
 	const ibf_ucx_infer_result_t *done;
 	ibf_ucx_infer_result_t res;
 	ibf_ucx_infer_opts_t io;
-	ibf_ucx_params_t up;
-	ibf_ucx_boot_t *boot = NULL;
-	ibf_ucx_t *u = NULL;
+	ibf_tool_proc_t p;
+	ibf_ucx_t *u;
 	ibf_ucx_err_t e;
-	int rc = 0;
+	int rc;
 
 	memset(&res, 0, sizeof(res));
-	if (!bp.timeout_s)
-		bp.timeout_s = ibf_ucx_config_timeout(cfg);
-	if (ibf_ucx_boot_params_env(&bp, &e) != IBF_UCX_OK) {
-		fprintf(stderr, "%s: %s\n", PROG, e.msg);
-		return EXIT_INPUT;
-	}
-	if (ibf_ucx_boot_open(&bp, &boot, &e) != IBF_UCX_OK)
-		return fail(bp.rank, &e);
-	memset(&up, 0, sizeof(up));
-	up.oob = ibf_ucx_boot_oob(boot);
-	up.config = cfg;
-	if (ibf_ucx_init(&up, &u, &e) != IBF_UCX_OK) {
-		if (e.status == IBF_UCX_ERR_OOB && ibf_ucx_boot_error(boot)[0])
-			snprintf(e.msg + strlen(e.msg),
-				 sizeof(e.msg) - strlen(e.msg), ": %s",
-				 ibf_ucx_boot_error(boot));
-		rc = fail(bp.rank, &e);
-		ibf_ucx_boot_close(boot);
+	rc = ibf_tool_open(PROG, &a->boot, cfg, 0, fail, &p);
+	if (rc)
 		return rc;
-	}
+	u = p.u;
 	ibf_ucx_infer_opts_init(u, &io);
 	if (a->tol >= 0)
 		io.tol_us = a->tol;
@@ -438,9 +415,9 @@ static int run(const args_t *a, const ibf_ucx_config_t *cfg)
 	if (a->bw && !a->bw_infer && !done && ibf_ucx_topology_aware(u)) {
 		rc = bandwidth(a, u, NULL, NULL);
 	} else if (!done && ibf_ucx_infer(u, &io, &res, &e) != IBF_UCX_OK) {
-		rc = fail(bp.rank, &e);
+		rc = fail(p.bp.rank, &e);
 	} else {
-		if (bp.rank == 0)
+		if (p.bp.rank == 0)
 			rc = report(a, done ? done : &res, io.tol_us);
 		/* every rank: rank 0's files do not stop the others */
 		if (a->bw) {
@@ -452,38 +429,15 @@ static int run(const args_t *a, const ibf_ucx_config_t *cfg)
 		}
 	}
 	ibf_ucx_infer_result_free(&res);
-	if (ibf_ucx_finalize(u, &e) != IBF_UCX_OK && !rc)
-		rc = fail(bp.rank, &e);
-	ibf_ucx_boot_close(boot);
-	return rc;
-}
-
-/* ---- --np: local processes -------------------------------------------------------- */
-
-static int run_job(void *ctx)
-{
-	const struct job *j = ctx;
-
-	return run(&j->a, j->cfg);
+	return ibf_tool_close(&p, fail, rc);
 }
 
 int main(int argc, char **argv)
 {
-	ibf_ucx_config_t *cfg = NULL;
-	ibf_ucx_err_t e;
 	args_t a;
 	int rc = parse_args(argc, argv, &a);
 
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (ibf_ucx_config_read(&cfg, &e) != IBF_UCX_OK) {
-		fprintf(stderr, "%s: %s\n", PROG, e.msg);
-		return EXIT_INPUT;
-	}
-	struct job j = { a, cfg };
-
-	rc = ibf_tool_run(PROG, a.np, &j.a.boot,
-			  ibf_ucx_config_timeout(cfg), run_job, &j);
-	ibf_ucx_config_release(cfg);
-	return rc;
+	return ibf_tool_run(PROG, a.np, &a.boot, false, run, &a);
 }

@@ -29,12 +29,6 @@ typedef struct args {
 	unsigned np;
 } args_t;
 
-/* One process of --np: its arguments and the configuration. */
-struct job {
-	args_t a;
-	const ibf_ucx_config_t *cfg;
-};
-
 /* 0: run; -1: help printed; else the exit status of a usage error. */
 static int parse_args(int argc, char **argv, args_t *a)
 {
@@ -167,87 +161,45 @@ static int report(const args_t *a, const ibf_ucx_t *u,
 	return rc;
 }
 
-static int run(const args_t *a, const ibf_ucx_config_t *cfg)
+static int fail_any(uint32_t rank, const ibf_ucx_err_t *e)
 {
-	ibf_ucx_boot_params_t bp = a->boot;
-	ibf_ucx_params_t up;
+	return fail(rank, e, 0);
+}
+
+static int run(const void *args, const ibf_ucx_config_t *cfg)
+{
+	const args_t *a = args;
 	ibf_ucx_probe_opts_t po;
 	ibf_ucx_probe_result_t res;
-	ibf_ucx_boot_t *boot = NULL;
-	ibf_ucx_t *u = NULL;
+	ibf_tool_proc_t p;
 	ibf_ucx_err_t e;
-	int rc = 0;
+	int rc;
 
-	if (!bp.timeout_s)
-		bp.timeout_s = ibf_ucx_config_timeout(cfg);
-	if (ibf_ucx_boot_params_env(&bp, &e) != IBF_UCX_OK) {
-		fprintf(stderr, "%s: %s\n", PROG, e.msg);
-		return EXIT_INPUT;
-	}
-	if (ibf_ucx_boot_open(&bp, &boot, &e) != IBF_UCX_OK)
-		return fail(bp.rank, &e, 0);
-	memset(&up, 0, sizeof(up));
-	up.oob = ibf_ucx_boot_oob(boot);
-	up.config = cfg;
-	up.flags = a->fallback ? IBF_UCX_INIT_FALLBACK : 0;
-	if (ibf_ucx_init(&up, &u, &e) != IBF_UCX_OK) {
-		if (e.status == IBF_UCX_ERR_OOB && ibf_ucx_boot_error(boot)[0])
-			snprintf(e.msg + strlen(e.msg),
-				 sizeof(e.msg) - strlen(e.msg), ": %s",
-				 ibf_ucx_boot_error(boot));
-		rc = fail(bp.rank, &e, 0);
-		ibf_ucx_boot_close(boot);
+	rc = ibf_tool_open(PROG, &a->boot, cfg,
+			   a->fallback ? IBF_UCX_INIT_FALLBACK : 0, fail_any,
+			   &p);
+	if (rc)
 		return rc;
-	}
-	ibf_ucx_probe_opts_init(u, &po);
-	if (a->all_pairs || !ibf_ucx_topology_aware(u))
+	ibf_ucx_probe_opts_init(p.u, &po);
+	if (a->all_pairs || !ibf_ucx_topology_aware(p.u))
 		po.all_pairs = true;
 	if (a->serial)
 		po.serial = true;
-	if (ibf_ucx_probe(u, &po, &res, &e) != IBF_UCX_OK)
-		rc = fail(bp.rank, &e, 0);
-	else if (bp.rank == 0)
-		rc = report(a, u, &res);
+	if (ibf_ucx_probe(p.u, &po, &res, &e) != IBF_UCX_OK)
+		rc = fail(p.bp.rank, &e, 0);
+	else if (p.bp.rank == 0)
+		rc = report(a, p.u, &res);
 	if (rc == 0)
 		ibf_ucx_probe_result_free(&res);
-	if (ibf_ucx_finalize(u, &e) != IBF_UCX_OK && !rc)
-		rc = fail(bp.rank, &e, 0);
-	ibf_ucx_boot_close(boot);
-	return rc;
-}
-
-/* ---- --np: local processes -------------------------------------------------------- */
-
-static int run_job(void *ctx)
-{
-	const struct job *j = ctx;
-
-	return run(&j->a, j->cfg);
+	return ibf_tool_close(&p, fail_any, rc);
 }
 
 int main(int argc, char **argv)
 {
-	ibf_ucx_config_t *cfg = NULL;
-	ibf_ucx_err_t e;
 	args_t a;
 	int rc = parse_args(argc, argv, &a);
 
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (ibf_ucx_config_read(&cfg, &e) != IBF_UCX_OK) {
-		fprintf(stderr, "%s: %s\n", PROG, e.msg);
-		return EXIT_INPUT;
-	}
-	if (a.fallback &&
-	    ibf_ucx_config_modify(cfg, "FALLBACK", "y", &e) != IBF_UCX_OK) {
-		fprintf(stderr, "%s: %s\n", PROG, e.msg);
-		ibf_ucx_config_release(cfg);
-		return EXIT_INPUT;
-	}
-	struct job j = { a, cfg };
-
-	rc = ibf_tool_run(PROG, a.np, &j.a.boot,
-			  ibf_ucx_config_timeout(cfg), run_job, &j);
-	ibf_ucx_config_release(cfg);
-	return rc;
+	return ibf_tool_run(PROG, a.np, &a.boot, a.fallback, run, &a);
 }

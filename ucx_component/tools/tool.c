@@ -64,11 +64,87 @@ ibf_status_t ibf_tool_err(const ibf_ucx_err_t *ue, ibf_err_t *err)
 			   IBF_ERR_NOMEM : IBF_ERR_IO, "%s", ue->msg);
 }
 
-int ibf_tool_run(const char *prog, unsigned np, ibf_ucx_boot_params_t *boot,
-		 double timeout, int (*run)(void *ctx), void *ctx)
+/* What the processes of ibf_tool_spawn() run. */
+typedef struct job {
+	ibf_tool_main_t run;
+	const void *args;
+	const ibf_ucx_config_t *cfg;
+} job_t;
+
+static int run_job(void *ctx)
 {
-	return np ? ibf_tool_spawn(prog, np, boot, timeout, run, ctx) :
-	       run(ctx);
+	const job_t *j = ctx;
+
+	return j->run(j->args, j->cfg);
+}
+
+int ibf_tool_run(const char *prog, unsigned np, ibf_ucx_boot_params_t *boot,
+		 bool fallback, ibf_tool_main_t run, const void *args)
+{
+	ibf_ucx_config_t *cfg = NULL;
+	ibf_ucx_err_t e;
+	job_t j = { run, args, NULL };
+	int rc;
+
+	if (ibf_ucx_config_read(&cfg, &e) != IBF_UCX_OK ||
+	    (fallback && ibf_ucx_config_modify(cfg, "FALLBACK", "y", &e) !=
+	     IBF_UCX_OK)) {
+		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		ibf_ucx_config_release(cfg);
+		return EXIT_INPUT;
+	}
+	j.cfg = cfg;
+	rc = np ? ibf_tool_spawn(prog, np, boot, ibf_ucx_config_timeout(cfg),
+				 run_job, &j) : run(args, cfg);
+	ibf_ucx_config_release(cfg);
+	return rc;
+}
+
+int ibf_tool_open(const char *prog, const ibf_ucx_boot_params_t *boot,
+		  const ibf_ucx_config_t *cfg, unsigned flags,
+		  ibf_tool_fail_t fail, ibf_tool_proc_t *p)
+{
+	ibf_ucx_params_t up;
+	ibf_ucx_err_t e;
+	size_t len;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	p->bp = *boot;
+	if (!p->bp.timeout_s)
+		p->bp.timeout_s = ibf_ucx_config_timeout(cfg);
+	if (ibf_ucx_boot_params_env(&p->bp, &e) != IBF_UCX_OK) {
+		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		return EXIT_INPUT;
+	}
+	if (ibf_ucx_boot_open(&p->bp, &p->boot, &e) != IBF_UCX_OK)
+		return fail(p->bp.rank, &e);
+	memset(&up, 0, sizeof(up));
+	up.oob = ibf_ucx_boot_oob(p->boot);
+	up.config = cfg;
+	up.flags = flags;
+	if (ibf_ucx_init(&up, &p->u, &e) == IBF_UCX_OK)
+		return 0;
+	len = strlen(e.msg);
+	if (e.status == IBF_UCX_ERR_OOB && ibf_ucx_boot_error(p->boot)[0])
+		snprintf(e.msg + len, sizeof(e.msg) - len, ": %s",
+			 ibf_ucx_boot_error(p->boot));
+	rc = fail(p->bp.rank, &e);
+	ibf_ucx_boot_close(p->boot);
+	p->boot = NULL;
+	return rc;
+}
+
+int ibf_tool_close(ibf_tool_proc_t *p, ibf_tool_fail_t fail, int rc)
+{
+	ibf_ucx_err_t e;
+
+	if (ibf_ucx_finalize(p->u, &e) != IBF_UCX_OK && !rc)
+		rc = fail(p->bp.rank, &e);
+	ibf_ucx_boot_close(p->boot);
+	p->u = NULL;
+	p->boot = NULL;
+	return rc;
 }
 
 static bool free_port(char *addr, size_t len)

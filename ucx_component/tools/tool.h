@@ -56,9 +56,37 @@ int ibf_tool_boot_check(const char *prog, const ibf_ucx_boot_params_t *boot,
 /* An ibf_ucx_err_t as the CLI's ibf_err_t (cli_opt.h's writers). */
 ibf_status_t ibf_tool_err(const ibf_ucx_err_t *ue, ibf_err_t *err);
 
-/* run(ctx) in this process, or in np processes (ibf_tool_spawn) when np
- * is not 0. */
+/* One process of a tool: its arguments (the tool's own struct) and
+ * the configuration; returns the exit status. */
+typedef int (*ibf_tool_main_t)(const void *args,
+			       const ibf_ucx_config_t *cfg);
+
+/* The configuration (UCX_IBFLOW_*; with fallback, FALLBACK=y), then
+ * run(args, cfg) in this process, or in np processes (ibf_tool_spawn,
+ * *boot their bootstrap) when np is not 0.  The exit status. */
 int ibf_tool_run(const char *prog, unsigned np, ibf_ucx_boot_params_t *boot,
-		 double timeout, int (*run)(void *ctx), void *ctx);
+		 bool fallback, ibf_tool_main_t run, const void *args);
+
+/* How a tool reports a failure of rank's: returns the exit status. */
+typedef int (*ibf_tool_fail_t)(uint32_t rank, const ibf_ucx_err_t *e);
+
+/* A process's bootstrap and context. */
+typedef struct ibf_tool_proc {
+	ibf_ucx_boot_params_t bp;    /* as completed from the environment */
+	ibf_ucx_boot_t *boot;
+	ibf_ucx_t *u;
+} ibf_tool_proc_t;
+
+/* Meet the others (boot completed from IBFLOW_BOOT_* and mpirun's
+ * variables, the timeout UCX_IBFLOW_TIMEOUT's unless set) and make the
+ * context with cfg and the ibf_ucx_init flags: 0, or the exit status
+ * after the report (a bad bootstrap environment as "PROG: message", the
+ * rest through fail, a failed exchange with the bootstrap's reason). */
+int ibf_tool_open(const char *prog, const ibf_ucx_boot_params_t *boot,
+		  const ibf_ucx_config_t *cfg, unsigned flags,
+		  ibf_tool_fail_t fail, ibf_tool_proc_t *p);
+/* Finalize the context and close the bootstrap: rc, the run's exit
+ * status, or when that is 0 the failure of the finalization. */
+int ibf_tool_close(ibf_tool_proc_t *p, ibf_tool_fail_t fail, int rc);
 
 #endif

@@ -212,7 +212,7 @@ static bool over_rdma(const ibf_ucx_t *u)
 
 	if (!fp)
 		return false;
-	ucp_context_print_info(u->ctx, fp);
+	ucp_context_print_info(u->wire.ctx, fp);
 	fclose(fp);
 	for (unsigned i = 0; text && i < 3 && !found; i++)
 		found = strstr(text, rdma[i]) != NULL;

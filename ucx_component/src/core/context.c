@@ -36,18 +36,18 @@ static ibf_ucx_status_t ucx_open(ibf_ucx_t *u, ucp_address_t **addr,
 	p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
 	p.features = UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP;
 	p.name = "ibflow";
-	us = ucp_init(&p, uc, &u->ctx);
+	us = ucp_init(&p, uc, &u->wire.ctx);
 	ucp_config_release(uc);
 	if (us != UCS_OK)
 		return ibf_ucxi_devices_blame(u->cfg, us, err);
 	memset(&wp, 0, sizeof(wp));
 	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
 	wp.thread_mode = UCS_THREAD_MODE_SINGLE;
-	us = ucp_worker_create(u->ctx, &wp, &u->worker);
+	us = ucp_worker_create(u->wire.ctx, &wp, &u->wire.worker);
 	if (us == UCS_OK)
-		us = ucp_worker_get_efd(u->worker, &u->efd);
+		us = ucp_worker_get_efd(u->wire.worker, &u->wire.efd);
 	if (us == UCS_OK)
-		us = ucp_worker_get_address(u->worker, addr, addr_len);
+		us = ucp_worker_get_address(u->wire.worker, addr, addr_len);
 	if (us != UCS_OK)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "UCP worker: %s",
 				       ucs_status_string(us));
@@ -293,17 +293,17 @@ static ibf_ucx_status_t exchange(ibf_ucx_t *u, const ibf_ucxi_whoami_t *me,
 		return st;
 	/* Worker addresses, padded to the longest, each after its length.
 	 * Done even when someone failed, so nobody is left waiting. */
-	u->addr_stride = sizeof(uint64_t) + max;
-	pad = calloc(1, u->addr_stride);
-	u->addrs = calloc(u->size, u->addr_stride);
-	if (!pad || !u->addrs) {
+	u->wire.stride = sizeof(uint64_t) + max;
+	pad = calloc(1, u->wire.stride);
+	u->wire.addrs = calloc(u->size, u->wire.stride);
+	if (!pad || !u->wire.addrs) {
 		free(pad);
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
 	}
 	memcpy(pad, &mine.addr_len, sizeof(uint64_t));
 	if (addr)
 		memcpy(pad + sizeof(uint64_t), addr, addr_len);
-	st = ibf_ucxi_oob_allgather(u, pad, u->addrs, u->addr_stride, err);
+	st = ibf_ucxi_oob_allgather(u, pad, u->wire.addrs, u->wire.stride, err);
 	free(pad);
 	return st;
 }
@@ -311,14 +311,9 @@ static ibf_ucx_status_t exchange(ibf_ucx_t *u, const ibf_ucxi_whoami_t *me,
 static void destroy(ibf_ucx_t *u)
 {
 	ibf_ucxi_lane_free(u);
-	if (u->worker)
-		ucp_worker_destroy(u->worker);
-	if (u->ctx)
-		ucp_cleanup(u->ctx);
+	ibf_ucxi_wire_close(&u->wire);
 	ibf_ucxi_fabric_free(&u->fab);
 	ibf_ucx_config_release(u->cfg);
-	free(u->eps);
-	free(u->addrs);
 	free(u->who);
 	free(u->rank_host);
 	free(u->host_leader);
@@ -348,14 +343,14 @@ ibf_ucx_status_t ibf_ucx_init(const ibf_ucx_params_t *p, ibf_ucx_t **out,
 	u->rank = p->oob->rank;
 	u->size = p->oob->size;
 	u->timeout = 60;
-	u->efd = -1;
+	u->wire.efd = -1;
 	memset(&me, 0, sizeof(me));
 	st = p->config ? ibf_ucx_config_clone(p->config, &u->cfg, err) :
 	     ibf_ucx_config_read(&u->cfg, err);
 	if (st == IBF_UCX_OK) {
 		u->timeout = u->cfg->v.timeout;
-		u->eps = calloc(u->size, sizeof(*u->eps));
-		if (!u->eps)
+		u->wire.eps = calloc(u->size, sizeof(*u->wire.eps));
+		if (!u->wire.eps)
 			st = ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
 					     "out of memory");
 	}
@@ -365,7 +360,7 @@ ibf_ucx_status_t ibf_ucx_init(const ibf_ucx_params_t *p, ibf_ucx_t **out,
 		local_setup(u, &me, &addr, &addr_len);
 	st = exchange(u, &me, addr, addr_len, err);
 	if (addr)
-		ucp_worker_release_address(u->worker, addr);
+		ucp_worker_release_address(u->wire.worker, addr);
 	if (st == IBF_UCX_OK)
 		st = judge(u, (p->flags & IBF_UCX_INIT_FALLBACK) ||
 			   (u->cfg && u->cfg->v.fallback), err);
@@ -412,7 +407,7 @@ ibf_ucx_status_t ibf_ucx_finalize(ibf_ucx_t *u, ibf_ucx_err_t *err)
 	deadline = ibf_ucxi_now() + u->timeout;
 	{
 		ucp_request_param_t fp = { .op_attr_mask = 0 };
-		ucs_status_ptr_t f = ucp_worker_flush_nbx(u->worker, &fp);
+		ucs_status_ptr_t f = ucp_worker_flush_nbx(u->wire.worker, &fp);
 
 		while (UCS_PTR_IS_PTR(f) &&
 		       ucp_request_check_status(f) == UCS_INPROGRESS &&
@@ -433,13 +428,13 @@ ibf_ucx_status_t ibf_ucx_finalize(ibf_ucx_t *u, ibf_ucx_err_t *err)
 	ibf_ucxi_lane_free(u);
 	r = calloc(u->size + 1, sizeof(*r));
 	for (i = 0; i < u->size; i++) {
-		if (!u->eps[i])
+		if (!u->wire.eps[i])
 			continue;
 		if (r)
-			r[i] = ucp_ep_close_nbx(u->eps[i], &cp);
+			r[i] = ucp_ep_close_nbx(u->wire.eps[i], &cp);
 		else
-			ucp_ep_destroy(u->eps[i]);
-		u->eps[i] = NULL;
+			ucp_ep_destroy(u->wire.eps[i]);
+		u->wire.eps[i] = NULL;
 	}
 	do {
 		for (i = left = 0; r && i < u->size; i++) {
@@ -471,8 +466,8 @@ const ibf_ucx_config_t *ibf_ucx_get_config(const ibf_ucx_t *u)
 {
 	return u->cfg;
 }
-ucp_context_h ibf_ucx_ucp_context(const ibf_ucx_t *u) { return u->ctx; }
-ucp_worker_h ibf_ucx_ucp_worker(const ibf_ucx_t *u) { return u->worker; }
+ucp_context_h ibf_ucx_ucp_context(const ibf_ucx_t *u) { return u->wire.ctx; }
+ucp_worker_h ibf_ucx_ucp_worker(const ibf_ucx_t *u) { return u->wire.worker; }
 bool ibf_ucx_topology_aware(const ibf_ucx_t *u) { return u->aware; }
 const char *ibf_ucx_unaware_why(const ibf_ucx_t *u)
 {

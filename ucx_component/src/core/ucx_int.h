@@ -24,6 +24,11 @@ ibf_ucx_status_t ibf_ucx_err_set(ibf_ucx_err_t *err, ibf_ucx_status_t st,
 				 const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void ibf_ucx_err_clear(ibf_ucx_err_t *err);
+/* libibflow's error e as this library's: status st, the message of e
+ * after "what: " (what NULL: the message alone).  The one bridge between
+ * the two error systems. */
+ibf_ucx_status_t ibf_ucxi_err_lib(ibf_ucx_err_t *err, ibf_ucx_status_t st,
+				  const ibf_err_t *e, const char *what);
 /* Prepend "text: " to the message. */
 void ibf_ucx_err_prefix(ibf_ucx_err_t *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -102,17 +107,31 @@ static inline ucp_tag_t ibf_ucxi_tag(ibf_ucxi_kind_t kind, uint32_t seq,
 	       src;
 }
 
+/* A UCP context of this library with its worker and the way to every
+ * rank: the data context's and the control lane's (lane.c). */
+typedef struct ibf_ucxi_wire {
+	ucp_context_h ctx;
+	ucp_worker_h worker;
+	int efd;
+	ucp_ep_h *eps;            /* [size], created on first use */
+	uint8_t *addrs;           /* [size * stride]: length + address */
+	size_t stride;
+} ibf_ucxi_wire_t;
+
+/* comm.c: the endpoint to rank on w, created on first use from the
+ * rank's exchanged address (UCX's status). */
+ucs_status_t ibf_ucxi_wire_ep(ibf_ucxi_wire_t *w, uint32_t rank,
+			      ucp_ep_h *ep);
+/* comm.c: destroy the worker and the context, free eps and addrs (the
+ * endpoints already closed). */
+void ibf_ucxi_wire_close(ibf_ucxi_wire_t *w);
+
 struct ibf_ucx {
 	ibf_ucx_config_t *cfg;
 	ibf_ucx_oob_t oob;
 	uint32_t rank, size;
 	double timeout;
-	ucp_context_h ctx;
-	ucp_worker_h worker;
-	int efd;
-	ucp_ep_h *eps;            /* [size], created on first use */
-	uint8_t *addrs;           /* [size * addr_stride]: length + address */
-	size_t addr_stride;
+	ibf_ucxi_wire_t wire;     /* the data context */
 	uint32_t seq;             /* collective calls so far (same on all) */
 	/* fabric view */
 	ibf_ucxi_fabric_t fab;
@@ -125,7 +144,7 @@ struct ibf_ucx {
 	uint32_t *host_leader;    /* [nhosts] */
 	uint32_t local_procs;     /* processes on this machine (incl. me) */
 	struct ibf_ucxi_state *state; /* coll/'s and infer/'s (state.c) */
-	struct ibf_ucxi_lane *lane; /* control lane, or NULL */
+	ibf_ucxi_wire_t *lane;    /* control lane (lane.c), or NULL */
 	bool lane_tried;
 };
 
