@@ -1,11 +1,48 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
-/* The one option parser of the ibflow commands, and their help layout. */
+/* The one option parser of the ibflow programs, their help layout, usage
+ * errors and output files (cli_opt.h). */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli_opt.h"
+
+/* ---- who speaks ------------------------------------------------------------- */
+
+/* "ibflow route" for a subcommand, "ibflow-probe" for a program of its
+ * own (cli_opt.h): the one place that tells them apart. */
+static const char *cli_who(const char *cmd, char *buf, size_t len)
+{
+	if (!strncmp(cmd, "ibflow-", 7))
+		snprintf(buf, len, "%s", cmd);
+	else
+		snprintf(buf, len, "ibflow %s", cmd);
+	return buf;
+}
+
+int ibf_cli_fail(const char *cmd, const ibf_err_t *err)
+{
+	char who[64];
+
+	fprintf(stderr, "%s: %s\n", cli_who(cmd, who, sizeof(who)),
+		err->msg[0] ? err->msg : ibf_status_str(err->status));
+	return IBF_EXIT_INPUT;
+}
+
+int ibf_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	char who[64];
+	va_list ap;
+
+	fprintf(stderr, "%s: ", cli_who(cmd, who, sizeof(who)));
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(see `%s --help`)\n", who);
+	return IBF_EXIT_INPUT;
+}
 
 /* ---- values ----------------------------------------------------------------- */
 
@@ -186,8 +223,9 @@ static void print_usage(FILE *fp, const ibf_cli_spec_t *s)
 {
 	const ibf_opt_t *o;
 	bool optional = false;
+	char who[64];
 
-	fprintf(fp, "usage: ibflow %s", s->name);
+	fprintf(fp, "usage: %s", cli_who(s->name, who, sizeof(who)));
 	if (s->usage) {
 		fprintf(fp, " %s\n", s->usage);
 		return;
@@ -335,9 +373,10 @@ static int parse_one(const ibf_cli_spec_t *s, int argc, char **argv, int *i,
 		if (*help)
 			return IBF_EXIT_OK;
 		o = find_short(s, a[1]);
+		/* the letter alone, as getopt names it in a cluster (-xq) */
 		if (!o)
 			return ibf_cli_usage_error(s->name, "unknown option "
-						   "'%s'", a);
+						   "'-%c'", a[1]);
 		if (a[2] && o->kind == IBF_ARG_NONE)
 			return ibf_cli_usage_error(s->name, "unknown option "
 						   "'%s'", a);

@@ -1,28 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
-/* Helpers shared by the subcommands: loading inputs, reporting errors. */
-#include <stdarg.h>
+/* Helpers shared by the subcommands: loading inputs. */
 #include <stdio.h>
 
 #include "cli.h"
-
-int ibf_cli_fail(const char *cmd, const ibf_err_t *err)
-{
-	fprintf(stderr, "ibflow %s: %s\n", cmd,
-		err->msg[0] ? err->msg : ibf_status_str(err->status));
-	return IBF_EXIT_INPUT;
-}
-
-int ibf_cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "ibflow %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n(see `ibflow %s --help`)\n", cmd);
-	return IBF_EXIT_INPUT;
-}
 
 ibf_fabric_t *ibf_cli_load_topo(const char *cmd, const char *path,
 				unsigned lmc)

@@ -332,57 +332,6 @@ static void close_source(struct source *s)
 
 /* ---- reports ----------------------------------------------------------- */
 
-static double rate(uint64_t x, uint64_t n)
-{
-	return n ? (double)x / (double)n : 0;
-}
-
-/* The text report: shape, pairs against the paper's bound, times,
- * accuracy where known. */
-static void summary(const ibf_infer_report_t *rep, FILE *fp)
-{
-	const ibf_infer_result_t *r = rep->r;
-	const ibf_infer_stats_t *s = &r->stats;
-	const ibf_infer_accuracy_t *a = rep->acc;
-	uint32_t p, d;
-
-	ibf_infer_tree_shape(&r->tree, &p, &d);
-	fprintf(fp, "hosts %u  switches inferred %u  largest switch %u "
-		"ports  diameter %u hops\n", r->tree.nhosts,
-		r->tree.nnodes - r->tree.nhosts, p, d);
-	fprintf(fp, "pairs measured %llu (insertion %llu, close-host search "
-		"%llu, unavailable %llu)  %.2f per host\n",
-		(unsigned long long)s->pairs, (unsigned long long)s->add_pairs,
-		(unsigned long long)s->lookahead_pairs,
-		(unsigned long long)s->unavailable,
-		(double)s->pairs / r->tree.nhosts);
-	fprintf(fp, "most pairs for one host %u (insertion alone %u; bound "
-		"p(d-1)+1 = %u)\n", s->max_host_pairs, s->max_add_pairs,
-		d ? p * (d - 1) + 1 : 1);
-	fprintf(fp, "time: inference %.3f s  oracle %.3f s", s->cpu_s,
-		s->oracle_s);
-	if (rep->charged_s >= 0)
-		fprintf(fp, "  measurements charged %.3f s  total %.3f s",
-			rep->charged_s, s->cpu_s + rep->charged_s);
-	fprintf(fp, "\n");
-	if (rep->has_truth)
-		fprintf(fp, "shared-link queries %llu (%s): truly shared %llu  "
-			"false positives %llu (%.4f)  false negatives %llu "
-			"(%.4f)\n", (unsigned long long)a->queries,
-			a->exhaustive ? "all" : "random",
-			(unsigned long long)a->shared,
-			(unsigned long long)a->false_pos,
-			rate(a->false_pos, a->queries),
-			(unsigned long long)a->false_neg,
-			rate(a->false_neg, a->queries));
-	if (a->ratio_pairs)
-		fprintf(fp, "predicted/measured RTT over %llu pairs: min %.4f  "
-			"5%% %.4f  median %.4f  95%% %.4f  max %.4f\n",
-			(unsigned long long)a->ratio_pairs, a->ratio_min,
-			a->ratio_p05, a->ratio_median, a->ratio_p95,
-			a->ratio_max);
-}
-
 /* The library's writers behind ibf_cli_write_file(). */
 struct out_ctx {
 	const ibf_infer_report_t *rep;
@@ -541,9 +490,10 @@ int ibf_cmd_infer(int argc, char **argv)
 		rc = ibf_cli_fail(CMD, &err);
 		goto out;
 	}
-	rep = (ibf_infer_report_t){ &r, s.names, &acc, s.hops != NULL,
-		s.synth ? ibf_infer_synth_charged(s.synth) * 1e-6 : -1,
-		a.tol };
+	rep = (ibf_infer_report_t){ .r = &r, .names = s.names, .acc = &acc,
+		.has_truth = s.hops != NULL,
+		.charged_s = s.synth ? ibf_infer_synth_charged(s.synth) * 1e-6 :
+			     -1, .tol = a.tol };
 	/* The ratios of a synthetic run come from fresh measurements of
 	 * every pair, taken after the run (outside its count and time). */
 	if (s.synth)
@@ -553,7 +503,7 @@ int ibf_cmd_infer(int argc, char **argv)
 		rc = ibf_cli_fail(CMD, &err);
 		goto out;
 	}
-	summary(&rep, text_out(&a));
+	ibf_infer_write_text(&rep, text_out(&a));
 	rc = write_outputs(&a, &rep, &err);
 	if (rc == IBF_EXIT_OK && a.bw)
 		rc = bw_plan(&a, &s, &rep, text_out(&a), &err);

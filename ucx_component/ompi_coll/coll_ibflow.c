@@ -117,11 +117,24 @@ static ibf_mpi_ctx_t *module_ctx(ibflow_module_t *m,
 	return &m->c;
 }
 
-static int failed(const ibf_ucx_err_t *err)
+/* What an ibflow call came to: true with *rc the MPI result (a failure
+ * said on stderr), or false: the previous module's turn. */
+static bool handled(ibf_mpi_rc_t r, const ibf_ucx_err_t *err, int *rc)
 {
-	fprintf(stderr, "coll/ibflow: %s\n", err->msg);
-	/* MPI_Alltoall hands it to the communicator's error handler */
-	return MPI_ERR_OTHER;
+	switch (r) {
+	case IBF_MPI_DONE:
+		*rc = OMPI_SUCCESS;
+		return true;
+	case IBF_MPI_FAILED:
+		fprintf(stderr, "coll/ibflow: %s\n", err->msg);
+		/* MPI_Alltoall hands it to the communicator's error
+		 * handler */
+		*rc = MPI_ERR_OTHER;
+		return true;
+	case IBF_MPI_FALLBACK:
+		break;
+	}
+	return false;
 }
 
 static int ibflow_alltoall(const void *sbuf, int scount,
@@ -132,16 +145,11 @@ static int ibflow_alltoall(const void *sbuf, int scount,
 {
 	ibflow_module_t *m = (ibflow_module_t *)module;
 	ibf_ucx_err_t err;
+	int rc;
 
-	switch (ibf_mpi_alltoall(module_ctx(m, comm), sbuf, scount, sdtype,
-				 rbuf, rcount, rdtype, &err)) {
-	case IBF_MPI_DONE:
-		return OMPI_SUCCESS;
-	case IBF_MPI_FAILED:
-		return failed(&err);
-	case IBF_MPI_FALLBACK:
-		break;
-	}
+	if (handled(ibf_mpi_alltoall(module_ctx(m, comm), sbuf, scount, sdtype,
+				     rbuf, rcount, rdtype, &err), &err, &rc))
+		return rc;
 	return m->prev_alltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype,
 				comm, m->prev_alltoall_module);
 }
@@ -156,17 +164,12 @@ static int ibflow_alltoallv(const void *sbuf, const int *scounts,
 {
 	ibflow_module_t *m = (ibflow_module_t *)module;
 	ibf_ucx_err_t err;
+	int rc;
 
-	switch (ibf_mpi_alltoallv(module_ctx(m, comm), sbuf, scounts, sdispls,
-				  sdtype, rbuf, rcounts, rdispls, rdtype,
-				  &err)) {
-	case IBF_MPI_DONE:
-		return OMPI_SUCCESS;
-	case IBF_MPI_FAILED:
-		return failed(&err);
-	case IBF_MPI_FALLBACK:
-		break;
-	}
+	if (handled(ibf_mpi_alltoallv(module_ctx(m, comm), sbuf, scounts,
+				      sdispls, sdtype, rbuf, rcounts, rdispls,
+				      rdtype, &err), &err, &rc))
+		return rc;
 	return m->prev_alltoallv(sbuf, scounts, sdispls, sdtype, rbuf,
 				 rcounts, rdispls, rdtype, comm,
 				 m->prev_alltoallv_module);
@@ -179,16 +182,11 @@ static int ibflow_bcast(void *buf, int count, struct ompi_datatype_t *dtype,
 {
 	ibflow_module_t *m = (ibflow_module_t *)module;
 	ibf_ucx_err_t err;
+	int rc;
 
-	switch (ibf_mpi_bcast(module_ctx(m, comm), buf, count, dtype, root,
-			      &err)) {
-	case IBF_MPI_DONE:
-		return OMPI_SUCCESS;
-	case IBF_MPI_FAILED:
-		return failed(&err);
-	case IBF_MPI_FALLBACK:
-		break;
-	}
+	if (handled(ibf_mpi_bcast(module_ctx(m, comm), buf, count, dtype, root,
+				  &err), &err, &rc))
+		return rc;
 	return m->prev_bcast(buf, count, dtype, root, comm,
 			     m->prev_bcast_module);
 }

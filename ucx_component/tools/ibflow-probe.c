@@ -9,13 +9,10 @@
  */
 #include "config.h"
 
-#include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <ibflow/ucx.h>
 
@@ -23,26 +20,45 @@
 
 
 static const char *const PROG = "ibflow-probe";
-#define usage_error(...) ibf_tool_usage_error(PROG, __VA_ARGS__)
 
 typedef struct args {
 	ibf_ucx_boot_params_t boot;
+	bool have_rank;
 	bool all_pairs, serial, fallback, quiet, verbose;
 	const char *json, *rtt_out, *plan_out;
 	unsigned np;
 } args_t;
 
-/* One process of --np: its arguments and the configuration. */
-struct job {
-	args_t a;
-	const ibf_ucx_config_t *cfg;
-};
-
-static void usage(FILE *fp)
+/* 0: run; -1: help printed; else the exit status of a usage error. */
+static int parse_args(int argc, char **argv, args_t *a)
 {
-	fprintf(fp,
-"usage: ibflow-probe [options]\n"
-"\n"
+	const ibf_opt_t opts[] = {
+		IBF_OPT_FLAG("all-pairs", &a->all_pairs,
+			     "every host pair, one at a time (no plan)"),
+		IBF_OPT_FLAG("serial", &a->serial,
+			     "the plan's probes one at a time"),
+		IBF_OPT_STR("json", &a->json, "FILE",
+			    "result as JSON (\"-\" = stdout)"),
+		IBF_OPT_STR("rtt-out", &a->rtt_out, "FILE",
+			    "measured RTTs as \"A B RTT\" (ibflow probe-solve "
+			    "--rtt)"),
+		IBF_OPT_STR("plan-out", &a->plan_out, "FILE",
+			    "the plan (ibflow probe-solve --plan)"),
+		IBF_OPT_FLAG("fallback", &a->fallback,
+			     "go on topology-unaware (all pairs) when a "
+			     "process\ncannot be mapped to the fabric"),
+		IBF_OPT_FLAG("quiet", &a->quiet, "no text report"),
+		IBF_OPT_FLAG("verbose", &a->verbose,
+			     "also say how each process found its endpoint"),
+		IBF_OPT_UINT("np", &a->np, "N", 1, 1024,
+			     "start N local processes (one machine; for "
+			     "tests)"),
+		IBF_TOOL_OPTS_BOOT(a),
+		IBF_OPT_END
+	};
+	const ibf_cli_spec_t spec = {
+		.name = PROG, .opts = opts,
+		.about =
 "Measure round-trip times between the hosts of a job over UCX and turn\n"
 "them into link latencies and the RTT of every host pair.  With the fabric\n"
 "known (UCX_IBFLOW_FABRIC) only the pairs of a minimal plan are measured,\n"
@@ -50,94 +66,22 @@ static void usage(FILE *fp)
 "one by one instead.  Each pair: ping-pongs until the best RTT has not\n"
 "improved for UCX_IBFLOW_PROBE_STALL exchanges (at most _PROBE_MAX), in\n"
 "_PROBE_RUNS runs (one per pass over the schedule); the minimum and\n"
-"maximum of the runs' bests are kept.\n"
-"\n"
-"  --all-pairs        every host pair, one at a time (no plan)\n"
-"  --serial           the plan's probes one at a time\n"
-"  --json FILE        result as JSON (\"-\" = stdout)\n"
-"  --rtt-out FILE     measured RTTs as \"A B RTT\" (ibflow probe-solve --rtt)\n"
-"  --plan-out FILE    the plan (ibflow probe-solve --plan)\n"
-"  --fallback         go on topology-unaware (all pairs) when a process\n"
-"                     cannot be mapped to the fabric\n"
-"  --quiet            no text report\n"
-"  --verbose          also say how each process found its endpoint\n"
-"  --np N             start N local processes (one machine; for tests)\n"
-"  --boot HOST:PORT   where rank 0 listens (IBFLOW_BOOT_ADDR)\n"
-"  --rank R           this process's rank (IBFLOW_BOOT_RANK; default\n"
-"                     OMPI_COMM_WORLD_RANK under mpirun)\n"
-"  --size N           processes (IBFLOW_BOOT_SIZE / OMPI_COMM_WORLD_SIZE)\n"
-"  -h, --help         this text\n"
-"\n"
+"maximum of the runs' bests are kept.\n",
+		.notes =
 "Configuration: UCX_IBFLOW_* (docs/ucx.md; `LD_PRELOAD=libibflow_ucx.so\n"
-"ucx_info -cf` lists them).  Exit status: 0 ok, 2 bad usage, configuration,\n"
-"fabric or mapping, 3 communication failure.\n");
-}
-
-static int parse_args(int argc, char **argv, args_t *a)
-{
-	static const struct option opts[] = {
-		{ "all-pairs", no_argument, NULL, 'A' },
-		{ "serial", no_argument, NULL, 'S' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "rtt-out", required_argument, NULL, 'r' },
-		{ "plan-out", required_argument, NULL, 'p' },
-		{ "fallback", no_argument, NULL, 'F' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "np", required_argument, NULL, 'n' },
-		{ "boot", required_argument, NULL, 'b' },
-		{ "rank", required_argument, NULL, 'R' },
-		{ "size", required_argument, NULL, 'Z' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+"ucx_info -cf` lists them).\n",
+		.exit = "0 ok, 2 bad usage, configuration, fabric or mapping,\n"
+			"3 communication failure.",
 	};
-	bool have_rank = false;
-	int c, rc;
+	int rc;
 
 	memset(a, 0, sizeof(*a));
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'A': a->all_pairs = true; break;
-		case 'S': a->serial = true; break;
-		case 'j': a->json = optarg; break;
-		case 'r': a->rtt_out = optarg; break;
-		case 'p': a->plan_out = optarg; break;
-		case 'F': a->fallback = true; break;
-		case 'q': a->quiet = true; break;
-		case 'v': a->verbose = true; break;
-		case 'n':
-			if (!ibf_tool_parse_u32(optarg, &a->np) || !a->np ||
-			    a->np > 1024)
-				return usage_error("--np: '%s' is not 1..1024",
-						   optarg);
-			break;
-		case 'b':
-		case 'R':
-		case 'Z':
-			rc = ibf_tool_boot_option(PROG, c, optarg, &a->boot,
-						  &have_rank);
-			if (rc)
-				return rc;
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			return ibf_tool_bad_option(PROG, argv, optind, optopt);
-		}
-	}
-	if (optind != argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (!ibf_cli_parse(&spec, argc, argv, NULL, &rc))
+		return rc == IBF_EXIT_OK ? -1 : rc;
 	if (a->all_pairs && a->serial)
-		return usage_error("%s", "--all-pairs and --serial exclude "
-				   "each other");
-	if ((rc = ibf_tool_boot_check(PROG, &a->boot, have_rank)))
-		return rc;
-	if (a->np && a->boot.size)
-		return usage_error("%s", "--np starts its own processes: no "
-				   "--rank/--size");
-	return 0;
+		return ibf_cli_usage_error(PROG, "--all-pairs and --serial "
+					   "exclude each other");
+	return ibf_tool_boot_check(PROG, &a->boot, a->have_rank, a->np);
 }
 
 /* ---- one process ---------------------------------------------------------------- */
@@ -157,41 +101,28 @@ typedef ibf_ucx_status_t (*writer_t)(const ibf_ucx_t *,
 				     const ibf_ucx_probe_result_t *, FILE *,
 				     ibf_ucx_err_t *);
 
-/* Write to a file ("-" = stdout) through a temporary file and rename. */
+/* One of the library's writers behind ibf_cli_write_file(). */
+typedef struct out {
+	writer_t w;
+	const ibf_ucx_t *u;
+	const ibf_ucx_probe_result_t *r;
+} out_t;
+
+static ibf_status_t put(const void *ctx, FILE *fp, ibf_err_t *err)
+{
+	const out_t *o = ctx;
+	ibf_ucx_err_t e;
+
+	return o->w(o->u, o->r, fp, &e) == IBF_UCX_OK ? IBF_OK :
+	       ibf_tool_err(&e, err);
+}
+
 static int write_file(const char *path, writer_t w, const ibf_ucx_t *u,
 		      const ibf_ucx_probe_result_t *r)
 {
-	char tmp[4096];
-	ibf_ucx_err_t e;
-	FILE *fp;
-	int ok;
+	const out_t o = { w, u, r };
 
-	if (!strcmp(path, "-"))
-		return w(u, r, stdout, &e) == IBF_UCX_OK ? 0 :
-		       fail(0, &e, EXIT_INPUT);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	fp = fopen(tmp, "w");
-	if (!fp) {
-		fprintf(stderr, "%s: %s: %s\n", PROG, tmp, strerror(errno));
-		return EXIT_INPUT;
-	}
-	ok = w(u, r, fp, &e) == IBF_UCX_OK;
-	if (fclose(fp) != 0 && ok) {
-		ok = 0;
-		snprintf(e.msg, sizeof(e.msg), "%.900s: %s", tmp,
-			 strerror(errno));
-	}
-	if (ok && rename(tmp, path) != 0) {
-		ok = 0;
-		snprintf(e.msg, sizeof(e.msg), "%.900s: %s", path,
-			 strerror(errno));
-	}
-	if (!ok) {
-		unlink(tmp);
-		fprintf(stderr, "%s: %s\n", PROG, e.msg);
-		return EXIT_INPUT;
-	}
-	return 0;
+	return ibf_cli_write_file(PROG, path, put, &o);
 }
 
 static void print_sources(const ibf_ucx_t *u)
@@ -230,87 +161,45 @@ static int report(const args_t *a, const ibf_ucx_t *u,
 	return rc;
 }
 
-static int run(const args_t *a, const ibf_ucx_config_t *cfg)
+static int fail_any(uint32_t rank, const ibf_ucx_err_t *e)
 {
-	ibf_ucx_boot_params_t bp = a->boot;
-	ibf_ucx_params_t up;
+	return fail(rank, e, 0);
+}
+
+static int run(const void *args, const ibf_ucx_config_t *cfg)
+{
+	const args_t *a = args;
 	ibf_ucx_probe_opts_t po;
 	ibf_ucx_probe_result_t res;
-	ibf_ucx_boot_t *boot = NULL;
-	ibf_ucx_t *u = NULL;
+	ibf_tool_proc_t p;
 	ibf_ucx_err_t e;
-	int rc = 0;
+	int rc;
 
-	if (!bp.timeout_s)
-		bp.timeout_s = ibf_ucx_config_timeout(cfg);
-	if (ibf_ucx_boot_params_env(&bp, &e) != IBF_UCX_OK) {
-		fprintf(stderr, "%s: %s\n", PROG, e.msg);
-		return EXIT_INPUT;
-	}
-	if (ibf_ucx_boot_open(&bp, &boot, &e) != IBF_UCX_OK)
-		return fail(bp.rank, &e, 0);
-	memset(&up, 0, sizeof(up));
-	up.oob = ibf_ucx_boot_oob(boot);
-	up.config = cfg;
-	up.flags = a->fallback ? IBF_UCX_INIT_FALLBACK : 0;
-	if (ibf_ucx_init(&up, &u, &e) != IBF_UCX_OK) {
-		if (e.status == IBF_UCX_ERR_OOB && ibf_ucx_boot_error(boot)[0])
-			snprintf(e.msg + strlen(e.msg),
-				 sizeof(e.msg) - strlen(e.msg), ": %s",
-				 ibf_ucx_boot_error(boot));
-		rc = fail(bp.rank, &e, 0);
-		ibf_ucx_boot_close(boot);
+	rc = ibf_tool_open(PROG, &a->boot, cfg,
+			   a->fallback ? IBF_UCX_INIT_FALLBACK : 0, fail_any,
+			   &p);
+	if (rc)
 		return rc;
-	}
-	ibf_ucx_probe_opts_init(u, &po);
-	if (a->all_pairs || !ibf_ucx_topology_aware(u))
+	ibf_ucx_probe_opts_init(p.u, &po);
+	if (a->all_pairs || !ibf_ucx_topology_aware(p.u))
 		po.all_pairs = true;
 	if (a->serial)
 		po.serial = true;
-	if (ibf_ucx_probe(u, &po, &res, &e) != IBF_UCX_OK)
-		rc = fail(bp.rank, &e, 0);
-	else if (bp.rank == 0)
-		rc = report(a, u, &res);
+	if (ibf_ucx_probe(p.u, &po, &res, &e) != IBF_UCX_OK)
+		rc = fail(p.bp.rank, &e, 0);
+	else if (p.bp.rank == 0)
+		rc = report(a, p.u, &res);
 	if (rc == 0)
 		ibf_ucx_probe_result_free(&res);
-	if (ibf_ucx_finalize(u, &e) != IBF_UCX_OK && !rc)
-		rc = fail(bp.rank, &e, 0);
-	ibf_ucx_boot_close(boot);
-	return rc;
-}
-
-/* ---- --np: local processes -------------------------------------------------------- */
-
-static int run_job(void *ctx)
-{
-	const struct job *j = ctx;
-
-	return run(&j->a, j->cfg);
+	return ibf_tool_close(&p, fail_any, rc);
 }
 
 int main(int argc, char **argv)
 {
-	ibf_ucx_config_t *cfg = NULL;
-	ibf_ucx_err_t e;
 	args_t a;
 	int rc = parse_args(argc, argv, &a);
 
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (ibf_ucx_config_read(&cfg, &e) != IBF_UCX_OK) {
-		fprintf(stderr, "%s: %s\n", PROG, e.msg);
-		return EXIT_INPUT;
-	}
-	if (a.fallback &&
-	    ibf_ucx_config_modify(cfg, "FALLBACK", "y", &e) != IBF_UCX_OK) {
-		fprintf(stderr, "%s: %s\n", PROG, e.msg);
-		ibf_ucx_config_release(cfg);
-		return EXIT_INPUT;
-	}
-	struct job j = { a, cfg };
-
-	rc = ibf_tool_run(PROG, a.np, &j.a.boot,
-			  ibf_ucx_config_timeout(cfg), run_job, &j);
-	ibf_ucx_config_release(cfg);
-	return rc;
+	return ibf_tool_run(PROG, a.np, &a.boot, a.fallback, run, &a);
 }

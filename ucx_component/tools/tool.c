@@ -35,79 +35,116 @@ int ibf_tool_exit_for(ibf_ucx_status_t st)
 	}
 }
 
-int ibf_tool_usage_error(const char *prog, const char *fmt, const char *arg)
+int ibf_tool_opt_boot_addr(void *boot, const char *prog, const char *arg)
 {
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (--help for usage)\n");
-	return EXIT_INPUT;
-}
+	ibf_ucx_boot_params_t *bp = boot;
 
-int ibf_tool_bad_option(const char *prog, char **argv, int ind, int opt)
-{
-	char shortopt[3] = { '-', (char)opt, '\0' };
-	const char *a = argv[ind - 1];
-
-	/* A long option is the argument getopt stepped over; a short one
-	 * may sit inside a cluster (-xq), where that is still argv[0]. */
-	if (strncmp(a, "--", 2))
-		return ibf_tool_usage_error(prog, "unknown option '%s'",
-					    shortopt);
-	if (opt)
-		return ibf_tool_usage_error(prog, "%s needs a value", a);
-	return ibf_tool_usage_error(prog, "unknown option '%s'", a);
-}
-
-bool ibf_tool_parse_u32(const char *s, uint32_t *v)
-{
-	unsigned long x;
-	char *end;
-
-	if (!s[0] || s[0] == '-')
-		return false;
-	errno = 0;
-	x = strtoul(s, &end, 10);
-	if (*end || errno || x > UINT32_MAX)
-		return false;
-	*v = (uint32_t)x;
-	return true;
-}
-
-int ibf_tool_boot_option(const char *prog, int opt, const char *arg,
-			 ibf_ucx_boot_params_t *boot, bool *have_rank)
-{
-	switch (opt) {
-	case 'b':
-		snprintf(boot->addr, sizeof(boot->addr), "%s", arg);
-		return 0;
-	case 'R':
-		if (!ibf_tool_parse_u32(arg, &boot->rank))
-			return ibf_tool_usage_error(prog, "--rank: '%s' is not "
-						    "an unsigned integer", arg);
-		*have_rank = true;
-		return 0;
-	default: /* 'Z' */
-		if (!ibf_tool_parse_u32(arg, &boot->size) || !boot->size)
-			return ibf_tool_usage_error(prog, "--size: '%s' is not "
-						    "a positive integer", arg);
-		return 0;
-	}
-}
-
-int ibf_tool_boot_check(const char *prog, const ibf_ucx_boot_params_t *boot,
-			bool have_rank)
-{
-	if (have_rank != (boot->size != 0))
-		return ibf_tool_usage_error(prog, "%s",
-					    "--rank and --size go together");
+	if (strlen(arg) >= sizeof(bp->addr))
+		return ibf_cli_usage_error(prog, "--boot: '%s' is too long",
+					   arg);
+	snprintf(bp->addr, sizeof(bp->addr), "%s", arg);
 	return 0;
 }
 
-int ibf_tool_run(const char *prog, unsigned np, ibf_ucx_boot_params_t *boot,
-		 double timeout, int (*run)(void *ctx), void *ctx)
+int ibf_tool_boot_check(const char *prog, const ibf_ucx_boot_params_t *boot,
+			bool have_rank, unsigned np)
 {
-	return np ? ibf_tool_spawn(prog, np, boot, timeout, run, ctx) :
-	       run(ctx);
+	if (have_rank != (boot->size != 0))
+		return ibf_cli_usage_error(prog, "--rank and --size go "
+					   "together");
+	if (np && boot->size)
+		return ibf_cli_usage_error(prog, "--np starts its own "
+					   "processes: no --rank/--size");
+	return 0;
+}
+
+ibf_status_t ibf_tool_err(const ibf_ucx_err_t *ue, ibf_err_t *err)
+{
+	return ibf_err_set(err, ue->status == IBF_UCX_ERR_NOMEM ?
+			   IBF_ERR_NOMEM : IBF_ERR_IO, "%s", ue->msg);
+}
+
+/* What the processes of ibf_tool_spawn() run. */
+typedef struct job {
+	ibf_tool_main_t run;
+	const void *args;
+	const ibf_ucx_config_t *cfg;
+} job_t;
+
+static int run_job(void *ctx)
+{
+	const job_t *j = ctx;
+
+	return j->run(j->args, j->cfg);
+}
+
+int ibf_tool_run(const char *prog, unsigned np, ibf_ucx_boot_params_t *boot,
+		 bool fallback, ibf_tool_main_t run, const void *args)
+{
+	ibf_ucx_config_t *cfg = NULL;
+	ibf_ucx_err_t e;
+	job_t j = { run, args, NULL };
+	int rc;
+
+	if (ibf_ucx_config_read(&cfg, &e) != IBF_UCX_OK ||
+	    (fallback && ibf_ucx_config_modify(cfg, "FALLBACK", "y", &e) !=
+	     IBF_UCX_OK)) {
+		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		ibf_ucx_config_release(cfg);
+		return EXIT_INPUT;
+	}
+	j.cfg = cfg;
+	rc = np ? ibf_tool_spawn(prog, np, boot, ibf_ucx_config_timeout(cfg),
+				 run_job, &j) : run(args, cfg);
+	ibf_ucx_config_release(cfg);
+	return rc;
+}
+
+int ibf_tool_open(const char *prog, const ibf_ucx_boot_params_t *boot,
+		  const ibf_ucx_config_t *cfg, unsigned flags,
+		  ibf_tool_fail_t fail, ibf_tool_proc_t *p)
+{
+	ibf_ucx_params_t up;
+	ibf_ucx_err_t e;
+	size_t len;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	p->bp = *boot;
+	if (!p->bp.timeout_s)
+		p->bp.timeout_s = ibf_ucx_config_timeout(cfg);
+	if (ibf_ucx_boot_params_env(&p->bp, &e) != IBF_UCX_OK) {
+		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		return EXIT_INPUT;
+	}
+	if (ibf_ucx_boot_open(&p->bp, &p->boot, &e) != IBF_UCX_OK)
+		return fail(p->bp.rank, &e);
+	memset(&up, 0, sizeof(up));
+	up.oob = ibf_ucx_boot_oob(p->boot);
+	up.config = cfg;
+	up.flags = flags;
+	if (ibf_ucx_init(&up, &p->u, &e) == IBF_UCX_OK)
+		return 0;
+	len = strlen(e.msg);
+	if (e.status == IBF_UCX_ERR_OOB && ibf_ucx_boot_error(p->boot)[0])
+		snprintf(e.msg + len, sizeof(e.msg) - len, ": %s",
+			 ibf_ucx_boot_error(p->boot));
+	rc = fail(p->bp.rank, &e);
+	ibf_ucx_boot_close(p->boot);
+	p->boot = NULL;
+	return rc;
+}
+
+int ibf_tool_close(ibf_tool_proc_t *p, ibf_tool_fail_t fail, int rc)
+{
+	ibf_ucx_err_t e;
+
+	if (ibf_ucx_finalize(p->u, &e) != IBF_UCX_OK && !rc)
+		rc = fail(p->bp.rank, &e);
+	ibf_ucx_boot_close(p->boot);
+	p->u = NULL;
+	p->boot = NULL;
+	return rc;
 }
 
 static bool free_port(char *addr, size_t len)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * What the standalone UCX tools (ibflow-probe, ibflow-infer) share: their
- * exit statuses, usage errors, the bootstrap options (--boot, --rank,
- * --size) and --np, which starts the job's processes on this machine
- * around the built-in bootstrap.
+ * What the standalone UCX tools (ibflow-probe, ibflow-infer) share beyond
+ * the CLI's option table and writers (cli_opt.h): their exit statuses,
+ * the bootstrap options (--boot, --rank, --size) and --np, which starts
+ * the job's processes on this machine around the built-in bootstrap.
  */
 #ifndef IBF_TOOL_H
 #define IBF_TOOL_H
@@ -13,7 +13,10 @@
 
 #include <ibflow/ucx.h>
 
-#define EXIT_INPUT   2   /* bad usage, configuration, fabric or mapping */
+#include "cli_opt.h"
+
+#define EXIT_INPUT   IBF_EXIT_INPUT /* bad usage, configuration, fabric
+					 or mapping */
 #define EXIT_RUNTIME 3   /* communication failed: UCX, timeout, a peer */
 
 /* The exit status for a failure of this status. */
@@ -28,29 +31,62 @@ int ibf_tool_exit_for(ibf_ucx_status_t st);
 int ibf_tool_spawn(const char *prog, unsigned np, ibf_ucx_boot_params_t *boot,
 		   double timeout, int (*run)(void *ctx), void *ctx);
 
-/* "PROG: <fmt with arg> (--help for usage)" on stderr; EXIT_INPUT. */
-int ibf_tool_usage_error(const char *prog, const char *fmt, const char *arg);
+/* The bootstrap options of every tool, for its option table
+ * (cli_opt.h): --boot HOST:PORT, --rank R, --size N, into a->boot and
+ * a->have_rank; then ibf_tool_boot_check(). */
+#define IBF_TOOL_OPTS_BOOT(a) \
+	IBF_OPT_CALL("boot", ibf_tool_opt_boot_addr, &(a)->boot, "HOST:PORT", \
+		     "where rank 0 listens (IBFLOW_BOOT_ADDR)"), \
+	IBF_OPT_UINT("rank", &(a)->boot.rank, "R", 0, UINT32_MAX, \
+		     "this process's rank (IBFLOW_BOOT_RANK; default\n" \
+		     "OMPI_COMM_WORLD_RANK under mpirun)", \
+		     .seen = &(a)->have_rank), \
+	IBF_OPT_UINT("size", &(a)->boot.size, "N", 1, UINT32_MAX, \
+		     "processes (IBFLOW_BOOT_SIZE / OMPI_COMM_WORLD_SIZE)")
 
-/* getopt_long's '?' (opterr 0), given optind and optopt: the unknown
- * option or the one missing its value, named; EXIT_INPUT. */
-int ibf_tool_bad_option(const char *prog, char **argv, int ind, int opt);
+/* --boot's handler: the address into ibf_ucx_boot_params_t.addr. */
+int ibf_tool_opt_boot_addr(void *boot, const char *prog, const char *arg);
 
-/* A decimal unsigned 32-bit integer, nothing else. */
-bool ibf_tool_parse_u32(const char *s, uint32_t *v);
-
-/* The bootstrap options, given by their getopt codes 'b' (--boot ADDR),
- * 'R' (--rank N) and 'Z' (--size N): 0 when taken, EXIT_INPUT (after the
- * usage error) when the value is bad. */
-int ibf_tool_boot_option(const char *prog, int opt, const char *arg,
-			 ibf_ucx_boot_params_t *boot, bool *have_rank);
-
-/* After parsing: --rank and --size come together. */
+/* After parsing: --rank and --size come together, and not with --np
+ * (which starts its own processes).  0, or EXIT_INPUT after the usage
+ * error. */
 int ibf_tool_boot_check(const char *prog, const ibf_ucx_boot_params_t *boot,
-			bool have_rank);
+			bool have_rank, unsigned np);
 
-/* run(ctx) in this process, or in np processes (ibf_tool_spawn) when np
- * is not 0. */
+/* An ibf_ucx_err_t as the CLI's ibf_err_t (cli_opt.h's writers). */
+ibf_status_t ibf_tool_err(const ibf_ucx_err_t *ue, ibf_err_t *err);
+
+/* One process of a tool: its arguments (the tool's own struct) and
+ * the configuration; returns the exit status. */
+typedef int (*ibf_tool_main_t)(const void *args,
+			       const ibf_ucx_config_t *cfg);
+
+/* The configuration (UCX_IBFLOW_*; with fallback, FALLBACK=y), then
+ * run(args, cfg) in this process, or in np processes (ibf_tool_spawn,
+ * *boot their bootstrap) when np is not 0.  The exit status. */
 int ibf_tool_run(const char *prog, unsigned np, ibf_ucx_boot_params_t *boot,
-		 double timeout, int (*run)(void *ctx), void *ctx);
+		 bool fallback, ibf_tool_main_t run, const void *args);
+
+/* How a tool reports a failure of rank's: returns the exit status. */
+typedef int (*ibf_tool_fail_t)(uint32_t rank, const ibf_ucx_err_t *e);
+
+/* A process's bootstrap and context. */
+typedef struct ibf_tool_proc {
+	ibf_ucx_boot_params_t bp;    /* as completed from the environment */
+	ibf_ucx_boot_t *boot;
+	ibf_ucx_t *u;
+} ibf_tool_proc_t;
+
+/* Meet the others (boot completed from IBFLOW_BOOT_* and mpirun's
+ * variables, the timeout UCX_IBFLOW_TIMEOUT's unless set) and make the
+ * context with cfg and the ibf_ucx_init flags: 0, or the exit status
+ * after the report (a bad bootstrap environment as "PROG: message", the
+ * rest through fail, a failed exchange with the bootstrap's reason). */
+int ibf_tool_open(const char *prog, const ibf_ucx_boot_params_t *boot,
+		  const ibf_ucx_config_t *cfg, unsigned flags,
+		  ibf_tool_fail_t fail, ibf_tool_proc_t *p);
+/* Finalize the context and close the bootstrap: rc, the run's exit
+ * status, or when that is 0 the failure of the finalization. */
+int ibf_tool_close(ibf_tool_proc_t *p, ibf_tool_fail_t fail, int rc);
 
 #endif

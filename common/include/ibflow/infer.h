@@ -362,7 +362,18 @@ typedef struct ibf_infer_report {
 	bool has_truth;                 /* acc holds shared-link answers */
 	double charged_s;               /* synthetic time charged, < 0: none */
 	double tol;                     /* the radius used */
+	/* A live run (RTTs measured over the network, ibflow-infer): its
+	 * text counts the pairs against all, the ping-pongs and the wall
+	 * time, and lists the tree. */
+	bool live;
+	uint64_t exchanges;             /* live: ping-pongs */
+	double total_s;                 /* live: wall time of the run */
 } ibf_infer_report_t;
+
+/* The text report for people: shape, pairs against the paper's bound,
+ * times; accuracy where known (acc), the tree's edges for a live run.
+ * The one summary of `ibflow infer` and ibflow-infer. */
+void ibf_infer_write_text(const ibf_infer_report_t *rep, FILE *fp);
 
 /* {"hosts":[..], "switches":N, "edges":[{"a","b","latency"}], "pairs":..,
  *  ..., "accuracy":{..}}; see docs/infer.md. */

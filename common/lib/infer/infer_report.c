@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * Documents of an inference: JSON, and the trace of the pairs measured
- * (an RTT file that replays the run).  The text for people is the CLI's.
+ * Documents of an inference: the text for people, JSON, and the trace of
+ * the pairs measured (an RTT file that replays the run).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -179,4 +179,114 @@ ibf_status_t ibf_infer_write_trace(const ibf_infer_result_t *r,
 	if (ferror(fp))
 		return ibf_err_set(err, IBF_ERR_IO, "write error");
 	return IBF_OK;
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+/* Each switch with its neighbours and the one-way latency of the edge. */
+static void text_tree(const ibf_infer_report_t *rep, FILE *fp)
+{
+	const ibf_infer_tree_t *t = &rep->r->tree;
+	char buf[32];
+	uint32_t s, i, o;
+
+	for (s = t->nhosts; s < t->nnodes; s++) {
+		fprintf(fp, "%s:", node_name(rep, s, buf, sizeof(buf)));
+		for (i = 0; i < t->nedges; i++) {
+			o = t->ea[i] == s ? t->eb[i] :
+			    t->eb[i] == s ? t->ea[i] : UINT32_MAX;
+			if (o != UINT32_MAX)
+				fprintf(fp, " %s (%.2f us)",
+					node_name(rep, o, buf, sizeof(buf)),
+					t->lat[i]);
+		}
+		fprintf(fp, "\n");
+	}
+}
+
+/* The pairs measured: live runs against all pairs, with the ping-pongs;
+ * offline ones with the pairs the oracle could not answer. */
+static void text_pairs(const ibf_infer_report_t *rep, FILE *fp)
+{
+	const ibf_infer_stats_t *s = &rep->r->stats;
+	uint64_t n = rep->r->tree.nhosts;
+
+	if (rep->live)
+		fprintf(fp, "pairs measured %llu of %llu (insertion %llu, "
+			"close-host search %llu)  %.2f per host  ping-pongs "
+			"%llu\n", (unsigned long long)s->pairs,
+			(unsigned long long)(n * (n - 1) / 2),
+			(unsigned long long)s->add_pairs,
+			(unsigned long long)s->lookahead_pairs,
+			(double)s->pairs / (double)n,
+			(unsigned long long)rep->exchanges);
+	else
+		fprintf(fp, "pairs measured %llu (insertion %llu, close-host "
+			"search %llu, unavailable %llu)  %.2f per host\n",
+			(unsigned long long)s->pairs,
+			(unsigned long long)s->add_pairs,
+			(unsigned long long)s->lookahead_pairs,
+			(unsigned long long)s->unavailable,
+			(double)s->pairs / rep->r->tree.nhosts);
+}
+
+static void text_times(const ibf_infer_report_t *rep, FILE *fp)
+{
+	const ibf_infer_stats_t *s = &rep->r->stats;
+
+	if (rep->live) {
+		fprintf(fp, "time: total %.3f s  measuring %.3f s  inference "
+			"%.3f s  tol %.3f us\n", rep->total_s, s->oracle_s,
+			s->cpu_s, rep->tol);
+		return;
+	}
+	fprintf(fp, "time: inference %.3f s  oracle %.3f s", s->cpu_s,
+		s->oracle_s);
+	if (rep->charged_s >= 0)
+		fprintf(fp, "  measurements charged %.3f s  total %.3f s",
+			rep->charged_s, s->cpu_s + rep->charged_s);
+	fprintf(fp, "\n");
+}
+
+static void text_accuracy(const ibf_infer_report_t *rep, FILE *fp)
+{
+	const ibf_infer_accuracy_t *a = rep->acc;
+
+	if (rep->has_truth)
+		fprintf(fp, "shared-link queries %llu (%s): truly shared %llu  "
+			"false positives %llu (%.4f)  false negatives %llu "
+			"(%.4f)\n", (unsigned long long)a->queries,
+			a->exhaustive ? "all" : "random",
+			(unsigned long long)a->shared,
+			(unsigned long long)a->false_pos,
+			rate(a->false_pos, a->queries),
+			(unsigned long long)a->false_neg,
+			rate(a->false_neg, a->queries));
+	if (a->ratio_pairs)
+		fprintf(fp, "predicted/measured RTT over %llu pairs: min %.4f  "
+			"5%% %.4f  median %.4f  95%% %.4f  max %.4f\n",
+			(unsigned long long)a->ratio_pairs, a->ratio_min,
+			a->ratio_p05, a->ratio_median, a->ratio_p95,
+			a->ratio_max);
+}
+
+void ibf_infer_write_text(const ibf_infer_report_t *rep, FILE *fp)
+{
+	const ibf_infer_result_t *r = rep->r;
+	const ibf_infer_stats_t *s = &r->stats;
+	uint32_t p, d;
+
+	ibf_infer_tree_shape(&r->tree, &p, &d);
+	fprintf(fp, "hosts %u  switches inferred %u  largest switch %u "
+		"ports  diameter %u hops\n", r->tree.nhosts,
+		r->tree.nnodes - r->tree.nhosts, p, d);
+	text_pairs(rep, fp);
+	fprintf(fp, "most pairs for one host %u (insertion alone %u; bound "
+		"p(d-1)+1 = %u)\n", s->max_host_pairs, s->max_add_pairs,
+		d ? p * (d - 1) + 1 : 1);
+	text_times(rep, fp);
+	if (rep->acc)
+		text_accuracy(rep, fp);
+	if (rep->live)
+		text_tree(rep, fp);
 }

@@ -36,14 +36,34 @@ const char *ibf_ucx_a2a_alg_str(ibf_ucx_a2a_alg_t a)
 	return "?";
 }
 
+/* The all-to-all's state of a context (schedule, counters): coll/'s,
+ * made on the first call, freed with the context. */
+static void a2a_free(void *data)
+{
+	struct ibf_ucxi_a2a *a = data;
+
+	if (!a)
+		return;
+	ibf_ucxi_a2a_sched_free(&a->sched);
+	free(a);
+}
+
+static const ibf_ucxi_state_key_t A2A = { "all-to-all", a2a_free };
+
+static struct ibf_ucxi_a2a *a2a_of(const ibf_ucx_t *u)
+{
+	return ibf_ucxi_state_get(u, &A2A);
+}
+
 ibf_ucx_a2a_alg_t ibf_ucx_alltoall_select(const ibf_ucx_t *u,
 					  size_t block_bytes)
 {
 	const ibf_ucx_cfg_t *v = &u->cfg->v;
+	const struct ibf_ucxi_a2a *a = a2a_of(u);
 
-	if (u->a2a && u->a2a->no_sched)
+	if (a && a->no_sched)
 		return IBF_UCX_A2A_NONE;
-	if (u->a2a && u->a2a->declined &&
+	if (a && a->declined &&
 	    v->alltoall == IBF_UCX_A2A_MODE_AUTO)
 		return IBF_UCX_A2A_NONE;
 	switch ((ibf_ucx_a2a_mode_t)v->alltoall) {
@@ -60,17 +80,9 @@ ibf_ucx_a2a_alg_t ibf_ucx_alltoall_select(const ibf_ucx_t *u,
 	return IBF_UCX_A2A_NONE;
 }
 
-void ibf_ucxi_a2a_free(struct ibf_ucxi_a2a *a)
-{
-	if (!a)
-		return;
-	ibf_ucxi_a2a_sched_free(&a->sched);
-	free(a);
-}
-
 void ibf_ucx_a2a_stats(const ibf_ucx_t *u, ibf_ucx_a2a_stats_t *s)
 {
-	const struct ibf_ucxi_a2a *a = u->a2a;
+	const struct ibf_ucxi_a2a *a = a2a_of(u);
 
 	memset(s, 0, sizeof(*s));
 	if (!a)
@@ -167,7 +179,7 @@ static ibf_ucx_status_t run_frames(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 				   uint32_t seq, bool barrier,
 				   ibf_ucx_err_t *err)
 {
-	const ibf_ucxi_a2a_sched_t *s = &u->a2a->sched;
+	const ibf_ucxi_a2a_sched_t *s = &a2a_of(u)->sched;
 	ibf_ucx_status_t st;
 	uint32_t f;
 
@@ -200,7 +212,7 @@ static bool over_rdma(const ibf_ucx_t *u)
 
 	if (!fp)
 		return false;
-	ucp_context_print_info(u->ctx, fp);
+	ucp_context_print_info(u->wire.ctx, fp);
 	fclose(fp);
 	for (unsigned i = 0; text && i < 3 && !found; i++)
 		found = strstr(text, rdma[i]) != NULL;
@@ -212,7 +224,8 @@ static bool over_rdma(const ibf_ucx_t *u)
  * round robin's frames (docs/ucx-alltoall.md, "auto"). */
 static ibf_ucx_status_t auto_check(ibf_ucx_t *u, ibf_ucx_err_t *err)
 {
-	const ibf_ucxi_a2a_sched_t *s = &u->a2a->sched;
+	struct ibf_ucxi_a2a *a = a2a_of(u);
+	const ibf_ucxi_a2a_sched_t *s = &a->sched;
 	double need = u->cfg->v.alltoall_gain;
 	bool rdma = over_rdma(u);
 
@@ -220,7 +233,7 @@ static ibf_ucx_status_t auto_check(ibf_ucx_t *u, ibf_ucx_err_t *err)
 		need = rdma ? IBF_UCXI_GAIN_RDMA : IBF_UCXI_GAIN_TCP;
 	if ((double)s->rr_frames >= need * s->nframes)
 		return IBF_UCX_OK;
-	u->a2a->declined = true;
+	a->declined = true;
 	if (isinf(need))
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_DECLINED, "all-to-all: "
 				       "auto: over TCP the MPI library's own "
@@ -262,7 +275,7 @@ static ibf_ucx_status_t run_links_segmented(ibf_ucx_t *u,
 					    const ibf_ucxi_blocks_t *b,
 					    ibf_ucx_err_t *err)
 {
-	struct ibf_ucxi_a2a *a = u->a2a;
+	struct ibf_ucxi_a2a *a = a2a_of(u);
 	size_t seg = u->cfg->v.alltoall_segment, *sc, *sd;
 	uint32_t n = u->size, nseg = 1, k;
 	ibf_ucxi_blocks_t v;
@@ -290,7 +303,7 @@ static ibf_ucx_status_t run_links_segmented(ibf_ucx_t *u,
 static ibf_ucx_status_t run_liquid(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 				   bool by_auto, ibf_ucx_err_t *err)
 {
-	struct ibf_ucxi_a2a *a = u->a2a;
+	struct ibf_ucxi_a2a *a = a2a_of(u);
 	unsigned sync = u->cfg->v.alltoall_sync;
 	uint32_t seq;
 	ibf_ucx_status_t st;
@@ -345,7 +358,7 @@ static ibf_ucx_status_t run_pairwise(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 			return st;
 		}
 	}
-	u->a2a->npairwise++;
+	a2a_of(u)->npairwise++;
 	return IBF_UCX_OK;
 }
 
@@ -359,12 +372,18 @@ static ibf_ucx_status_t run(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 			    ibf_ucx_a2a_alg_t alg, bool by_auto,
 			    ibf_ucx_err_t *err)
 {
+	struct ibf_ucxi_a2a *a = a2a_of(u);
+	ibf_ucx_status_t st;
+
 	ibf_ucx_err_clear(err);
-	if (!u->a2a) {
-		u->a2a = calloc(1, sizeof(*u->a2a));
-		if (!u->a2a)
+	if (!a) {
+		a = calloc(1, sizeof(*a));
+		if (!a)
 			return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
 					       "all-to-all: out of memory");
+		st = ibf_ucxi_state_put(u, &A2A, a, err);
+		if (st != IBF_UCX_OK)
+			return st;
 	}
 	if (alg == IBF_UCX_A2A_NONE) {
 		by_auto = auto_mode(u);

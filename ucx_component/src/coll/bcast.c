@@ -130,21 +130,47 @@ ibf_ucx_bcast_alg_t ibf_ucx_bcast_select(const ibf_ucx_t *u, size_t len)
 	return IBF_UCX_BCAST_NONE;
 }
 
-/* The chain, cached: it depends on the fabric and the ranks only. */
-static ibf_ucx_status_t chain(ibf_ucx_t *u, ibf_ucx_err_t *err)
+/* The pipelined broadcast's state of a context: the chain, cached (it
+ * depends on the fabric and the ranks only), and the calls made. */
+typedef struct bcast_state {
+	uint32_t *chain;          /* [size] */
+	uint64_t calls;
+} bcast_state_t;
+
+static void bcast_state_free(void *data)
 {
+	bcast_state_t *b = data;
+
+	if (b)
+		free(b->chain);
+	free(b);
+}
+
+static const ibf_ucxi_state_key_t BCAST = { "broadcast", bcast_state_free };
+
+static ibf_ucx_status_t chain(ibf_ucx_t *u, bcast_state_t **out,
+			      ibf_ucx_err_t *err)
+{
+	bcast_state_t *b = ibf_ucxi_state_get(u, &BCAST);
 	ibf_ucx_status_t st;
 
-	if (u->bcast_chain)
+	*out = b;
+	if (b)
 		return IBF_UCX_OK;
-	u->bcast_chain = malloc(u->size * sizeof(*u->bcast_chain));
-	if (!u->bcast_chain)
+	b = calloc(1, sizeof(*b));
+	if (b)
+		b->chain = malloc(u->size * sizeof(*b->chain));
+	if (!b || !b->chain) {
+		bcast_state_free(b);
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
-	st = ibf_ucx_bcast_order(u, u->bcast_chain, err);
-	if (st != IBF_UCX_OK) {
-		free(u->bcast_chain);
-		u->bcast_chain = NULL;
 	}
+	st = ibf_ucx_bcast_order(u, b->chain, err);
+	if (st != IBF_UCX_OK) {
+		bcast_state_free(b);
+		return st;
+	}
+	st = ibf_ucxi_state_put(u, &BCAST, b, err);
+	*out = st == IBF_UCX_OK ? b : NULL;
 	return st;
 }
 
@@ -222,6 +248,7 @@ ibf_ucx_status_t ibf_ucx_bcast_pipeline(ibf_ucx_t *u, uint32_t root,
 					ibf_ucx_err_t *err)
 {
 	uint32_t seq, pos, i, prev, next;
+	bcast_state_t *b;
 	ibf_ucx_status_t st;
 
 	if (root >= u->size)
@@ -230,23 +257,23 @@ ibf_ucx_status_t ibf_ucx_bcast_pipeline(ibf_ucx_t *u, uint32_t root,
 	if (!chunk)
 		chunk = u->cfg->v.bcast_chunk;
 	seq = ++u->seq;
-	st = chain(u, err);
+	st = chain(u, &b, err);
 	if (st != IBF_UCX_OK || u->size < 2 || !len)
 		return st;
-	for (pos = 0; u->bcast_chain[pos] != root; pos++)
+	for (pos = 0; b->chain[pos] != root; pos++)
 		;
 	/* my place in the chain rotated to start at the root */
-	for (i = 0; u->bcast_chain[(pos + i) % u->size] != u->rank; i++)
+	for (i = 0; b->chain[(pos + i) % u->size] != u->rank; i++)
 		;
-	prev = i ? u->bcast_chain[(pos + i - 1) % u->size] : UINT32_MAX;
-	next = i + 1 < u->size ? u->bcast_chain[(pos + i + 1) % u->size] :
+	prev = i ? b->chain[(pos + i - 1) % u->size] : UINT32_MAX;
+	next = i + 1 < u->size ? b->chain[(pos + i + 1) % u->size] :
 	       UINT32_MAX;
 	st = relay(u, prev, next,
 		   ibf_ucxi_tag(IBF_UCXI_TAG_BCAST_PIPE, seq, prev),
 		   ibf_ucxi_tag(IBF_UCXI_TAG_BCAST_PIPE, seq, u->rank), buf,
 		   len, chunk, err);
 	if (st == IBF_UCX_OK)
-		u->nbcast_pipeline++;
+		b->calls++;
 	else
 		ibf_ucx_err_prefix(err, "pipelined broadcast from rank %u: ",
 				   root);
@@ -255,5 +282,7 @@ ibf_ucx_status_t ibf_ucx_bcast_pipeline(ibf_ucx_t *u, uint32_t root,
 
 uint64_t ibf_ucx_bcast_pipeline_calls(const ibf_ucx_t *u)
 {
-	return u->nbcast_pipeline;
+	const bcast_state_t *b = ibf_ucxi_state_get(u, &BCAST);
+
+	return b ? b->calls : 0;
 }

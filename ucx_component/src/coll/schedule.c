@@ -93,8 +93,8 @@ static ibf_ucx_status_t build_traffic(const ibf_ucx_t *u,
 	off[t] = (uint32_t)len;
 	if (ibf_liquid_traffic_from_sets(nt, off, links, n, src, dst, out,
 					 &e) != IBF_OK)
-		st = ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "all-to-all "
-				     "schedule: %s", e.msg);
+		st = ibf_ucxi_err_lib(err, IBF_UCX_ERR_NOMEM, &e,
+				      "all-to-all schedule");
 out:
 	free(off);
 	free(links);
@@ -119,8 +119,8 @@ static ibf_ucx_status_t compute(ibf_ucx_t *u, ibf_liquid_traffic_t *t,
 
 	memset(&r, 0, sizeof(r));
 	if (ibf_liquid_schedule(t, &o, &r, &e) != IBF_OK)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC, "all-to-all "
-				       "schedule: %s", e.msg);
+		return ibf_ucxi_err_lib(err, IBF_UCX_ERR_FABRIC, &e,
+					"all-to-all schedule");
 	b = malloc(((size_t)nt + HDR) * sizeof(*b));
 	if (!b) {
 		st = ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "all-to-all "
@@ -293,8 +293,8 @@ static ibf_ucx_status_t my_releases(const ibf_ucx_t *u,
 	ibf_err_t e;
 
 	if (ibf_liquid_deps_build(t, frame_of, s->nframes, &d, &e) != IBF_OK)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "all-to-all "
-				       "schedule: %s", e.msg);
+		return ibf_ucxi_err_lib(err, IBF_UCX_ERR_PEER, &e,
+					"all-to-all schedule");
 	{
 		my_rel_t now = { d.pred_off, d.pred, d.succ_off, d.succ,
 				 false, .nin = &s->nrel_in };
@@ -354,8 +354,8 @@ static ibf_ucx_status_t compute_plan(ibf_ucx_t *u, uint32_t **blob,
 	    IBF_OK) {
 		free(ranks);
 		free(b);
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC, "all-to-all "
-				       "schedule: %s", e.msg);
+		return ibf_ucxi_err_lib(err, IBF_UCX_ERR_FABRIC, &e,
+					"all-to-all schedule");
 	}
 	info = ibf_liquid_plan_info(p);
 	b[0] = info->nframes;

@@ -25,30 +25,50 @@ static ibf_ucx_status_t ucx_fail(ibf_ucx_err_t *err, const char *what,
 			       peer, ucs_status_string(st));
 }
 
+ucs_status_t ibf_ucxi_wire_ep(ibf_ucxi_wire_t *w, uint32_t rank,
+			      ucp_ep_h *ep)
+{
+	ucp_ep_params_t p = { .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS };
+	ucs_status_t st;
+
+	if (!w->eps[rank]) {
+		p.address = (const ucp_address_t *)(w->addrs +
+						     (size_t)rank * w->stride +
+						     sizeof(uint64_t));
+		st = ucp_ep_create(w->worker, &p, &w->eps[rank]);
+		if (st != UCS_OK) {
+			w->eps[rank] = NULL;
+			return st;
+		}
+	}
+	*ep = w->eps[rank];
+	return UCS_OK;
+}
+
+void ibf_ucxi_wire_close(ibf_ucxi_wire_t *w)
+{
+	if (w->worker)
+		ucp_worker_destroy(w->worker);
+	if (w->ctx)
+		ucp_cleanup(w->ctx);
+	free(w->eps);
+	free(w->addrs);
+	memset(w, 0, sizeof(*w));
+	w->efd = -1;
+}
+
 ibf_ucx_status_t ibf_ucx_ep(ibf_ucx_t *u, uint32_t rank, ucp_ep_h *ep,
 			    ibf_ucx_err_t *err)
 {
-	ucp_ep_params_t p;
-	const uint8_t *a;
 	ucs_status_t st;
 
 	if (rank >= u->size)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID,
 				       "rank %u out of range (size %u)", rank,
 				       u->size);
-	if (!u->eps[rank]) {
-		a = u->addrs + (size_t)rank * u->addr_stride;
-		memset(&p, 0, sizeof(p));
-		p.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
-		p.address = (const ucp_address_t *)(a + sizeof(uint64_t));
-		st = ucp_ep_create(u->worker, &p, &u->eps[rank]);
-		if (st != UCS_OK) {
-			u->eps[rank] = NULL;
-			return ucx_fail(err, "connecting to", rank, st);
-		}
-	}
-	*ep = u->eps[rank];
-	return IBF_UCX_OK;
+	st = ibf_ucxi_wire_ep(&u->wire, rank, ep);
+	return st == UCS_OK ? IBF_UCX_OK :
+	       ucx_fail(err, "connecting to", rank, st);
 }
 
 ibf_ucx_status_t ibf_ucxi_isend(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
@@ -82,7 +102,7 @@ ibf_ucx_status_t ibf_ucxi_irecv(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
 
 	r->what = "receiving from";
 	r->peer = peer;
-	sp = ucp_tag_recv_nbx(u->worker, buf, len, tag, (ucp_tag_t)-1, &p);
+	sp = ucp_tag_recv_nbx(u->wire.worker, buf, len, tag, (ucp_tag_t)-1, &p);
 	if (UCS_PTR_IS_ERR(sp)) {
 		r->req = NULL;
 		return ucx_fail(err, "receiving from", peer,
@@ -135,27 +155,27 @@ static void abandon(ibf_ucx_t *u, ibf_ucxi_req_t *r)
 
 	if (!r->req)
 		return;
-	ucp_request_cancel(u->worker, r->req);
+	ucp_request_cancel(u->wire.worker, r->req);
 	while (ucp_request_check_status(r->req) == UCS_INPROGRESS &&
 	       ibf_ucxi_now() < until)
-		ucp_worker_progress(u->worker);
+		ucp_worker_progress(u->wire.worker);
 	ucp_request_free(r->req);
 	r->req = NULL;
 }
 
 static void sleep_on_worker(ibf_ucx_t *u, double max_s)
 {
-	struct pollfd pfd = { .fd = u->efd, .events = POLLIN };
+	struct pollfd pfd = { .fd = u->wire.efd, .events = POLLIN };
 	int ms = (int)(max_s * 1e3);
 
-	if (ucp_worker_arm(u->worker) != UCS_OK)
+	if (ucp_worker_arm(u->wire.worker) != UCS_OK)
 		return;   /* events pending: progress again at once */
 	poll(&pfd, 1, ms < 1 ? 1 : ms);
 }
 
 void ibf_ucxi_progress_or_sleep(ibf_ucx_t *u, double max_s)
 {
-	if (!ucp_worker_progress(u->worker))
+	if (!ucp_worker_progress(u->wire.worker))
 		sleep_on_worker(u, max_s);
 }
 
@@ -169,7 +189,7 @@ ibf_ucx_status_t ibf_ucxi_wait(ibf_ucx_t *u, ibf_ucxi_req_t *r, unsigned n,
 	ucs_status_t st;
 
 	for (;;) {
-		while (ucp_worker_progress(u->worker))
+		while (ucp_worker_progress(u->wire.worker))
 			;
 		for (i = left = 0; i < n; i++) {
 			if (!reap(&r[i], &st)) {
@@ -330,29 +350,45 @@ ibf_ucx_status_t ibf_ucxi_bcast_blob(ibf_ucx_t *u, uint32_t root,
 	return ibf_ucx_bcast(u, root, *buf, n, err);
 }
 
-ibf_ucx_status_t ibf_ucxi_gather(ibf_ucx_t *u, uint32_t root,
-				 const void *sbuf, void *rbuf, size_t len,
-				 ibf_ucx_err_t *err)
-{
-	uint32_t seq = ++u->seq, i, n = 0;
-	ibf_ucxi_req_t *r;
-	ibf_ucx_status_t st = IBF_UCX_OK;
+/* Where each rank's part goes at the root of a gather: contiguous
+ * blocks of len bytes at base, or (base NULL) bufs[i] of lens[i] bytes,
+ * none when 0. */
+typedef struct gather_parts {
+	char *base;
+	size_t len;
+	void **bufs;
+	const uint64_t *lens;
+} gather_parts_t;
 
-	if (u->rank != root)
-		return ibf_ucxi_send(u, root, ibf_ucxi_tag(IBF_UCXI_TAG_GATHER,
-							   seq, u->rank),
-				     sbuf, len, err);
-	memcpy((char *)rbuf + (size_t)root * len, sbuf, len);
-	r = calloc(u->size, sizeof(*r));
+static void *gather_part(const gather_parts_t *g, uint32_t i, size_t *len,
+			 bool *any)
+{
+	*len = g->base ? g->len : g->lens[i];
+	*any = g->base || *len;
+	return g->base ? g->base + (size_t)i * g->len : g->bufs[i];
+}
+
+/* The root receives every other rank's part (tag GATHER, seq) and waits
+ * for all; on a failure to post, what was posted is given back. */
+static ibf_ucx_status_t gather_recv(ibf_ucx_t *u, uint32_t root, uint32_t seq,
+				    const gather_parts_t *g,
+				    ibf_ucx_err_t *err)
+{
+	ibf_ucxi_req_t *r = calloc(u->size, sizeof(*r));
+	ibf_ucx_status_t st = IBF_UCX_OK;
+	uint32_t i, n = 0;
+	size_t len;
+	void *buf;
+	bool any;
+
 	if (!r)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
 	for (i = 0; i < u->size && st == IBF_UCX_OK; i++) {
-		if (i == root)
+		buf = gather_part(g, i, &len, &any);
+		if (i == root || !any)
 			continue;
 		st = ibf_ucxi_irecv(u, i, ibf_ucxi_tag(IBF_UCXI_TAG_GATHER, seq,
-						       i),
-				    (char *)rbuf + (size_t)i * len, len, &r[n],
-				    err);
+						       i), buf, len, &r[n], err);
 		if (st == IBF_UCX_OK)
 			n++;
 	}
@@ -366,13 +402,28 @@ ibf_ucx_status_t ibf_ucxi_gather(ibf_ucx_t *u, uint32_t root,
 	return st;
 }
 
+ibf_ucx_status_t ibf_ucxi_gather(ibf_ucx_t *u, uint32_t root,
+				 const void *sbuf, void *rbuf, size_t len,
+				 ibf_ucx_err_t *err)
+{
+	const gather_parts_t g = { .base = rbuf, .len = len };
+	uint32_t seq = ++u->seq;
+
+	if (u->rank != root)
+		return ibf_ucxi_send(u, root, ibf_ucxi_tag(IBF_UCXI_TAG_GATHER,
+							   seq, u->rank),
+				     sbuf, len, err);
+	memcpy((char *)rbuf + (size_t)root * len, sbuf, len);
+	return gather_recv(u, root, seq, &g, err);
+}
+
 ibf_ucx_status_t ibf_ucxi_gatherv(ibf_ucx_t *u, uint32_t root,
 				  const void *sbuf, size_t slen, void **rbuf,
 				  size_t *rlen, ibf_ucx_err_t *err)
 {
 	uint64_t mine = slen, *lens = NULL;
-	ibf_ucxi_req_t *r = NULL;
-	uint32_t seq, i, n = 0;
+	gather_parts_t g = { .bufs = rbuf };
+	uint32_t seq, i;
 	ibf_ucx_status_t st;
 
 	if (u->rank == root && !(lens = calloc(u->size, sizeof(*lens))))
@@ -387,11 +438,6 @@ ibf_ucx_status_t ibf_ucxi_gatherv(ibf_ucx_t *u, uint32_t root,
 							   seq, u->rank),
 				     sbuf, slen, err);
 	}
-	r = calloc(u->size, sizeof(*r));
-	if (!r) {
-		free(lens);
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
-	}
 	for (i = 0; i < u->size; i++) {
 		rlen[i] = lens[i];
 		rbuf[i] = lens[i] ? malloc(lens[i]) : NULL;
@@ -399,26 +445,11 @@ ibf_ucx_status_t ibf_ucxi_gatherv(ibf_ucx_t *u, uint32_t root,
 			st = ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
 					     "out of memory");
 	}
-	for (i = 0; i < u->size && st == IBF_UCX_OK; i++) {
-		if (!lens[i])
-			continue;
-		if (i == root) {
-			memcpy(rbuf[i], sbuf, slen);
-			continue;
-		}
-		st = ibf_ucxi_irecv(u, i, ibf_ucxi_tag(IBF_UCXI_TAG_GATHER, seq,
-						       i),
-				    rbuf[i], lens[i], &r[n], err);
-		if (st == IBF_UCX_OK)
-			n++;
-	}
+	if (st == IBF_UCX_OK && slen)
+		memcpy(rbuf[root], sbuf, slen);
+	g.lens = lens;
 	if (st == IBF_UCX_OK)
-		st = ibf_ucxi_wait(u, r, n, ibf_ucxi_now() + u->timeout, 0,
-				   err);
-	else
-		for (i = 0; i < n; i++)
-			abandon(u, &r[i]);
-	free(r);
+		st = gather_recv(u, root, seq, &g, err);
 	free(lens);
 	return st;
 }
@@ -449,8 +480,8 @@ ibf_ucx_status_t ibf_ucxi_oob_allgather(ibf_ucx_t *u, void *sbuf, void *rbuf,
 		}
 		/* The OOB may be waiting for a peer that waits for our
 		 * UCX progress (endpoint flush at finalize). */
-		if (u->worker)
-			ucp_worker_progress(u->worker);
+		if (u->wire.worker)
+			ucp_worker_progress(u->wire.worker);
 		nanosleep(&nap, NULL);
 	}
 	u->oob.req_free(req);

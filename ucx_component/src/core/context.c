@@ -14,60 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <ibflow/trace.h>
-
 #include "core/ucx_int.h"
 
 #define MAX_LISTED 4   /* failing processes named in one message */
 
 /* ---- local set-up ------------------------------------------------------------- */
-
-/* UCX's configuration with UCX_IBFLOW_NET_DEVICES / _TLS applied: they
- * restrict this context only, not the application's own UCX use. */
-static ibf_ucx_status_t ucx_config(const ibf_ucx_config_t *c,
-				   ucp_config_t **out, ibf_ucx_err_t *err)
-{
-	static const char *const vars[] = { "NET_DEVICES", "TLS" };
-	const ucs_config_allow_list_t *lists[] = { &c->v.net_devices,
-						   &c->v.tls };
-	char val[512] = "";
-	ucs_status_t us;
-	ibf_ucx_status_t st;
-	unsigned i;
-
-	st = ibf_ucxi_devices_check(c, err);
-	if (st != IBF_UCX_OK)
-		return st;
-	us = ucp_config_read(NULL, NULL, out);
-	if (us != UCS_OK)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "ucp_config_read: "
-				       "%s", ucs_status_string(us));
-	for (i = 0; i < 2; i++) {
-		if (ibf_ucx_cfg_allow_all(lists[i]))
-			continue;
-		if (ibf_ucx_cfg_string(c, vars[i], val, sizeof(val), err) !=
-		    IBF_UCX_OK)
-			goto fail;
-		us = ucp_config_modify(*out, vars[i], val);
-		if (us != UCS_OK) {
-			ibf_ucx_err_set(err, IBF_UCX_ERR_CONFIG, "%s%s=%s: UCX "
-					"refuses it: %s", IBF_UCX_VAR_PREFIX,
-					vars[i], val, ucs_status_string(us));
-			goto fail;
-		}
-	}
-	return IBF_UCX_OK;
-fail:
-	ucp_config_release(*out);
-	*out = NULL;
-	return err ? err->status : IBF_UCX_ERR_CONFIG;
-}
-
-ibf_ucx_status_t ibf_ucxi_ucp_config(const ibf_ucx_config_t *c,
-				     ucp_config_t **out, ibf_ucx_err_t *err)
-{
-	return ucx_config(c, out, err);
-}
 
 static ibf_ucx_status_t ucx_open(ibf_ucx_t *u, ucp_address_t **addr,
 				 size_t *addr_len, ibf_ucx_err_t *err)
@@ -78,25 +29,25 @@ static ibf_ucx_status_t ucx_open(ibf_ucx_t *u, ucp_address_t **addr,
 	ucs_status_t us;
 	ibf_ucx_status_t st;
 
-	st = ucx_config(u->cfg, &uc, err);
+	st = ibf_ucxi_ucp_config(u->cfg, &uc, err);
 	if (st != IBF_UCX_OK)
 		return st;
 	memset(&p, 0, sizeof(p));
 	p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
 	p.features = UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP;
 	p.name = "ibflow";
-	us = ucp_init(&p, uc, &u->ctx);
+	us = ucp_init(&p, uc, &u->wire.ctx);
 	ucp_config_release(uc);
 	if (us != UCS_OK)
 		return ibf_ucxi_devices_blame(u->cfg, us, err);
 	memset(&wp, 0, sizeof(wp));
 	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
 	wp.thread_mode = UCS_THREAD_MODE_SINGLE;
-	us = ucp_worker_create(u->ctx, &wp, &u->worker);
+	us = ucp_worker_create(u->wire.ctx, &wp, &u->wire.worker);
 	if (us == UCS_OK)
-		us = ucp_worker_get_efd(u->worker, &u->efd);
+		us = ucp_worker_get_efd(u->wire.worker, &u->wire.efd);
 	if (us == UCS_OK)
-		us = ucp_worker_get_address(u->worker, addr, addr_len);
+		us = ucp_worker_get_address(u->wire.worker, addr, addr_len);
 	if (us != UCS_OK)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "UCP worker: %s",
 				       ucs_status_string(us));
@@ -216,41 +167,6 @@ static ibf_ucx_status_t check_digests(ibf_ucx_t *u, ibf_ucx_err_t *err)
 	return IBF_UCX_OK;
 }
 
-/* Hosts: distinct endpoints in order of their lowest rank (aware), or
- * one per process. */
-static ibf_ucx_status_t build_hosts(ibf_ucx_t *u, ibf_ucx_err_t *err)
-{
-	uint32_t i, h;
-
-	u->rank_host = calloc(u->size, sizeof(*u->rank_host));
-	u->host_leader = calloc(u->size, sizeof(*u->host_leader));
-	u->hosts.ports = calloc(u->size, sizeof(*u->hosts.ports));
-	if (!u->rank_host || !u->host_leader || !u->hosts.ports)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
-	u->nhosts = 0;
-	for (i = 0; i < u->size; i++) {
-		ibf_port_id_t p = IBF_NO_ID;
-
-		if (u->aware) {
-			p = ibf_fabric_port_by_guid(u->fab.fabric,
-						    u->who[i].port_guid);
-			for (h = 0; h < u->nhosts; h++)
-				if (u->hosts.ports[h] == p)
-					break;
-		} else {
-			h = u->nhosts;
-		}
-		if (h == u->nhosts) {
-			u->hosts.ports[h] = p;
-			u->host_leader[h] = i;
-			u->nhosts++;
-		}
-		u->rank_host[i] = h;
-	}
-	u->hosts.n = u->nhosts;
-	return IBF_UCX_OK;
-}
-
 static ibf_ucx_status_t judge(ibf_ucx_t *u, bool fallback,
 			      ibf_ucx_err_t *err)
 {
@@ -281,7 +197,7 @@ static ibf_ucx_status_t judge(ibf_ucx_t *u, bool fallback,
 		snprintf(u->why, sizeof(u->why), "no fabric configured (%s"
 			 "FABRIC)", IBF_UCX_VAR_PREFIX);
 	}
-	return build_hosts(u, err);
+	return ibf_ucxi_hosts_build(u, err);
 }
 
 /* ---- init / finalize ------------------------------------------------------- */
@@ -377,17 +293,17 @@ static ibf_ucx_status_t exchange(ibf_ucx_t *u, const ibf_ucxi_whoami_t *me,
 		return st;
 	/* Worker addresses, padded to the longest, each after its length.
 	 * Done even when someone failed, so nobody is left waiting. */
-	u->addr_stride = sizeof(uint64_t) + max;
-	pad = calloc(1, u->addr_stride);
-	u->addrs = calloc(u->size, u->addr_stride);
-	if (!pad || !u->addrs) {
+	u->wire.stride = sizeof(uint64_t) + max;
+	pad = calloc(1, u->wire.stride);
+	u->wire.addrs = calloc(u->size, u->wire.stride);
+	if (!pad || !u->wire.addrs) {
 		free(pad);
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
 	}
 	memcpy(pad, &mine.addr_len, sizeof(uint64_t));
 	if (addr)
 		memcpy(pad + sizeof(uint64_t), addr, addr_len);
-	st = ibf_ucxi_oob_allgather(u, pad, u->addrs, u->addr_stride, err);
+	st = ibf_ucxi_oob_allgather(u, pad, u->wire.addrs, u->wire.stride, err);
 	free(pad);
 	return st;
 }
@@ -395,21 +311,14 @@ static ibf_ucx_status_t exchange(ibf_ucx_t *u, const ibf_ucxi_whoami_t *me,
 static void destroy(ibf_ucx_t *u)
 {
 	ibf_ucxi_lane_free(u);
-	if (u->worker)
-		ucp_worker_destroy(u->worker);
-	if (u->ctx)
-		ucp_cleanup(u->ctx);
+	ibf_ucxi_wire_close(&u->wire);
 	ibf_ucxi_fabric_free(&u->fab);
 	ibf_ucx_config_release(u->cfg);
-	free(u->eps);
-	free(u->addrs);
 	free(u->who);
 	free(u->rank_host);
 	free(u->host_leader);
 	free(u->hosts.ports);
-	ibf_ucxi_a2a_free(u->a2a);
-	ibf_ucxi_infer_free(u->inferred);
-	free(u->bcast_chain);
+	ibf_ucxi_state_free(u);
 	free(u);
 }
 
@@ -434,14 +343,14 @@ ibf_ucx_status_t ibf_ucx_init(const ibf_ucx_params_t *p, ibf_ucx_t **out,
 	u->rank = p->oob->rank;
 	u->size = p->oob->size;
 	u->timeout = 60;
-	u->efd = -1;
+	u->wire.efd = -1;
 	memset(&me, 0, sizeof(me));
 	st = p->config ? ibf_ucx_config_clone(p->config, &u->cfg, err) :
 	     ibf_ucx_config_read(&u->cfg, err);
 	if (st == IBF_UCX_OK) {
 		u->timeout = u->cfg->v.timeout;
-		u->eps = calloc(u->size, sizeof(*u->eps));
-		if (!u->eps)
+		u->wire.eps = calloc(u->size, sizeof(*u->wire.eps));
+		if (!u->wire.eps)
 			st = ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
 					     "out of memory");
 	}
@@ -451,13 +360,13 @@ ibf_ucx_status_t ibf_ucx_init(const ibf_ucx_params_t *p, ibf_ucx_t **out,
 		local_setup(u, &me, &addr, &addr_len);
 	st = exchange(u, &me, addr, addr_len, err);
 	if (addr)
-		ucp_worker_release_address(u->worker, addr);
+		ucp_worker_release_address(u->wire.worker, addr);
 	if (st == IBF_UCX_OK)
 		st = judge(u, (p->flags & IBF_UCX_INIT_FALLBACK) ||
 			   (u->cfg && u->cfg->v.fallback), err);
 	/* No export: the fabric is the tree inferred from RTTs. */
 	if (st == IBF_UCX_OK && !strcmp(u->cfg->v.fabric, "infer"))
-		st = ibf_ucxi_infer_install(u, err);
+		st = ibf_ucxi_fabric_infer(u, err);
 	if (st != IBF_UCX_OK) {
 		destroy(u);
 		return st;
@@ -498,7 +407,7 @@ ibf_ucx_status_t ibf_ucx_finalize(ibf_ucx_t *u, ibf_ucx_err_t *err)
 	deadline = ibf_ucxi_now() + u->timeout;
 	{
 		ucp_request_param_t fp = { .op_attr_mask = 0 };
-		ucs_status_ptr_t f = ucp_worker_flush_nbx(u->worker, &fp);
+		ucs_status_ptr_t f = ucp_worker_flush_nbx(u->wire.worker, &fp);
 
 		while (UCS_PTR_IS_PTR(f) &&
 		       ucp_request_check_status(f) == UCS_INPROGRESS &&
@@ -519,13 +428,13 @@ ibf_ucx_status_t ibf_ucx_finalize(ibf_ucx_t *u, ibf_ucx_err_t *err)
 	ibf_ucxi_lane_free(u);
 	r = calloc(u->size + 1, sizeof(*r));
 	for (i = 0; i < u->size; i++) {
-		if (!u->eps[i])
+		if (!u->wire.eps[i])
 			continue;
 		if (r)
-			r[i] = ucp_ep_close_nbx(u->eps[i], &cp);
+			r[i] = ucp_ep_close_nbx(u->wire.eps[i], &cp);
 		else
-			ucp_ep_destroy(u->eps[i]);
-		u->eps[i] = NULL;
+			ucp_ep_destroy(u->wire.eps[i]);
+		u->wire.eps[i] = NULL;
 	}
 	do {
 		for (i = left = 0; r && i < u->size; i++) {
@@ -557,8 +466,8 @@ const ibf_ucx_config_t *ibf_ucx_get_config(const ibf_ucx_t *u)
 {
 	return u->cfg;
 }
-ucp_context_h ibf_ucx_ucp_context(const ibf_ucx_t *u) { return u->ctx; }
-ucp_worker_h ibf_ucx_ucp_worker(const ibf_ucx_t *u) { return u->worker; }
+ucp_context_h ibf_ucx_ucp_context(const ibf_ucx_t *u) { return u->wire.ctx; }
+ucp_worker_h ibf_ucx_ucp_worker(const ibf_ucx_t *u) { return u->wire.worker; }
 bool ibf_ucx_topology_aware(const ibf_ucx_t *u) { return u->aware; }
 const char *ibf_ucx_unaware_why(const ibf_ucx_t *u)
 {
@@ -571,64 +480,4 @@ const ibf_fabric_t *ibf_ucx_fabric(const ibf_ucx_t *u)
 const ibf_lfts_t *ibf_ucx_lfts(const ibf_ucx_t *u)
 {
 	return u->aware ? u->fab.lfts : NULL;
-}
-const ibf_hostlist_t *ibf_ucx_hosts(const ibf_ucx_t *u)
-{
-	return u->aware ? &u->hosts : NULL;
-}
-uint32_t ibf_ucx_nhosts(const ibf_ucx_t *u) { return u->nhosts; }
-
-uint32_t ibf_ucx_rank_host(const ibf_ucx_t *u, uint32_t rank)
-{
-	return rank < u->size ? u->rank_host[rank] : UINT32_MAX;
-}
-
-uint32_t ibf_ucx_host_leader(const ibf_ucx_t *u, uint32_t host)
-{
-	return host < u->nhosts ? u->host_leader[host] : UINT32_MAX;
-}
-
-const char *ibf_ucx_rank_source(const ibf_ucx_t *u, uint32_t rank)
-{
-	return rank < u->size ? u->who[rank].source : "";
-}
-
-const char *ibf_ucx_host_name(const ibf_ucx_t *u, uint32_t host, char *buf,
-			      size_t len)
-{
-	if (host >= u->nhosts) {
-		snprintf(buf, len, "?");
-		return buf;
-	}
-	if (u->aware)
-		return ibf_port_host_name(u->fab.fabric, u->hosts.ports[host],
-					  buf, len);
-	snprintf(buf, len, "rank%u@%s", u->host_leader[host],
-		 u->who[u->host_leader[host]].host);
-	return buf;
-}
-
-ibf_ucx_status_t ibf_ucx_route(const ibf_ucx_t *u, uint32_t src_rank,
-			       uint32_t dst_rank, ibf_port_id_t *links,
-			       unsigned max, unsigned *n, ibf_ucx_err_t *err)
-{
-	ibf_port_id_t s, d;
-	ibf_trace_result_t r;
-
-	if (!u->aware)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_UNSUPPORTED,
-				       "route: topology-unaware (%s)", u->why);
-	if (src_rank >= u->size || dst_rank >= u->size)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID,
-				       "route: rank out of range");
-	s = u->hosts.ports[u->rank_host[src_rank]];
-	d = u->hosts.ports[u->rank_host[dst_rank]];
-	r = ibf_trace(u->fab.lfts, s,
-		      ibf_port(u->fab.fabric, d)->lid + u->cfg->v.lid_offset,
-		      links, max, n);
-	if (r != IBF_TRACE_OK)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC, "route from "
-				       "rank %u to rank %u: %s", src_rank,
-				       dst_rank, ibf_trace_result_str(r));
-	return IBF_UCX_OK;
 }

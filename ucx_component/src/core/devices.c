@@ -4,7 +4,8 @@
  * itself finds on this machine (UCT's components, memory domains and
  * their transport resources), so that a name that matches nothing fails
  * context creation at once, naming the variable, instead of leaving a
- * context with only the loop-back transport that reaches no peer.
+ * context with only the loop-back transport that reaches no peer; and
+ * UCP's configuration with them applied.
  */
 #include "config.h"
 
@@ -182,4 +183,45 @@ ibf_ucx_status_t ibf_ucxi_devices_blame(const ibf_ucx_config_t *c,
 			       IBF_UCX_VAR_PREFIX, val, ucs_status_string(us),
 			       have.len ? have.buf : "none",
 			       have.full ? ", ..." : "");
+}
+
+/* ---- UCP's configuration ---------------------------------------------------- */
+
+ibf_ucx_status_t ibf_ucxi_ucp_config(const ibf_ucx_config_t *c,
+				     ucp_config_t **out, ibf_ucx_err_t *err)
+{
+	static const char *const vars[] = { "NET_DEVICES", "TLS" };
+	const ucs_config_allow_list_t *lists[] = { &c->v.net_devices,
+						   &c->v.tls };
+	char val[512] = "";
+	ucs_status_t us;
+	ibf_ucx_status_t st;
+	unsigned i;
+
+	st = ibf_ucxi_devices_check(c, err);
+	if (st != IBF_UCX_OK)
+		return st;
+	us = ucp_config_read(NULL, NULL, out);
+	if (us != UCS_OK)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "ucp_config_read: "
+				       "%s", ucs_status_string(us));
+	for (i = 0; i < 2; i++) {
+		if (ibf_ucx_cfg_allow_all(lists[i]))
+			continue;
+		if (ibf_ucx_cfg_string(c, vars[i], val, sizeof(val), err) !=
+		    IBF_UCX_OK)
+			goto fail;
+		us = ucp_config_modify(*out, vars[i], val);
+		if (us != UCS_OK) {
+			ibf_ucx_err_set(err, IBF_UCX_ERR_CONFIG, "%s%s=%s: UCX "
+					"refuses it: %s", IBF_UCX_VAR_PREFIX,
+					vars[i], val, ucs_status_string(us));
+			goto fail;
+		}
+	}
+	return IBF_UCX_OK;
+fail:
+	ucp_config_release(*out);
+	*out = NULL;
+	return err ? err->status : IBF_UCX_ERR_CONFIG;
 }

@@ -31,25 +31,13 @@
 
 #include "core/ucx_int.h"
 
-struct ibf_ucxi_lane {
-	ucp_context_h ctx;
-	ucp_worker_h worker;
-	int efd;
-	ucp_ep_h *eps;            /* [size], created on first use */
-	uint8_t *addrs;           /* [size * stride]: length + address */
-	size_t stride;
-};
-
-static void lane_destroy(struct ibf_ucxi_lane *l)
+/* The lane is a wire of its own (ibf_ucxi_wire_t), like the data
+ * context's. */
+static void lane_destroy(ibf_ucxi_wire_t *l)
 {
 	if (!l)
 		return;
-	if (l->worker)
-		ucp_worker_destroy(l->worker);
-	if (l->ctx)
-		ucp_cleanup(l->ctx);
-	free(l->eps);
-	free(l->addrs);
+	ibf_ucxi_wire_close(l);
 	free(l);
 }
 
@@ -109,7 +97,7 @@ static void marks_restore(lane_mark_t *m)
 }
 
 static ibf_ucx_status_t lane_open(const ibf_ucx_t *u,
-				  struct ibf_ucxi_lane *l,
+				  ibf_ucxi_wire_t *l,
 				  ucp_address_t **addr, size_t *len,
 				  ibf_ucx_err_t *err)
 {
@@ -153,7 +141,7 @@ static ibf_ucx_status_t lane_open(const ibf_ucx_t *u,
 
 /* Everybody's lane address (or an empty one: that process failed) to
  * everybody, over the data context.  *all_ok: nobody failed. */
-static ibf_ucx_status_t lane_exchange(ibf_ucx_t *u, struct ibf_ucxi_lane *l,
+static ibf_ucx_status_t lane_exchange(ibf_ucx_t *u, ibf_ucxi_wire_t *l,
 				      const void *addr, size_t len,
 				      bool *all_ok, ibf_ucx_err_t *err)
 {
@@ -217,7 +205,7 @@ static ibf_ucx_status_t lane_exchange(ibf_ucx_t *u, struct ibf_ucxi_lane *l,
 
 ibf_ucx_status_t ibf_ucxi_lane_setup(ibf_ucx_t *u, ibf_ucx_err_t *err)
 {
-	struct ibf_ucxi_lane none = { 0 }, *l;
+	ibf_ucxi_wire_t none = { 0 }, *l;
 	ucp_address_t *addr = NULL;
 	size_t len = 0;
 	ibf_ucx_err_t why;
@@ -255,7 +243,7 @@ ibf_ucx_status_t ibf_ucxi_lane_setup(ibf_ucx_t *u, ibf_ucx_err_t *err)
 
 void ibf_ucxi_lane_free(ibf_ucx_t *u)
 {
-	struct ibf_ucxi_lane *l = u->lane;
+	ibf_ucxi_wire_t *l = u->lane;
 	ucp_request_param_t cp = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
 				   .flags = UCP_EP_CLOSE_FLAG_FORCE };
 
@@ -282,23 +270,12 @@ void ibf_ucxi_lane_free(ibf_ucx_t *u)
 static ibf_ucx_status_t lane_ep(ibf_ucx_t *u, uint32_t peer, ucp_ep_h *ep,
 				ibf_ucx_err_t *err)
 {
-	struct ibf_ucxi_lane *l = u->lane;
-	ucp_ep_params_t p = { .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS };
-	ucs_status_t us;
+	ucs_status_t us = ibf_ucxi_wire_ep(u->lane, peer, ep);
 
-	if (!l->eps[peer]) {
-		p.address = (const ucp_address_t *)(l->addrs +
-						     peer * l->stride +
-						     sizeof(uint64_t));
-		us = ucp_ep_create(l->worker, &p, &l->eps[peer]);
-		if (us != UCS_OK) {
-			l->eps[peer] = NULL;
-			return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "control "
-					       "lane to rank %u: %s", peer,
-					       ucs_status_string(us));
-		}
-	}
-	*ep = l->eps[peer];
+	if (us != UCS_OK)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "control lane to "
+				       "rank %u: %s", peer,
+				       ucs_status_string(us));
 	return IBF_UCX_OK;
 }
 
@@ -354,7 +331,7 @@ ibf_ucx_status_t ibf_ucxi_lane_irecv(ibf_ucx_t *u, uint32_t peer,
 
 void ibf_ucxi_lane_progress(ibf_ucx_t *u)
 {
-	while (ucp_worker_progress(u->worker))
+	while (ucp_worker_progress(u->wire.worker))
 		;
 	if (u->lane)
 		while (ucp_worker_progress(u->lane->worker))
@@ -364,11 +341,11 @@ void ibf_ucxi_lane_progress(ibf_ucx_t *u)
 /* Sleep until either worker has an event, at most max_s. */
 void ibf_ucxi_lane_sleep(ibf_ucx_t *u, double max_s)
 {
-	struct pollfd pfd[2] = { { .fd = u->efd, .events = POLLIN },
+	struct pollfd pfd[2] = { { .fd = u->wire.efd, .events = POLLIN },
 				 { .fd = -1, .events = POLLIN } };
 	int ms = (int)(max_s * 1e3);
 
-	if (ucp_worker_arm(u->worker) != UCS_OK)
+	if (ucp_worker_arm(u->wire.worker) != UCS_OK)
 		return;
 	if (u->lane) {
 		if (ucp_worker_arm(u->lane->worker) != UCS_OK)

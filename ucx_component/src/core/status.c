@@ -44,6 +44,13 @@ ibf_ucx_status_t ibf_ucx_err_set(ibf_ucx_err_t *err, ibf_ucx_status_t st,
 	return st;
 }
 
+ibf_ucx_status_t ibf_ucxi_err_lib(ibf_ucx_err_t *err, ibf_ucx_status_t st,
+				  const ibf_err_t *e, const char *what)
+{
+	return what ? ibf_ucx_err_set(err, st, "%s: %s", what, e->msg) :
+	       ibf_ucx_err_set(err, st, "%s", e->msg);
+}
+
 void ibf_ucx_err_clear(ibf_ucx_err_t *err)
 {
 	if (err) {

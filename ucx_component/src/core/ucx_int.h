@@ -24,6 +24,11 @@ ibf_ucx_status_t ibf_ucx_err_set(ibf_ucx_err_t *err, ibf_ucx_status_t st,
 				 const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void ibf_ucx_err_clear(ibf_ucx_err_t *err);
+/* libibflow's error e as this library's: status st, the message of e
+ * after "what: " (what NULL: the message alone).  The one bridge between
+ * the two error systems. */
+ibf_ucx_status_t ibf_ucxi_err_lib(ibf_ucx_err_t *err, ibf_ucx_status_t st,
+				  const ibf_err_t *e, const char *what);
 /* Prepend "text: " to the message. */
 void ibf_ucx_err_prefix(ibf_ucx_err_t *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -102,17 +107,31 @@ static inline ucp_tag_t ibf_ucxi_tag(ibf_ucxi_kind_t kind, uint32_t seq,
 	       src;
 }
 
+/* A UCP context of this library with its worker and the way to every
+ * rank: the data context's and the control lane's (lane.c). */
+typedef struct ibf_ucxi_wire {
+	ucp_context_h ctx;
+	ucp_worker_h worker;
+	int efd;
+	ucp_ep_h *eps;            /* [size], created on first use */
+	uint8_t *addrs;           /* [size * stride]: length + address */
+	size_t stride;
+} ibf_ucxi_wire_t;
+
+/* comm.c: the endpoint to rank on w, created on first use from the
+ * rank's exchanged address (UCX's status). */
+ucs_status_t ibf_ucxi_wire_ep(ibf_ucxi_wire_t *w, uint32_t rank,
+			      ucp_ep_h *ep);
+/* comm.c: destroy the worker and the context, free eps and addrs (the
+ * endpoints already closed). */
+void ibf_ucxi_wire_close(ibf_ucxi_wire_t *w);
+
 struct ibf_ucx {
 	ibf_ucx_config_t *cfg;
 	ibf_ucx_oob_t oob;
 	uint32_t rank, size;
 	double timeout;
-	ucp_context_h ctx;
-	ucp_worker_h worker;
-	int efd;
-	ucp_ep_h *eps;            /* [size], created on first use */
-	uint8_t *addrs;           /* [size * addr_stride]: length + address */
-	size_t addr_stride;
+	ibf_ucxi_wire_t wire;     /* the data context */
 	uint32_t seq;             /* collective calls so far (same on all) */
 	/* fabric view */
 	ibf_ucxi_fabric_t fab;
@@ -124,28 +143,46 @@ struct ibf_ucx {
 	uint32_t *rank_host;      /* [size] */
 	uint32_t *host_leader;    /* [nhosts] */
 	uint32_t local_procs;     /* processes on this machine (incl. me) */
-	struct ibf_ucxi_a2a *a2a; /* all-to-all schedule and counters */
-	ibf_ucx_infer_result_t *inferred; /* FABRIC=infer: the tree used */
-	uint32_t *bcast_chain;    /* [size] pipelined broadcast order */
-	uint64_t nbcast_pipeline; /* pipelined broadcasts so far */
-	struct ibf_ucxi_lane *lane; /* control lane, or NULL */
+	struct ibf_ucxi_state *state; /* coll/'s and infer/'s (state.c) */
+	ibf_ucxi_wire_t *lane;    /* control lane (lane.c), or NULL */
 	bool lane_tried;
 };
 
-/* context.c: UCP's configuration with UCX_IBFLOW_NET_DEVICES / _TLS. */
+/* devices.c: UCP's configuration with UCX_IBFLOW_NET_DEVICES / _TLS
+ * (they restrict this library's contexts only, not the application's
+ * own UCX use). */
 ibf_ucx_status_t ibf_ucxi_ucp_config(const ibf_ucx_config_t *c,
 				     ucp_config_t **out, ibf_ucx_err_t *err);
 
+/* hosts.c: the host list from what every process said (judged): distinct
+ * endpoints in order of their lowest rank (aware), or one per process. */
+ibf_ucx_status_t ibf_ucxi_hosts_build(ibf_ucx_t *u, ibf_ucx_err_t *err);
 
+/* ---- state of the folders above the core (src/core/state.c) -------------
+ *
+ * coll/ and infer/ keep what they need per context under a key of their
+ * own (a static ibf_ucxi_state_key_t); the context frees it with itself
+ * through the key's function.  The core names no subsystem. */
+typedef struct ibf_ucxi_state_key {
+	const char *name;             /* for error messages */
+	void (*free)(void *data);
+} ibf_ucxi_state_key_t;
 
-/* src/infer/infer.c: FABRIC=infer at init (collective, after the host
- * list is built topology-unaware): infer, then make the tree the
+/* The data under key, or NULL. */
+void *ibf_ucxi_state_get(const ibf_ucx_t *u, const ibf_ucxi_state_key_t *key);
+/* Keep data under key (not there yet); on failure key->free(data). */
+ibf_ucx_status_t ibf_ucxi_state_put(ibf_ucx_t *u,
+				    const ibf_ucxi_state_key_t *key,
+				    void *data, ibf_ucx_err_t *err);
+/* Every key's data, freed (the context's end). */
+void ibf_ucxi_state_free(ibf_ucx_t *u);
+
+/* ---- the fabric's view of the context (src/fabric) -------------------------- */
+
+/* fabric/inferred.c: UCX_IBFLOW_FABRIC=infer at init (collective, after
+ * the host list is built topology-unaware): infer, then make the tree the
  * context's fabric and its paths the routes. */
-ibf_ucx_status_t ibf_ucxi_infer_install(ibf_ucx_t *u, ibf_ucx_err_t *err);
-void ibf_ucxi_infer_free(ibf_ucx_infer_result_t *r);
-
-/* src/coll/alltoall.c */
-void ibf_ucxi_a2a_free(struct ibf_ucxi_a2a *a);
+ibf_ucx_status_t ibf_ucxi_fabric_infer(ibf_ucx_t *u, ibf_ucx_err_t *err);
 
 /* ---- communication (src/core/comm.c) ----------------------------------------- */
 

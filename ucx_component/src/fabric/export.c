@@ -67,7 +67,7 @@ static ibf_ucx_status_t load_text(const char *path, ibf_text_t *t,
 
 	ibf_err_clear(&e);
 	if (ibf_text_load(t, path, &e) != IBF_OK)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC, "%s", e.msg);
+		return ibf_ucxi_err_lib(err, IBF_UCX_ERR_FABRIC, &e, NULL);
 	return IBF_UCX_OK;
 }
 
@@ -320,7 +320,7 @@ static ibf_ucx_status_t read_set(const char *dir, ibf_ucxi_fabric_t *out,
 	} else if (ibf_topo_read_text(&x.t, &ro, &out->fabric, &e) != IBF_OK ||
 		   ibf_lfts_read_text(out->fabric, &x.l, &out->lfts, &e) !=
 		   IBF_OK) {
-		st = ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC, "%s", e.msg);
+		st = ibf_ucxi_err_lib(err, IBF_UCX_ERR_FABRIC, &e, NULL);
 	} else {
 		join(mpath, sizeof(mpath), dir, MANIFEST);
 		st = check_sizes(mpath, &m, out->fabric, err);
@@ -363,7 +363,7 @@ static ibf_ucx_status_t read_export(const char *dir, ibf_ucxi_fabric_t *out,
 
 	ibf_err_clear(&e);
 	if (ibf_export_load(dir, &x, retry, &e) != IBF_OK)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC, "%s", e.msg);
+		return ibf_ucxi_err_lib(err, IBF_UCX_ERR_FABRIC, &e, NULL);
 	out->fabric = x->fabric;
 	out->lfts = x->lfts;
 	x->fabric = NULL;

@@ -214,7 +214,7 @@ ibf_ucx_status_t ibf_ucxi_map_read(const char *path, const ibf_fabric_t *f,
 	memset(m, 0, sizeof(*m));
 	ibf_err_clear(&ie);
 	if (ibf_text_load(&t, path, &ie) != IBF_OK)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_CONFIG, "%s", ie.msg);
+		return ibf_ucxi_err_lib(err, IBF_UCX_ERR_CONFIG, &ie, NULL);
 	m->path = strdup(path);
 	while (st == IBF_UCX_OK && (line = ibf_text_next_line(&t))) {
 		ibf_ucxi_map_entry_t *e;

@@ -732,9 +732,9 @@ static ibf_ucx_status_t get_tree(ibf_ucx_t *u, const ibf_ucx_bw_opts_t *o,
 		out->source = IBF_UCX_BW_TREE_GIVEN;
 		return tree_copy(&out->tree, o->tree, err);
 	}
-	if (!o->infer && u->inferred) {
+	if (!o->infer && ibf_ucx_inferred(u)) {
 		out->source = IBF_UCX_BW_TREE_INIT;
-		return tree_copy(&out->tree, &u->inferred->r.tree, err);
+		return tree_copy(&out->tree, &ibf_ucx_inferred(u)->r.tree, err);
 	}
 	if (!o->infer && u->aware) {
 		out->source = IBF_UCX_BW_TREE_FABRIC;

@@ -2,8 +2,8 @@
 /*
  * Topology inference from RTTs measured over UCX (docs/ucx.md, "Topology
  * inference"): libibflow's ibf_infer_run at rank 0 over an oracle that has
- * the two ranks of each pair it asks for ping-pong, and the use of the
- * inferred tree as the context's fabric (UCX_IBFLOW_FABRIC=infer).
+ * the two ranks of each pair it asks for ping-pong.  (Its use as the
+ * context's fabric, UCX_IBFLOW_FABRIC=infer: fabric/inferred.c.)
  *
  * Rank 0 drives: the algorithm asks for one pair at a time, so rank 0
  * sends the responder a PONG command and the initiator a PING command
@@ -20,8 +20,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <ibflow/route.h>
 
 #include "core/ucx_int.h"
 #include "infer/infer_int.h"
@@ -511,80 +509,23 @@ ibf_ucx_status_t ibf_ucx_infer(ibf_ucx_t *u, const ibf_ucx_infer_opts_t *o,
 	return st;
 }
 
+/* The inference ibf_ucx_init made (FABRIC=infer) is infer/'s state of
+ * the context, freed with it. */
+static void inferred_free(void *data)
+{
+	ibf_ucx_infer_result_free(data);
+	free(data);
+}
+
+static const ibf_ucxi_state_key_t INFERRED = { "inference", inferred_free };
+
+ibf_ucx_status_t ibf_ucxi_infer_keep(ibf_ucx_t *u, ibf_ucx_infer_result_t *r,
+				     ibf_ucx_err_t *err)
+{
+	return ibf_ucxi_state_put(u, &INFERRED, r, err);
+}
+
 const ibf_ucx_infer_result_t *ibf_ucx_inferred(const ibf_ucx_t *u)
 {
-	return u->inferred;
-}
-
-/* ---- UCX_IBFLOW_FABRIC=infer ----------------------------------------------- */
-
-/* Every rank builds the same fabric and routes from the same tree:
- * minhop on a tree gives the tree's unique paths. */
-static ibf_ucx_status_t make_fabric(ibf_ucx_t *u,
-				    const ibf_ucx_infer_result_t *res,
-				    ibf_ucx_err_t *err)
-{
-	ibf_routing_t *rt = NULL;
-	ibf_fabric_t *f = NULL;
-	ibf_err_t ie;
-	uint32_t h;
-
-	ibf_err_clear(&ie);
-	if (ibf_infer_tree_fabric(&res->r.tree,
-				  (const char *const *)res->names, 0, &f,
-				  &ie) != IBF_OK ||
-	    ibf_route(f, "minhop", NULL, &rt, &ie) != IBF_OK) {
-		ibf_fabric_destroy(f);
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC, "%sFABRIC="
-				       "infer: the inferred tree: %s",
-				       IBF_UCX_VAR_PREFIX, ie.msg);
-	}
-	for (h = 0; h < u->nhosts; h++)
-		if (ibf_fabric_resolve_host(f, res->names[h],
-					    &u->hosts.ports[h], &ie) != IBF_OK)
-			break;
-	if (h < u->nhosts) {
-		ibf_routing_destroy(rt);
-		ibf_fabric_destroy(f);
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC, "%sFABRIC="
-				       "infer: host %s: %s", IBF_UCX_VAR_PREFIX,
-				       res->names[h], ie.msg);
-	}
-	u->fab.fabric = f;
-	u->fab.lfts = rt->lfts;
-	rt->lfts = NULL;
-	ibf_routing_destroy(rt);
-	snprintf(u->fab.engine, sizeof(u->fab.engine), "minhop");
-	u->hosts.n = u->nhosts;
-	u->aware = true;
-	u->why[0] = '\0';
-	return IBF_UCX_OK;
-}
-
-ibf_ucx_status_t ibf_ucxi_infer_install(ibf_ucx_t *u, ibf_ucx_err_t *err)
-{
-	ibf_ucx_infer_result_t *res = calloc(1, sizeof(*res));
-	ibf_ucx_status_t st;
-
-	if (!res)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
-	st = ibf_ucx_infer(u, NULL, res, err);
-	if (st != IBF_UCX_OK) {
-		free(res);
-		return st;
-	}
-	st = make_fabric(u, res, err);
-	if (st != IBF_UCX_OK) {
-		ibf_ucx_infer_result_free(res);
-		free(res);
-		return st;
-	}
-	u->inferred = res;
-	return IBF_UCX_OK;
-}
-
-void ibf_ucxi_infer_free(ibf_ucx_infer_result_t *r)
-{
-	ibf_ucx_infer_result_free(r);
-	free(r);
+	return ibf_ucxi_state_get(u, &INFERRED);
 }

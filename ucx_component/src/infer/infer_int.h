@@ -91,4 +91,9 @@ ibf_ucx_status_t ibf_ucxi_host_names(ibf_ucx_t *u, char ***names,
 				     ibf_ucx_err_t *err);
 void ibf_ucxi_names_free(char **names, uint32_t n);
 
+/* Keep r (malloc'd) as the context's inference (ibf_ucx_inferred), freed
+ * with the context; freed at once on failure. */
+ibf_ucx_status_t ibf_ucxi_infer_keep(ibf_ucx_t *u, ibf_ucx_infer_result_t *r,
+				     ibf_ucx_err_t *err);
+
 #endif

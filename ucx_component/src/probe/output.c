@@ -143,7 +143,7 @@ static json_object *solution_json(const ibf_ucx_t *u,
 	if (ibf_probe_solution_write_json(u->fab.fabric, &u->hosts, m,
 					  &r->solution, mf, &e) != IBF_OK) {
 		fclose(mf);
-		ibf_ucx_err_set(err, IBF_UCX_ERR_IO, "%s", e.msg);
+		ibf_ucxi_err_lib(err, IBF_UCX_ERR_IO, &e, NULL);
 	} else if (fclose(mf) != 0 || !(doc = json_tokener_parse(text))) {
 		ibf_ucx_err_set(err, IBF_UCX_ERR_IO, "solution JSON");
 	}
@@ -291,6 +291,6 @@ ibf_ucx_status_t ibf_ucx_probe_write_plan(const ibf_ucx_t *u,
 	if (ibf_probe_plan_write_json(u->fab.fabric, &u->hosts, &r->plan,
 				      u->fab.topo_path, u->fab.lfts_path, fp,
 				      &e) != IBF_OK)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_IO, "%s", e.msg);
+		return ibf_ucxi_err_lib(err, IBF_UCX_ERR_IO, &e, NULL);
 	return IBF_UCX_OK;
 }

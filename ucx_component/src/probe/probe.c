@@ -109,8 +109,8 @@ static ibf_ucx_status_t planned(ibf_ucx_t *u, const ibf_ucx_probe_opts_t *o,
 
 	ibf_err_clear(&e);
 	if (ibf_probe_plan(u->fab.lfts, &u->hosts, &po, plan, &e) != IBF_OK)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC, "probe plan: "
-				       "%s", e.msg);
+		return ibf_ucxi_err_lib(err, IBF_UCX_ERR_FABRIC, &e,
+					"probe plan");
 	*np = plan->npairs;
 	*out = calloc(*np ? *np : 1, sizeof(**out));
 	if (!*out)
@@ -482,8 +482,8 @@ static ibf_ucx_status_t solve(ibf_ucx_t *u, ibf_probe_model_t model,
 	free(m);
 	res->solve_s = ibf_ucxi_now() - t0;
 	if (st != IBF_OK)
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_FABRIC, "probe solve: "
-				       "%s", e.msg);
+		return ibf_ucxi_err_lib(err, IBF_UCX_ERR_FABRIC, &e,
+					"probe solve");
 	res->solved = true;
 	return IBF_UCX_OK;
 }
