@@ -20,7 +20,9 @@
 #           updn": real OpenSM on ibsim, one sweep each, the fabric and
 #           tables read back with ibnetdiscover and dump_lfts as
 #           scripts/demo.sh does; dfsssp's path SLs read back from the
-#           SA, one PathRecord per host pair).  Ranks in D-mod-K's host
+#           SA, one PathRecord per host pair; dfsssp in three rows: its
+#           SLs, all on SL 0, its SLs with 4 KiB per VL (the same buffer
+#           per port as one VL of 32 KiB)).  Ranks in D-mod-K's host
 #           order for every routing.  Three tables: the simulated
 #           aggregate rate while every flow still runs against the MMF
 #           aggregate of the same routes; the aggregate over the
@@ -33,7 +35,7 @@
 # The machine is shared: run it as a whole under the heavy-jobs lock,
 #   flock /tmp/ibflow-heavy.lock tests/bench/bench_sim.sh ...
 # Environment: BENCH_DIR (work files, default a temporary directory),
-# IBFLOW (the CLI, default the build's).
+# IBFLOW (the CLI, default the build's), OSM_ENGINES (above).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
