@@ -90,7 +90,9 @@ static bool parse_args(int argc, char **argv, struct sim_args *a, int *rc)
 		IBF_OPT_U64("seed", &a->seed, "S", "seed of patterns and random "
 			    "map", .def = "0"),
 		IBF_OPT_UINT("mtu", &a->mtu, "BYTES", 256, 4096, "payload per "
-			     "packet", .def = "2048", .section = "model:"),
+			     "packet: the path MTU (no\ntopology format "
+			     "carries one; ibsim's\nports have 2048)",
+			     .def = "2048", .section = "model:"),
 		IBF_OPT_UINT("buffer", &a->buffer, "BYTES", 320, 1u << 24,
 			     "receive buffer per input port and VL",
 			     .def = "32768"),

@@ -15,13 +15,20 @@
 # (one node per switch in turn) and two seeded random ones.
 #
 #   tests/bench/bench_sim_swisst1.sh [BYTES]       (default 2 MiB)
-#   CLASSES=1 tests/bench/bench_sim_swisst1.sh [BYTES]
+#   CLASSES=1 [NODES=LO-HI] tests/bench/bench_sim_swisst1.sh [BYTES]
 #
 # CLASSES=1: instead of the sampled allocations, the paper's 362 classes
-# (the first allocation of each, from tests/bench/bench_swisst1.sh), with
-# liquid, pairwise and linear-sync:1; lines "class n bound_s t_liquid
-# t_pairwise t_linear-sync:1" in $BENCH_DIR/classes.dat, then a summary by
-# node count; with PLOT=FILE.png the chart of all classes.
+# (the first allocation of each, from tests/bench/bench_swisst1.sh) at
+# the paper's message sizes: round robin (pairwise and linear-sync:1) at
+# BYTES, default 2 MiB (its Figure 18: "2MB"), liquid at LIQ_BYTES,
+# default 5 MiB (Figure 19: "5MB"); lines "class n bound_rr_s
+# t_pairwise t_linear-sync:1 bound_liquid_s t_liquid" in
+# $BENCH_DIR/classes.dat, then a summary by node count; with PLOT=FILE.png
+# the chart of all classes.  NODES=LO-HI simulates only the classes of
+# LO..HI nodes and appends them to classes.dat (so that a run can be cut
+# into several short holds of the lock, with one BENCH_DIR, which also
+# keeps the class list); the summary and chart cover all of classes.dat
+# (NODES=0-0: only they, nothing simulated).
 #
 # With PLOT=FILE.png (gnuplot) also a chart: per allocation (sorted by
 # nodes, then liquid bound, as the paper's Figures 17-19) the bound and
@@ -76,43 +83,56 @@ hosts() {   # hosts OFFSET c1..c8: processor 8r + 2q + OFFSET
 			printf "\"h%04d HCA-1\"\n", 8 * r + 2 * q + off }'
 }
 
-# run ALG: "time_s bound_s"
+# run ALG [BYTES]: "time_s bound_s"
 run() {
 	"$I" sim --topo "$W/t1.topo" \
 		--lfts "$W/t1.lfts" --alltoall "$W/snd" --receivers "$W/rcv" \
-		--algorithm "$1" --rate 0.688 --bytes "$BYTES" --json - \
+		--algorithm "$1" --rate 0.688 --bytes "${2:-$BYTES}" --json - \
 		--top 0 2>/dev/null |
 		python3 -c 'import json, sys
 d = json.load(sys.stdin); print(d["time_s"], d["bound_s"])'
 }
 
-# classes: every class of bench_swisst1, simulated
+# classes: the classes of bench_swisst1 (of NODES), simulated
 classes() {
-	local cls n alloc c t b line
+	local cls n alloc c t b line lo=2 hi=32 lb=${LIQ_BYTES:-5242880}
 
-	sh "$REPO/tests/bench/bench_swisst1.sh" --runs 1 --limit 0.2 |
+	if [ -n "${NODES:-}" ]; then
+		lo=${NODES%-*} hi=${NODES#*-}
+	else
+		: >"$W/classes.dat"
+	fi
+	# the class list once per BENCH_DIR (the chunks of a run share it)
+	[ -s "$W/classes.txt" ] ||
+		sh "$REPO/tests/bench/bench_swisst1.sh" --runs 1 --limit 0.2 |
 		sed -n 's/^ *\([0-9]*\)  n *\([0-9]*\)  alloc \([0-9]*\) .*/\1 \2 \3/p' \
 		>"$W/classes.txt"
-	: >"$W/classes.dat"
 	while read -r cls n alloc; do
+		if [ "$n" -lt 2 ] || [ "$n" -lt "$lo" ] || [ "$n" -gt "$hi" ]
+		then
+			continue
+		fi
 		c=$(echo "$alloc" | fold -w1 | tr '\n' ' ')
 		# shellcheck disable=SC2086
 		hosts 0 $c >"$W/snd"
 		# shellcheck disable=SC2086
 		hosts 1 $c >"$W/rcv"
-		[ "$n" -ge 2 ] || continue
 		line="$cls $n"
-		for a in liquid pairwise linear-sync:1; do
+		for a in pairwise linear-sync:1; do
 			read -r t b < <(run "$a")
-			[ "$a" = liquid ] && line="$line $b"
+			[ "$a" = pairwise ] && line="$line $b"
 			line="$line $t"
 		done
-		echo "$line" >>"$W/classes.dat"
+		read -r t b < <(run liquid "$lb")
+		echo "$line $b $t" >>"$W/classes.dat"
 	done <"$W/classes.txt"
+	echo "round robin at $BYTES bytes per pair, liquid at $lb"
 	echo "| nodes | classes | liquid % of bound (min) | pairwise % (median) | linear-sync:1 % (median) | liquid / pairwise (median, max) |"
 	echo "|---|---|---|---|---|---|"
-	awk '{ k = $2; n[k]++; l = $3 / $4; p = $3 / $5; q = $3 / $6
-		g = $5 / $4
+	sort -n -k1,1 "$W/classes.dat" |
+	awk -v rb="$BYTES" -v lb="$lb" '{ k = $2; n[k]++
+		l = $6 / $7; p = $3 / $4; q = $3 / $5
+		g = (lb / $7) / (rb / $4)
 		if (!(k in lmin) || l < lmin[k]) lmin[k] = l
 		P[k, n[k]] = p; Q[k, n[k]] = q; G[k, n[k]] = g }
 	function med(A, k, m,   i, j, v, t) {
@@ -126,16 +146,19 @@ classes() {
 	END { for (k = 2; k <= 32; k++) if (k in n)
 		printf "| %d | %d | %.0f %% | %.0f %% | %.0f %% | %.2f, %.2f |\n", k,
 			n[k], 100 * lmin[k], 100 * med(P, k, n[k]),
-			100 * med(Q, k, n[k]), med(G, k, n[k]), mx(G, k, n[k]) }' \
-		"$W/classes.dat"
+			100 * med(Q, k, n[k]), med(G, k, n[k]), mx(G, k, n[k]) }'
 	[ -z "${PLOT:-}" ] && exit 0
-	awk -v by="$BYTES" '{ v = $2 * $2 * by / 1e6; printf "%d %d %g %g %g %g\n",
-		$1, $2, v / $3, v / $4, v / $5, v / $6 }' "$W/classes.dat" \
-		>"${PLOT%.png}.dat"
+	# columns: class, nodes, MB/s of the liquid bound (at liquid's
+	# size), liquid, pairwise, linear-sync:1
+	sort -n -k1,1 "$W/classes.dat" |
+	awk -v rb="$BYTES" -v lb="$lb" '{ r = $2 * $2 * rb / 1e6
+		l = $2 * $2 * lb / 1e6
+		printf "%d %d %g %g %g %g\n", $1, $2, l / $6, l / $7, r / $4,
+			r / $5 }' >"${PLOT%.png}.dat"
 	gnuplot <<GP
 set terminal pngcairo size 1000,520 font "sans,11"
 set output "$PLOT"
-set title "Swiss-T1 under ibflow sim: the paper's classes, $BYTES bytes per pair, 86 MB/s links"
+set title "Swiss-T1 under ibflow sim: the paper's 362 classes, 86 MB/s links\\nround robin at $BYTES bytes per pair (Figure 18), liquid at $lb (Figure 19)"
 set xlabel "class (sorted by nodes, then liquid throughput: the paper's Figures 17-19)"
 set ylabel "aggregate throughput (MB/s)"
 set key top left
