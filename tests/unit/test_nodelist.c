@@ -133,8 +133,11 @@ static void test_nul_byte(void **state)
 	(void)state;
 	assert_int_equal(ibf_nodelist_expand(&nl, "a\0b", 3, "in", 1, &err),
 			 IBF_ERR_PARSE);
-	assert_string_equal(err.msg, "in:1:2: NUL byte");
+	assert_string_equal(err.msg, "in:1:2: control character 0x00");
 	assert_int_equal(nl.n, 0);
+	assert_int_equal(ibf_nodelist_expand(&nl, "ab\n", 3, "in", 1, &err),
+			 IBF_ERR_PARSE);
+	assert_string_equal(err.msg, "in:1:3: control character 0x0a");
 }
 
 static void test_read_text(void **state)

@@ -381,20 +381,31 @@ static void truncate_to(ibf_nodelist_t *nl, uint32_t n0)
 		free(nl->names[--nl->n]);
 }
 
+/* A NUL, a line break or another control character (a tab is a blank)
+ * has no place in a host name. */
+static const char *first_control(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') ||
+		    s[i] == 0x7f)
+			return s + i;
+	return NULL;
+}
+
 ibf_status_t ibf_nodelist_expand(ibf_nodelist_t *nl, const char *text,
 				 size_t len, const char *where, unsigned line,
 				 ibf_err_t *err)
 {
 	parser_t ps = { where, line, text, text + len, text, err };
+	const char *c = first_control(text, len);
 	uint32_t n0 = nl->n;
 	ibf_status_t st;
 
-	if (memchr(text, '\0', len))
-		return ibf_err_set(err, IBF_ERR_PARSE, "%s:%u:%zu: NUL byte",
-				   where, line,
-				   (size_t)((const char *)memchr(text, '\0',
-								 len) -
-					    text) + 1);
+	if (c)
+		return perr(&ps, c, "control character 0x%02x",
+			    (unsigned)(unsigned char)*c);
 	st = parse_list(&ps, nl);
 	if (st != IBF_OK)
 		truncate_to(nl, n0);
