@@ -8,8 +8,9 @@
 #       D-mod-K tables of each fabric in ORDER_BENCH_SPECS (default the
 #       64-host xgft:3:4,4,4:1,4,4 and the 1,024-host
 #       xgft:3:8,8,16:1,8,8), each also "renamed": its NodeDescriptions
-#       shuffled among the hosts, so that names no longer follow the
-#       cabling.  For each seed (default 1 2 3 4 5) a random third of the
+#       shuffled among the hosts (seed 1001, apart from the job seeds:
+#       Python's generator seeded alike once made a job's random order
+#       follow the renamed cabling), so that names no longer follow it.  For each seed (default 1 2 3 4 5) a random third of the
 #       hosts is the job, ranked three ways: job (the seeded sample's own
 #       random order), name (sorted by name, as Slurm lists nodes) and
 #       ibflow (`ibflow order`).  `ibflow eval --patterns shift,alltoall
@@ -78,7 +79,7 @@ run_eval() {
 			mkdir -p "$d"
 			"$I" gen "$spec" -o "$d/topo0" || exit 1
 			if [ $variant = renamed ]; then
-				rename "$d/topo0" 1 >"$d/topo"
+				rename "$d/topo0" 1001 >"$d/topo"
 			else
 				cp "$d/topo0" "$d/topo"
 			fi

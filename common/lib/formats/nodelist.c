@@ -99,11 +99,17 @@ static ibf_status_t number(parser_t *ps, uint64_t *v, unsigned *digits)
 	return IBF_OK;
 }
 
-static ibf_status_t add_range(parser_t *ps, expr_t *e, const range_t *r)
+/* Every range names at least one host: more ranges than names allowed
+ * is refused before they take memory. */
+static ibf_status_t add_range(parser_t *ps, expr_t *e, const range_t *r,
+			      const char *at)
 {
-	range_t *n = ibf_array_grow(e->ranges, &e->cap, e->nranges + 1,
-				    sizeof(*e->ranges));
+	range_t *n;
 
+	if (e->nranges == IBF_NODELIST_MAX)
+		return perr(ps, at, "more than %u names", IBF_NODELIST_MAX);
+	n = ibf_array_grow(e->ranges, &e->cap, e->nranges + 1,
+			   sizeof(*e->ranges));
 	if (!n)
 		return ibf_err_set(ps->err, IBF_ERR_NOMEM, "out of memory");
 	e->ranges = n;
@@ -130,7 +136,7 @@ static ibf_status_t one_range(parser_t *ps, expr_t *e)
 			return perr(ps, s, "range %.*s ends below its start",
 				    (int)(ps->p - s), s);
 	}
-	return add_range(ps, e, &r);
+	return add_range(ps, e, &r, s);
 }
 
 /* A bracket group; ps->p is just past its '['. */
