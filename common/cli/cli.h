@@ -31,6 +31,7 @@ int ibf_cmd_check(int argc, char **argv);
 int ibf_cmd_paths(int argc, char **argv);
 int ibf_cmd_netplan(int argc, char **argv);
 int ibf_cmd_route(int argc, char **argv);
+int ibf_cmd_order(int argc, char **argv);
 int ibf_cmd_eval(int argc, char **argv);
 int ibf_cmd_liquid(int argc, char **argv);
 int ibf_cmd_sim(int argc, char **argv);

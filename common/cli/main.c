@@ -14,6 +14,7 @@ static const ibf_cmd_t commands[] = {
 	{ "paths", ibf_cmd_paths, "print the hops from one host to another" },
 	{ "netplan", ibf_cmd_netplan, "nodes, links, LIDs and LFT routes as a line-based plan" },
 	{ "route", ibf_cmd_route, "compute routing tables (dmodk, uapr, layered, minhop)" },
+	{ "order", ibf_cmd_order, "a job's nodes in the routing's rank order (MPI, Slurm)" },
 	{ "eval", ibf_cmd_eval, "max-min fair rates of routings on traffic patterns" },
 	{ "liquid", ibf_cmd_liquid, "liquid schedule of a traffic (all-to-all, files)" },
 	{ "sim", ibf_cmd_sim, "packet-level simulation with credit-based flow control" },

@@ -31,6 +31,7 @@
 #include <ibflow/lfts_io.h>
 #include <ibflow/rtt_io.h>
 #include <ibflow/hosts.h>
+#include <ibflow/nodelist.h>
 #include <ibflow/traffic.h>
 #include <ibflow/sl_io.h>
 #include <ibflow/gen.h>
