@@ -26,7 +26,9 @@
 # order (the plugin's ibflow-order.txt) for the ranks.
 # Environment: DEMO_HOSTS (processes, default 16: round robin over the
 # leaf switches, ranks in ORDER), DEMO_RATE (tc rate of every link, default
-# 100mbit), DEMO_BLOCK (all-to-all block bytes, default 262144), BUILD_DIR.
+# 100mbit), DEMO_BLOCK (all-to-all block bytes, default 262144),
+# DEMO_NETNS_NAME (the fabric's netns-fabric name, default ibfdemo; one
+# left by a killed run is taken down first), BUILD_DIR.
 # Needs root (namespaces), ip, tc, python3, mpirun and the UCX component;
 # without them it prints one "skipped" line and exits 0.  Exit 1 when a
 # step failed.  About a minute on 2 cores.
@@ -39,14 +41,14 @@ B=${BUILD_DIR:-$REPO/build}
 NHOSTS=${DEMO_HOSTS:-16}
 RATE=${DEMO_RATE:-100mbit}
 BLOCK=${DEMO_BLOCK:-262144}
-NAME=ibfdemo
+NAME=${DEMO_NETNS_NAME:-ibfdemo}
 NF=$REPO/scripts/netns-fabric
 STATE=${NETNS_FABRIC_STATE:-/run/ibflow-netns}
-IBF=$B/common/ibflow
+IBFL=$B/common/ibflow
 PROBE=$B/ucx_component/ibflow-probe
 BENCH=$B/ucx_component/ibflow-a2a-bench
 MPILIB=$B/ucx_component/.libs/libibflow_mpi.so
-export IBFLOW=$IBF
+export IBFLOW=$IBFL
 export LD_LIBRARY_PATH=$B/ucx_component/.libs:$B/common/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 case $RATE in
@@ -149,7 +151,7 @@ job() {
 status=0
 
 # ---- latency probes -----------------------------------------------------------
-"$IBF" probe-plan --topo "$TOPO" --lfts "$LFTS" --hosts "$OUT/hosts.txt" \
+"$IBFL" probe-plan --topo "$TOPO" --lfts "$LFTS" --hosts "$OUT/hosts.txt" \
 	--json "$OUT/plan.json" >"$OUT/plan.txt" 2>&1 || status=1
 UCXP=(-x UCX_IBFLOW_FABRIC="$FAB" -x UCX_IBFLOW_ADDRMAP="$MAP"
       -x UCX_IBFLOW_TLS=tcp -x UCX_IBFLOW_NET_DEVICES=fab1 -x UCX_IBFLOW_TIMEOUT=120s)
@@ -172,7 +174,7 @@ probe planned
 probe all --all-pairs
 
 # ---- the all-to-all -------------------------------------------------------------
-"$IBF" liquid --topo "$TOPO" --lfts "$LFTS" --alltoall "$OUT/hosts.txt" \
+"$IBFL" liquid --topo "$TOPO" --lfts "$LFTS" --alltoall "$OUT/hosts.txt" \
 	--json "$OUT/liquid.json" >"$OUT/liquid.txt" 2>&1 || status=1
 # shellcheck source=../tests/bench/a2a_algs.sh
 . "$REPO/tests/bench/a2a_algs.sh"
@@ -272,7 +274,7 @@ if liq:
 print("%-38s %10s %12s %9s  %s" % ("all-to-all, %d x %d blocks of %d KiB" % (n, n - 1, block // 1024),
       "time", "aggregate", "of bound", "ran (libibflow_mpi's counters)"))
 summary["a2a"] = {}
-for alg, label in (("default", "  default (libibflow_mpi, nothing set)"),
+for alg, label in (("default", "  default (libibflow_mpi preloaded)"),
                    ("ompi", "  Open MPI's own (tuned)"),
                    ("pairwise", "  round robin (pairwise)")):
     d = load("a2a-%s.json" % alg)

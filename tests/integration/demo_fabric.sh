@@ -32,7 +32,7 @@ W=$T_TMP
 	t_fail "$N: gen and route" "$(t_errhead)"
 	t_done
 }
-BUILD_DIR=$T_BUILD_DIR DEMO_HOSTS=8 DEMO_RATE=100mbit DEMO_BLOCK=262144 \
+BUILD_DIR=$T_BUILD_DIR DEMO_NETNS_NAME=ibfdt DEMO_HOSTS=8 DEMO_RATE=100mbit DEMO_BLOCK=262144 \
 	bash "$T_REPO/scripts/demo-fabric.sh" "$W/topo" "$W/lfts" "$W/out" "" \
 	"$W/order" >"$W/demo.txt" 2>&1
 rc=$?
@@ -128,7 +128,7 @@ print("%d of %d pairs planned in %d rounds (all pairs: %d rounds), %d predicted;
       floor_us, s["liquid"]["bound_us"]))
 # the table prints the JSON's figures
 txt = open(sys.argv[1] + "/../demo.txt").read()
-for alg, label in (("default", "default (libibflow_mpi"), ("ompi", "Open MPI's own"),
+for alg, label in (("default", "default (libibflow_mpi preloaded)"), ("ompi", "Open MPI's own"),
                    ("pairwise", "round robin (pairwise)")):
     row = [l for l in txt.splitlines() if label in l]
     a = s["a2a"].get(alg)
