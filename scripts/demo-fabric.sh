@@ -217,7 +217,7 @@ done
 
 # ---- the table, from the JSON files --------------------------------------------
 python3 - "$OUT" "$N" "$RATE" "$BLOCK" <<'PY' || status=1
-import json, os, statistics, sys
+import json, os, statistics, sys, textwrap
 out, n, rate, block = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 def load(name):
     p = os.path.join(out, name)
@@ -228,7 +228,7 @@ plan, pl, ap, liq = (load(x) for x in ("plan.json", "probe-planned.json",
                                         "probe-all.json", "liquid.json"))
 summary = {"hosts": n, "rate_bps": bps, "block_bytes": block}
 print()
-print("%-38s %6s %7s %10s %12s %26s" % ("latency probes (ibflow-probe)", "pairs",
+print("%-38s %6s %7s %10s %12s  %s" % ("latency probes (ibflow-probe)", "pairs",
       "rounds", "measuring", "RTT median", "|predicted - measured|"))
 ok = True
 if pl and ap:
@@ -242,16 +242,18 @@ if pl and ap:
         a, b = sorted(k)
         p = pl["matrix"][idx[a]][idx[b]]
         if p is not None:
-            diffs.append(abs(p - v))
+            diffs.append((abs(p - v), v))
     rtt = lambda d: statistics.median(m["rtt_min"] for m in d["measurements"]
                                       if m["rtt_min"] is not None)
-    cmp = ("%.1f us median, %.1f max" % (statistics.median(diffs), max(diffs))
+    near = sum(1 for d, v in diffs if d <= 0.1 * v)
+    cmp = ("%.1f us median, %d/%d within 10 %%" % (
+           statistics.median(d for d, _ in diffs), near, len(diffs))
            if diffs else "-")
-    print("%-38s %6d %7d %8.2f s %9.1f us %26s" % (
+    print("%-38s %6d %7d %8.2f s %9.1f us  %s" % (
           "  planned (ibflow probe-plan: %s/%s)" % (
               plan["pairs"] if plan else "?", len(plan["rounds"]) if plan else "?"),
           len(pl["measurements"]), pl["rounds"], pl["measure_s"], rtt(pl), cmp))
-    print("%-38s %6d %7d %8.2f s %9.1f us %26s" % (
+    print("%-38s %6d %7d %8.2f s %9.1f us  %s" % (
           "  all pairs, one at a time", len(ap["measurements"]), ap["rounds"],
           ap["measure_s"], rtt(ap), "(%d pairs predicted)" % len(diffs)))
     summary["probe"] = {
@@ -260,8 +262,9 @@ if pl and ap:
         "all_rounds": ap["rounds"], "planned_measure_s": pl["measure_s"],
         "all_measure_s": ap["measure_s"], "rtt_median_us": rtt(ap),
         "predicted": len(diffs),
-        "pred_err_median_us": statistics.median(diffs) if diffs else None,
-        "pred_err_max_us": max(diffs) if diffs else None,
+        "pred_err_median_us": statistics.median(d for d, _ in diffs) if diffs else None,
+        "pred_err_max_us": max(d for d, _ in diffs) if diffs else None,
+        "pred_within_10pct": near if diffs else None,
         "probe_plan_pairs": plan["pairs"] if plan else None,
         "probe_plan_rounds": len(plan["rounds"]) if plan else None}
 else:
@@ -300,20 +303,21 @@ if liq:
 else:
     ok = False
 json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=1)
-print()
-print("Probes: the plan measures the pairs whose RTTs determine every link's")
-print("latency, in rounds that share no host or link, and predicts the other")
-print("pairs' RTTs; --all-pairs measures every pair (both with the repeat rule")
-print("20 / 100 / 5 of the tests on a shared machine).  All-to-all: the")
-print("slowest rank's mean over 3 calls (after 1 warm-up); the bound sends")
-print("every block at the link rate without a gap on the busiest links")
-print("(TCP/IP headers alone take ~5 % of a link).  The default takes the")
-print("liquid schedule only where it is predicted to win, never over TCP")
-print("(docs/ucx-alltoall.md):")
 ran = summary["a2a"].get("default", {}).get("ran")
-print("here %s ran.  Files: %s" % (
-    "the MPI library's own algorithm" if ran == "mpi" else
-    "'%s'" % ran, out))
+print()
+print(textwrap.fill(
+    "Probes: the plan measures the pairs whose RTTs determine every link's "
+    "latency, in rounds that share no host or link, and predicts the other "
+    "pairs' RTTs, compared with the same pairs measured one at a time by "
+    "--all-pairs (repeat rule 20 / 100 / 5 of the tests on a shared "
+    "machine; a pair caught in a slow spell by either run stands out).  "
+    "All-to-all: the slowest rank's mean over 3 calls (after 1 warm-up); "
+    "the bound sends every block at the link rate without a gap on the "
+    "busiest links (TCP/IP headers alone take ~5 %% of a link).  The default "
+    "takes the liquid schedule only where it is predicted to win, never over "
+    "TCP (docs/ucx-alltoall.md): here %s ran.  Files: %s" % (
+        "the MPI library's own algorithm" if ran == "mpi" else
+        "'%s'" % ran, out), width=74, break_on_hyphens=False))
 sys.exit(0 if ok else 1)
 PY
 exit $status
