@@ -10,6 +10,16 @@
 # (`ibflow check`, and --deadlock with the plugin's SLs for layered).  Then
 # all routings are compared by max-min fair throughput and by the worst link
 # load of shift permutations (`ibflow eval`), in one table and SVG charts.
+# Then the product's other half on the same routed tree
+# (scripts/demo-fabric.sh): the fabric emulated by scripts/netns-fabric
+# from ibflow-dmodk's tables read back (a namespace per host and switch,
+# every link rate-limited), 16 of its hosts (one per leaf) running real
+# UCX processes under Open MPI: planned latency probes (ibflow-probe:
+# pairs and rounds against all pairs, predicted against measured RTTs) and
+# the all-to-all (ibflow-a2a-bench) under libibflow_mpi's default
+# configuration, Open MPI's own and round robin against the liquid bound,
+# in a second table read from the tools' JSON files.  As root only (a
+# "skipped" line otherwise); about a minute more.
 #
 #   scripts/demo.sh [SPEC [LMC]]      default: kary:4,3 (64 hosts, 48
 #                                     switches), LMC 0
@@ -18,6 +28,8 @@
 # PATTERNS (default "perm:5,shift,bisect:5,randn:4:2,alltoall"; "shift" is
 # added when missing: it gives the worst-load column), IBFLOW_OSM_PLUGIN_DIR
 # (where libibflow_osm.so is; default $BUILD_DIR/osm_plugin/.libs).
+# DEMO_FABRIC=0 leaves the emulated fabric out; DEMO_HOSTS, DEMO_RATE,
+# DEMO_BLOCK: see scripts/demo-fabric.sh.
 # Without the plugin (configure skipped it: no OpenSM headers) ibflow's
 # engines run offline (`ibflow route`) on the fabric read back, with a note.
 set -euo pipefail
@@ -391,4 +403,21 @@ for tag in "$TAG_A" "$TAG_B"; do
 	[ -s "$eval_dir/$tag.svg" ] && echo "chart: $eval_dir/$tag.svg"
 done
 echo "full tables: $eval_dir/$TAG_A.txt $eval_dir/$TAG_B.txt (JSON beside them)"
+
+# ---- the same routed tree emulated: UCX probes and the all-to-all ------
+# On ibflow-dmodk's fabric and tables as read back (through the plugin:
+# its export for UCX and its host order; offline: `ibflow route`'s).
+if [ "${DEMO_FABRIC:-1}" != 0 ]; then
+	if [ -n "${LFTS[ibflow-dmodk]:-}" ]; then
+		exp=
+		[ "$PLUGIN" = yes ] && exp=$DEMO_DIR/ibflow-dmodk
+		BUILD_DIR=$BUILD_DIR bash "$REPO/scripts/demo-fabric.sh" \
+			"${TOPO[ibflow-dmodk]}" "${LFTS[ibflow-dmodk]}" \
+			"$DEMO_DIR/fabric" "$exp" "${ORDER[ibflow-dmodk]:-}" || status=1
+	else
+		echo
+		echo "== the same routed tree emulated: skipped (ibflow-dmodk did not route)"
+		status=1
+	fi
+fi
 exit $status
