@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/ucx_int.h"
+#include "core/ucx_internal.h"
 #include "fabric/map.h"
 
 static const char *const names[] = {

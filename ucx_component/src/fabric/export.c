@@ -30,7 +30,7 @@
 #include <ibflow/lfts_io.h>
 #include <ibflow/topo_io.h>
 
-#include "core/ucx_int.h"
+#include "core/ucx_internal.h"
 
 #define MANIFEST     "ibflow-export.txt"
 #define ADDRMAP      "ibflow-addrmap.txt"
