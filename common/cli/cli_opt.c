@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ibflow/infer.h>
+
 #include "cli_opt.h"
 
 /* ---- who speaks ------------------------------------------------------------- */
@@ -103,6 +105,21 @@ int ibf_cli_parse_real(const char *cmd, const char *opt, const char *arg,
 		       double lo, double hi, double *out)
 {
 	return parse_real(cmd, opt, arg, lo, false, hi, out);
+}
+
+int ibf_cli_opt_lookahead(void *target, const char *cmd, const char *v)
+{
+	unsigned *out = target, n;
+	int rc;
+
+	if (!strcmp(v, "all")) {
+		*out = IBF_INFER_LOOKAHEAD_ALL;
+		return IBF_EXIT_OK;
+	}
+	rc = ibf_cli_parse_uint(cmd, "--lookahead", v, 0, 1000000, &n);
+	if (rc == IBF_EXIT_OK)
+		*out = n ? n : IBF_INFER_LOOKAHEAD_OFF;
+	return rc;
 }
 
 /* "a, b, c" */

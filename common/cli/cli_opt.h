@@ -173,6 +173,10 @@ int ibf_cli_parse_real(const char *cmd, const char *opt, const char *arg,
 int ibf_cli_parse_uint(const char *cmd, const char *opt, const char *arg,
 		       unsigned min, unsigned max, unsigned *out);
 
+/* --lookahead N|all of the inference commands (ibf_infer_opts_t's
+ * lookahead, an unsigned): 0..1000000 (0 off) or "all". */
+int ibf_cli_opt_lookahead(void *target, const char *cmd, const char *v);
+
 /* ---- outputs -------------------------------------------------------------- */
 
 /* Writes a document onto fp (a library writer behind a closure). */

@@ -46,21 +46,6 @@ static int overhead(void *target, const char *cmd, const char *v)
 	return rc;
 }
 
-/* --lookahead N | all */
-static int lookahead(void *target, const char *cmd, const char *v)
-{
-	unsigned *out = target, n;
-	int rc;
-
-	if (!strcmp(v, "all")) {
-		*out = IBF_INFER_LOOKAHEAD_ALL;
-		return IBF_EXIT_OK;
-	}
-	rc = ibf_cli_parse_uint(cmd, "--lookahead", v, 0, 1000000, &n);
-	*out = n ? n : IBF_INFER_LOOKAHEAD_OFF;
-	return rc;
-}
-
 /* --latency L1,L2,.. */
 static int latency(void *target, const char *cmd, const char *arg)
 {
@@ -109,7 +94,7 @@ static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 			     .def = "estimated with --rtt, the truth's "
 				    "with --synth",
 			     .seen = &a->has_tol),
-		IBF_OPT_CALL("lookahead", lookahead, &a->io.lookahead, "N",
+		IBF_OPT_CALL("lookahead", ibf_cli_opt_lookahead, &a->io.lookahead, "N",
 			     "close-host search budget per host: 0 = none,\n"
 			     "\"all\" = the paper's unbounded search",
 			     .def = "4"),

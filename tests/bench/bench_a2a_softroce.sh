@@ -101,7 +101,7 @@ exec "\$@"
 EOF
 	chmod +x "$OUT/rank.sh"
 	echo "n/a (rxe)" >"$OUT/flow.txt"
-	BENCH=$B/ucx_component/ibflow-a2a-bench
+	BENCH=$B/tests/ucx/ibflow-a2a-bench
 	IBF=(-x LD_PRELOAD="$B/ucx_component/.libs/libibflow_mpi.so"
 	     -x UCX_IBFLOW_FABRIC="$F" -x UCX_IBFLOW_ADDRMAP="$MAP"
 	     -x UCX_IBFLOW_TLS=self,rc_verbs,ud_verbs -x UCX_IBFLOW_TIMEOUT=30s

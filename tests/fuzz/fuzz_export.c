@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * libFuzzer target: an export directory as UCX_IBFLOW_FABRIC reads it
- * (ucx_component/src/fabric/export.c: the manifest of either format, the
- * topology and the LFT dump it names; libibflow's ibf_export_load for
- * "format 1"), then the host map and the address map against the fabric
- * read (src/fabric/map.c).
+ * (ucx_component/src/fabric/export.c over libibflow's reader of either
+ * manifest, ibf_export_read_set: the topology and the LFT dump it names),
+ * then the host map and the address map against the fabric read
+ * (src/fabric/map.c).
  *
  * An input is a directory in one text: lines "%%% NAME" start the file
  * NAME, one of the names below (others are ignored, so no input writes
@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/ucx_int.h"
+#include "core/ucx_internal.h"
 #include "fabric/map.h"
 
 static const char *const names[] = {

@@ -24,7 +24,7 @@ set -uo pipefail
 
 W=$T_TMP
 B=$T_BUILD_DIR
-CHECK=$B/ucx_component/ibflow-a2a-check
+CHECK=$B/tests/ucx/ibflow-a2a-check
 # shellcheck source=../ucx_lib.sh
 . "$T_REPO/tests/ucx_lib.sh"
 ucx_mpi_setup ucx_a2a "$CHECK"

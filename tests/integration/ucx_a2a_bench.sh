@@ -21,7 +21,7 @@ set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 W=$T_TMP
-BENCH=$T_BUILD_DIR/ucx_component/ibflow-a2a-bench
+BENCH=$T_BUILD_DIR/tests/ucx/ibflow-a2a-bench
 # shellcheck source=../ucx_lib.sh
 . "$T_REPO/tests/ucx_lib.sh"
 ucx_mpi_setup ucx_a2a_bench "$BENCH"

@@ -19,7 +19,7 @@ set -uo pipefail
 
 W=$T_TMP
 B=$T_BUILD_DIR
-CHECK=$B/ucx_component/ibflow-a2a-check
+CHECK=$B/tests/ucx/ibflow-a2a-check
 MPILIB=$B/ucx_component/.libs/libibflow_mpi.so
 COLL=$B/ucx_component/.libs/mca_coll_ibflow.so
 JUDGE=$T_REPO/tests/a2a_trace_judge.py

@@ -39,7 +39,7 @@ W=$T_TMP
 B=$T_BUILD_DIR
 INFER=$B/ucx_component/ibflow-infer
 PROBE=$B/ucx_component/ibflow-probe
-CHECK=$B/ucx_component/ibflow-a2a-check
+CHECK=$B/tests/ucx/ibflow-a2a-check
 MPILIB=$B/ucx_component/.libs/libibflow_mpi.so
 NF=$T_REPO/scripts/netns-fabric
 CHAIN=ibfic
@@ -185,7 +185,7 @@ fi
 # UCX_IBFLOW_BCAST=pipeline: MPI_Bcast along the depth-first chain of the
 # inferred tree, byte for byte as PMPI_Bcast (chunks of 4000 bytes: many
 # chunks and a partial last one)
-BCHECK=$B/ucx_component/ibflow-bcast-check
+BCHECK=$B/tests/ucx/ibflow-bcast-check
 if t_need mpirun && [ -x "$BCHECK" ] && [ -f "$MPILIB" ]; then
 	timeout 300 mpirun --allow-run-as-root --oversubscribe -np 4 --mca pml ob1 \
 		-x LD_PRELOAD="$MPILIB" -x LD_LIBRARY_PATH -x UCX_IBFLOW_TIMEOUT=5s \

@@ -83,21 +83,6 @@ static int opt_bw_alone(void *target, const char *prog, const char *arg)
 				  alone);
 }
 
-static int opt_lookahead(void *target, const char *prog, const char *arg)
-{
-	unsigned *la = target, v;
-	int rc;
-
-	if (!strcmp(arg, "all")) {
-		*la = IBF_INFER_LOOKAHEAD_ALL;
-		return IBF_EXIT_OK;
-	}
-	rc = ibf_cli_parse_uint(prog, "--lookahead", arg, 0, 1000000, &v);
-	if (rc == IBF_EXIT_OK)
-		*la = v ? v : IBF_INFER_LOOKAHEAD_OFF;
-	return rc;
-}
-
 static const char ABOUT[] =
 "Infer the network among the hosts of a job (every process a host) as a\n"
 "tree from round-trip times measured over UCX, for fabrics without a\n"
@@ -135,7 +120,7 @@ static int parse_args(int argc, char **argv, args_t *a)
 		IBF_OPT_REAL("tol", &a->tol, "US", 0, 1e6,
 			     "coincidence radius, µs of RTT",
 			     .lo_incl = true, .def = "UCX_IBFLOW_INFER_TOL"),
-		IBF_OPT_CALL("lookahead", opt_lookahead, &a->lookahead,
+		IBF_OPT_CALL("lookahead", ibf_cli_opt_lookahead, &a->lookahead,
 			     "N", "close-host search budget, 0 off, or all",
 			     .def = "8"),
 		IBF_OPT_UINT("seed", &a->seed, "N", 0, UINT32_MAX,
@@ -162,10 +147,7 @@ static int parse_args(int argc, char **argv, args_t *a)
 			     "infer the tree from RTTs also when the fabric "
 			     "is\nknown"),
 		IBF_OPT_FLAG("quiet", &a->quiet, "no text report"),
-		IBF_OPT_UINT("np", &a->np, "N", 2, 1024,
-			     "start N local processes (one machine; for "
-			     "tests)"),
-		IBF_TOOL_OPTS_BOOT(a),
+		IBF_TOOL_OPTS_JOB(a, 2),
 		IBF_OPT_END
 	};
 	const ibf_cli_spec_t spec = {

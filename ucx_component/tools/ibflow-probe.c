@@ -50,10 +50,7 @@ static int parse_args(int argc, char **argv, args_t *a)
 		IBF_OPT_FLAG("quiet", &a->quiet, "no text report"),
 		IBF_OPT_FLAG("verbose", &a->verbose,
 			     "also say how each process found its endpoint"),
-		IBF_OPT_UINT("np", &a->np, "N", 1, 1024,
-			     "start N local processes (one machine; for "
-			     "tests)"),
-		IBF_TOOL_OPTS_BOOT(a),
+		IBF_TOOL_OPTS_JOB(a, 1),
 		IBF_OPT_END
 	};
 	const ibf_cli_spec_t spec = {

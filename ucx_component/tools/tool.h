@@ -31,10 +31,13 @@ int ibf_tool_exit_for(ibf_ucx_status_t st);
 int ibf_tool_spawn(const char *prog, unsigned np, ibf_ucx_boot_params_t *boot,
 		   double timeout, int (*run)(void *ctx), void *ctx);
 
-/* The bootstrap options of every tool, for its option table
- * (cli_opt.h): --boot HOST:PORT, --rank R, --size N, into a->boot and
- * a->have_rank; then ibf_tool_boot_check(). */
-#define IBF_TOOL_OPTS_BOOT(a) \
+/* The job options of every tool, for its option table (cli_opt.h):
+ * --np N (np_min..1024, into a->np) and the bootstrap's --boot HOST:PORT,
+ * --rank R, --size N (into a->boot, a->have_rank); then
+ * ibf_tool_boot_check(). */
+#define IBF_TOOL_OPTS_JOB(a, np_min) \
+	IBF_OPT_UINT("np", &(a)->np, "N", np_min, 1024, \
+		     "start N local processes (one machine; for tests)"), \
 	IBF_OPT_CALL("boot", ibf_tool_opt_boot_addr, &(a)->boot, "HOST:PORT", \
 		     "where rank 0 listens (IBFLOW_BOOT_ADDR)"), \
 	IBF_OPT_UINT("rank", &(a)->boot.rank, "R", 0, UINT32_MAX, \

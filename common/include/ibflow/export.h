@@ -106,6 +106,37 @@ ibf_status_t ibf_export_load(const char *dir, ibf_export_t **out,
 			     bool *retry, ibf_err_t *err);
 void ibf_export_free(ibf_export_t *e);
 
+/* ---- the consumers' reader -------------------------------------------------
+ *
+ * What a consumer (libibflow_ucx's UCX_IBFLOW_FABRIC) may be given: the
+ * export above (a manifest with a "format" line, read by
+ * ibf_export_load()), or a plain manifest (an older plugin's, a testbed's,
+ * written by hand): "topology NAME", "lfts NAME" (relative to dir or
+ * absolute), optionally "routing N" or "generation N" (which a data file
+ * may repeat among its first lines as "# routing N" and must then agree
+ * with), "engine NAME", "status S" (only "complete" is used), "endpoints
+ * N", "switches N", "lmc N" (checked against the topology).  The manifest
+ * must read the same before and after the data files.
+ */
+typedef struct ibf_export_set {
+	ibf_fabric_t *fabric;
+	ibf_lfts_t *lfts;
+	char engine[64];
+	uint64_t routing;        /* the manifest's routing number, or 0 */
+	uint64_t digest;         /* tells sets apart: of the manifest and
+				    the data files (plain), of generation
+				    and sizes (format 1) */
+	char *topo_path;         /* the data files read (real paths) */
+	char *lfts_path;
+} ibf_export_set_t;
+
+/* One attempt at reading dir: IBF_OK fills out; otherwise out is empty,
+ * err names the file and why, and *retry says whether trying again
+ * shortly may help (an export being written, a mix of two routings). */
+ibf_status_t ibf_export_read_set(const char *dir, ibf_export_set_t *out,
+				 bool *retry, ibf_err_t *err);
+void ibf_export_set_free(ibf_export_set_t *s);
+
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }

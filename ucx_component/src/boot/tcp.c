@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/ucx_int.h"
+#include "core/ucx_internal.h"
 
 #define BOOT_MAGIC 0x69626662u  /* "ibfb" */
 

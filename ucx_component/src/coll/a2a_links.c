@@ -33,7 +33,7 @@
 #include <sched.h>
 #include <time.h>
 
-#include "coll/a2a_int.h"
+#include "coll/a2a_internal.h"
 
 /* One call's state.  Pending requests sit in compact index lists so a
  * sweep costs what is still outstanding. */

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/a2a_int.h"
+#include "coll/a2a_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * Pipelined long-message broadcast along a depth-first traversal of the
- * fabric (Shirai, Saito, Taura, HPDC'07, section 6.2;
- * papers/001_9fca506638f5e079.txt): the hosts in the order a depth-first
+ * fabric (T. Shirai, H. Saito and K. Taura, "A Fast Topology Inference: a
+ * building block for network-aware parallel processing", HPDC 2007,
+ * section 6.2): the hosts in the order a depth-first
  * walk of the tree meets them form a chain in which consecutive hosts'
  * paths, taken together, cross every link at most once in each
  * direction; the message is cut into chunks and each process forwards
@@ -20,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/ucx_int.h"
+#include "core/ucx_internal.h"
 
 /* Hosts in depth-first order of the fabric graph from host 0's node. */
 static ibf_ucx_status_t dfs_hosts(const ibf_ucx_t *u, uint32_t *order,

@@ -24,7 +24,7 @@
 
 #include <ibflow/liquid.h>
 
-#include "coll/a2a_int.h"
+#include "coll/a2a_internal.h"
 
 #define SCHED_TIME_LIMIT 2.0   /* seconds: then the best schedule found */
 #define ROUTE_MAX 64

@@ -26,7 +26,7 @@
 
 #include <ucs/config/global_opts.h>
 
-#include "core/ucx_int.h"
+#include "core/ucx_internal.h"
 
 extern char **environ;
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/ucx_int.h"
+#include "core/ucx_internal.h"
 
 static ibf_ucx_status_t ucx_fail(ibf_ucx_err_t *err, const char *what,
 				 uint32_t peer, ucs_status_t st)

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/ucx_int.h"
+#include "core/ucx_internal.h"
 
 #define MAX_LISTED 4   /* failing processes named in one message */
 

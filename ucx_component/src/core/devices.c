@@ -14,7 +14,7 @@
 
 #include <uct/api/uct.h>
 
-#include "core/ucx_int.h"
+#include "core/ucx_internal.h"
 
 #define LIST_MAX 480   /* room for the "available" names in a message */
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/ucx_int.h"
+#include "core/ucx_internal.h"
 
 ibf_ucx_status_t ibf_ucxi_hosts_build(ibf_ucx_t *u, ibf_ucx_err_t *err)
 {

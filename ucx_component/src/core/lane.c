@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/ucx_int.h"
+#include "core/ucx_internal.h"
 
 /* The lane is a wire of its own (ibf_ucxi_wire_t), like the data
  * context's. */

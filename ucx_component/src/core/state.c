@@ -9,7 +9,7 @@
 
 #include <stdlib.h>
 
-#include "core/ucx_int.h"
+#include "core/ucx_internal.h"
 
 struct ibf_ucxi_state {
 	const ibf_ucxi_state_key_t *key;

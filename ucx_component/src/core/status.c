@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/ucx_int.h"
+#include "core/ucx_internal.h"
 
 const char *ibf_ucx_status_str(ibf_ucx_status_t status)
 {

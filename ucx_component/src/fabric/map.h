@@ -6,7 +6,7 @@
 #ifndef IBF_UCX_MAP_H
 #define IBF_UCX_MAP_H
 
-#include "core/ucx_int.h"
+#include "core/ucx_internal.h"
 
 typedef enum ibf_ucxi_key {
 	IBF_UCXI_KEY_RANK,     /* rank:N */

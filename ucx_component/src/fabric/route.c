@@ -5,7 +5,7 @@
 
 #include <ibflow/trace.h>
 
-#include "core/ucx_int.h"
+#include "core/ucx_internal.h"
 
 ibf_ucx_status_t ibf_ucx_route(const ibf_ucx_t *u, uint32_t src_rank,
 			       uint32_t dst_rank, ibf_port_id_t *links,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * One run of one pair's round-trip time measurement, by the method of
- * Shirai, Saito and Taura (shared/papers/001_9fca506638f5e079.txt,
+ * T. Shirai, H. Saito and K. Taura, "A Fast Topology Inference: a building
+ * block for network-aware parallel processing", HPDC 2007 (section
  * "Measurements between a single host pair"): the initiator times
  * ping-pongs and keeps the best; the run ends when the best has not
  * improved for `stall` exchanges or after `max_exchanges`.  The caller
@@ -15,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe/probe_int.h"
+#include "probe/probe_internal.h"
 
 enum { MSG_PING = 1, MSG_STOP = 2 };
 

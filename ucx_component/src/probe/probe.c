@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * Planned latency probes over UCX (PMM, shared/papers/000_0499cff0d5693de6
- * .txt): rank 0 plans with libibflow's probe planner and broadcasts the
+ * Planned latency probes over UCX, after the PMM paper ("A minimal and
+ * parallel method for full-scale point-to-point latency measurement"):
+ * rank 0 plans with libibflow's probe planner and broadcasts the
  * schedule; each round's ping-pongs run at once between the rounds'
  * barriers (a round's probes share no host and no directed link, so they
  * do not disturb each other); rank 0 gathers the RTTs, solves them for
@@ -19,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "probe/probe_int.h"
+#include "probe/probe_internal.h"
 
 typedef struct sched_pair {
 	uint32_t a, b, round, step;

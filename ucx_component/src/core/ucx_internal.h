@@ -5,8 +5,8 @@
  * keeps every symbol but ibf_ucx_* local, and these use the ibf_ucxi_
  * prefix so they never look public.
  */
-#ifndef IBF_UCX_INT_H
-#define IBF_UCX_INT_H
+#ifndef IBF_UCX_INTERNAL_H
+#define IBF_UCX_INTERNAL_H
 
 #include <stdarg.h>
 #include <stdbool.h>

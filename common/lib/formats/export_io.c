@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * The export of a routing and its consumer-side check (export.h).
+ * The export of a routing and its consumer-side check (export.h); the
+ * consumers' reader of either manifest is export_read.c.
  *
  * A consumer that sees a manifest with "status complete" must find every
  * file it names with that generation in its first line and the size the

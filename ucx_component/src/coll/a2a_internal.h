@@ -8,13 +8,13 @@
  * file that talks to libibflow's liquid scheduler (ibflow/liquid.h), so a
  * change of that interface stays there.
  */
-#ifndef IBF_UCX_A2A_INT_H
-#define IBF_UCX_A2A_INT_H
+#ifndef IBF_UCX_A2A_INTERNAL_H
+#define IBF_UCX_A2A_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/ucx_int.h"
+#include "core/ucx_internal.h"
 
 #define IBF_UCXI_NOPEER UINT32_MAX
 

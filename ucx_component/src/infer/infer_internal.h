@@ -7,10 +7,10 @@
  * a no-op, so that their wait for the next command keeps that bound
  * however long the whole run takes.
  */
-#ifndef IBF_UCX_INFER_INT_H
-#define IBF_UCX_INFER_INT_H
+#ifndef IBF_UCX_INFER_INTERNAL_H
+#define IBF_UCX_INFER_INTERNAL_H
 
-#include "core/ucx_int.h"
+#include "core/ucx_internal.h"
 
 enum {
 	IBF_UCXI_CMD_PING = 1,     /* RTT: initiate a ping-pong with peer */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Latency probes over UCX (private). */
-#ifndef IBF_UCX_PROBE_INT_H
-#define IBF_UCX_PROBE_INT_H
+#ifndef IBF_UCX_PROBE_INTERNAL_H
+#define IBF_UCX_PROBE_INTERNAL_H
 
-#include "core/ucx_int.h"
+#include "core/ucx_internal.h"
 
 /* The initiator's side of one run of one pair: warm-up (if asked), the
  * run, then a stop message.  *best: the run's best RTT (microseconds);
