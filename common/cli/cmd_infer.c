@@ -113,6 +113,11 @@ static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 			     "close-host search budget per host: 0 = none,\n"
 			     "\"all\" = the paper's unbounded search",
 			     .def = "4"),
+		IBF_OPT_UINT("parallel", &a->io.parallel, "N", 1,
+			     IBF_INFER_PARALLEL_MAX, "hosts inserted at once, "
+			     "measuring in rounds of\npairs that share no host "
+			     "and no link of the\ntree so far; 1 = one pair at "
+			     "a time", .def = "16"),
 		IBF_OPT_UINT("lmc", &a->lmc, "N", 0, IBF_LMC_MAX, "LMC of the "
 			     "inferred topology's LIDs, and\nof topologies read "
 			     "without LIDs", .def = "0"),
@@ -268,7 +273,7 @@ static int open_source(struct args *a, struct source *s, ibf_err_t *err)
 			return ibf_cli_fail(CMD, err);
 		s->o = (ibf_infer_oracle_t){ s->set.nnames,
 					     ibf_infer_table_measure,
-					     s->table };
+					     s->table, NULL };
 		s->names = (const char *const *)s->set.names;
 	} else {
 		ibf_fabric_t *f = load_fabric(a->synth, a->lmc);
@@ -284,7 +289,7 @@ static int open_source(struct args *a, struct source *s, ibf_err_t *err)
 			return ibf_cli_fail(CMD, err);
 		s->o = (ibf_infer_oracle_t){ ibf_infer_synth_nhosts(s->synth),
 					     ibf_infer_synth_measure,
-					     s->synth };
+					     s->synth, NULL };
 		s->names = ibf_infer_synth_names(s->synth);
 		if (!a->has_tol)
 			a->tol = ibf_infer_synth_min_hop_rtt(s->synth) / 2;
@@ -359,6 +364,9 @@ static void summary(const ibf_infer_report_t *rep, FILE *fp)
 	fprintf(fp, "most pairs for one host %u (insertion alone %u; bound "
 		"p(d-1)+1 = %u)\n", s->max_host_pairs, s->max_add_pairs,
 		d ? p * (d - 1) + 1 : 1);
+	fprintf(fp, "rounds of measurements %llu (%u hosts at once, most "
+		"pairs in a round %u)\n", (unsigned long long)s->batches,
+		s->parallel, s->max_batch);
 	fprintf(fp, "time: inference %.3f s  oracle %.3f s", s->cpu_s,
 		s->oracle_s);
 	if (rep->charged_s >= 0)
