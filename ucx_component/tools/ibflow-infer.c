@@ -39,6 +39,7 @@ typedef struct args {
 	double tol;            /* µs; < 0: UCX_IBFLOW_INFER_TOL */
 	unsigned lookahead;
 	uint64_t seed;
+	unsigned parallel;     /* 0: UCX_IBFLOW_INFER_PARALLEL */
 	bool quiet;
 	unsigned np;
 } args_t;
@@ -75,6 +76,9 @@ static void usage(FILE *fp)
 "                     UCX_IBFLOW_INFER_TOL)\n"
 "  --lookahead N      close-host search budget (default 8, 0 off, all)\n"
 "  --seed N           the search's random first choice (default 1)\n"
+"  --parallel N       hosts inserted at once, their pairs measured\n"
+"                     concurrently (default UCX_IBFLOW_INFER_PARALLEL; 1:\n"
+"                     one pair at a time; a replay needs the same N)\n"
 "  --bw FILE          also measure a bandwidth map along the tree (the\n"
 "                     paper's section 6.1: rounds of concurrent streams\n"
 "                     that share no edge) and write it (ibflow infer\n"
@@ -147,6 +151,7 @@ static int parse_args(int argc, char **argv, args_t *a)
 		{ "tol", required_argument, NULL, 'T' },
 		{ "lookahead", required_argument, NULL, 'L' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "parallel", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "bw", required_argument, NULL, 'B' },
 		{ "bw-bytes", required_argument, NULL, 'Y' },
@@ -217,6 +222,12 @@ static int parse_args(int argc, char **argv, args_t *a)
 				return usage_error("--seed: '%s' is not an "
 						   "unsigned integer", optarg);
 			a->seed = v;
+			break;
+		case 'p':
+			if (!ibf_tool_parse_u32(optarg, &a->parallel) ||
+			    !a->parallel || a->parallel > IBF_INFER_PARALLEL_MAX)
+				return usage_error("--parallel: '%s' is not "
+						   "1..4096", optarg);
 			break;
 		case 'n':
 			if (!ibf_tool_parse_u32(optarg, &a->np) || a->np < 2 ||
@@ -302,6 +313,9 @@ static void summary(const ibf_ucx_infer_result_t *res, double tol, FILE *fp)
 	fprintf(fp, "most pairs for one host %u (insertion alone %u; bound "
 		"p(d-1)+1 = %u)\n", s->max_host_pairs, s->max_add_pairs,
 		d ? p * (d - 1) + 1 : 1);
+	fprintf(fp, "rounds of measurements %llu (%u hosts at once, most "
+		"pairs in a round %u)\n", (unsigned long long)s->batches,
+		s->parallel, s->max_batch);
 	fprintf(fp, "time: total %.3f s  measuring %.3f s  inference %.3f s  "
 		"tol %.3f us\n", res->measure_s, s->oracle_s, s->cpu_s, tol);
 	print_tree(res, fp);
@@ -574,6 +588,8 @@ static int run(const args_t *a, const ibf_ucx_config_t *cfg)
 		io.tol_us = a->tol;
 	io.lookahead = a->lookahead;
 	io.seed = a->seed;
+	if (a->parallel)
+		io.parallel = a->parallel;
 	/* UCX_IBFLOW_FABRIC=infer: the context has inferred already (with
 	 * the configuration's options). */
 	done = ibf_ucx_inferred(u);

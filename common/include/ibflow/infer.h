@@ -117,6 +117,7 @@ typedef struct ibf_infer_meas {
 	uint32_t a, b;
 	double min, max;
 	uint8_t lookahead; /* measured by the close-host search */
+	uint32_t round;    /* the round (batch) it was measured in, from 1 */
 } ibf_infer_meas_t;
 
 typedef struct ibf_infer_stats {

@@ -273,6 +273,7 @@ static ibf_status_t record(struct ctx *c, uint32_t a, uint32_t b,
 	c->meas[c->nmeas].min = mn;
 	c->meas[c->nmeas].max = mx;
 	c->meas[c->nmeas].lookahead = look;
+	c->meas[c->nmeas].round = (uint32_t)c->st->batches;
 	c->nmeas++;
 	return IBF_OK;
 }

@@ -180,6 +180,11 @@ ibf_status_t ibf_infer_write_trace(const ibf_infer_result_t *r,
 		uint32_t b = m->a < m->b ? m->b : m->a;
 		char ba[32], bb[32];
 
+		/* rounds of concurrent pairs, when there were any */
+		if (r->stats.max_batch > 1 &&
+		    (i == 0 || m->round != r->meas[i - 1].round))
+			fprintf(fp, "# round %u\n", m->round);
+
 		/* The lower index first, as older traces had it. */
 		snprintf(ba, sizeof(ba), "h%u", a);
 		snprintf(bb, sizeof(bb), "h%u", b);
