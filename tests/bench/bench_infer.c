@@ -24,6 +24,8 @@
 #include <ibflow/gen.h>
 #include <ibflow/infer.h>
 
+#include "../shuffle.h"
+
 static double now(void)
 {
 	struct timespec t;
@@ -79,23 +81,10 @@ int main(int argc, char **argv)
 	io.tol = ibf_infer_synth_min_hop_rtt(s) / 2;
 	n = ibf_infer_synth_nhosts(s);
 	order = malloc(n * sizeof(*order));
-	for (p = 0; p < n; p++)
-		order[p] = p;
-	if (getenv("SHUFFLE")) {
-		uint64_t x = strtoull(getenv("SHUFFLE"), NULL, 0) * 2654435761u + 1;
-
-		/* Fisher-Yates with a 64-bit LCG: a bench's own order */
-		for (p = n - 1; p > 0; p--) {
-			uint32_t j, t;
-
-			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-			j = (uint32_t)((x >> 33) % (p + 1));
-			t = order[p];
-			order[p] = order[j];
-			order[j] = t;
-		}
+	t_shuffle(order, n, getenv("SHUFFLE") ? strtoull(getenv("SHUFFLE"),
+							 NULL, 0) : 0);
+	if (getenv("SHUFFLE"))
 		io.order = order;
-	}
 	{
 		ibf_infer_oracle_t o = { n, ibf_infer_synth_measure, s, NULL };
 

@@ -138,30 +138,10 @@ else
 fi
 
 # Parallel mode, both ways: --parallel 4 and UCX_IBFLOW_INFER_PARALLEL=4.
-# The trace's rounds (this script's reading): no host in two pairs of a
-# round, some round with more than one pair, as many rounds as printed;
-# the replay with the same --parallel gives the same file, and the
-# serial mode (--parallel 1) still replays too.
-ROUNDS='
-import sys
-rounds, cur = [], None
-for line in open(sys.argv[1]):
-    if line.startswith("# round "):
-        cur = []
-        rounds.append(cur)
-    elif line.strip() and not line.startswith("#"):
-        assert cur is not None, "a pair outside any round"
-        cur.append(line.split()[:2])
-for i, r in enumerate(rounds):
-    hosts = [h for p in r for h in p]
-    assert len(hosts) == len(set(hosts)), ("round %d: a host twice" % (i + 1), r)
-printed = int(sys.argv[2])
-assert len(rounds) == printed, ("rounds", len(rounds), "printed", printed)
-big = max(len(r) for r in rounds)
-assert big > 1, "no round with two pairs"
-print("%d rounds for %d pairs, up to %d pairs at once, no host twice in a round"
-      % (len(rounds), sum(len(r) for r in rounds), big))
-'
+# The trace's rounds (tests/trace_rounds.py, no ibflow code): no host in
+# two pairs of a round, some round with more than one pair, as many
+# rounds as printed; the replay with the same --parallel gives the same
+# file, and the serial mode (--parallel 1) still replays too.
 for how in "--parallel 4" "UCX_IBFLOW_INFER_PARALLEL=4"; do
 	case $how in
 	--*) cmd=("$INFER" --parallel 4) ;;
@@ -170,7 +150,7 @@ for how in "--parallel 4" "UCX_IBFLOW_INFER_PARALLEL=4"; do
 	if t_expect_exit 0 "${cmd[@]}" --np $NP --lookahead 2 -o "$W/par.topo" \
 		--trace "$W/par.trace"; then
 		r=$(sed -n 's/^rounds of measurements \([0-9]*\) (4 hosts at once.*/\1/p' "$T_OUT")
-		if got=$(python3 -c "$ROUNDS" "$W/par.trace" "${r:-0}" 2>&1) &&
+		if got=$(python3 "$T_REPO/tests/trace_rounds.py" "$W/par.trace" "${r:-0}" 2>&1) &&
 		   "$t_ibflow" infer --rtt "$W/par.trace" --tol 0 --lookahead 2 --seed 1 \
 			--parallel 4 -o "$W/par.replay" >/dev/null 2>"$W/replay.err" &&
 		   cmp -s "$W/par.topo" "$W/par.replay"; then

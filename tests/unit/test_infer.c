@@ -31,6 +31,8 @@
 #include <ibflow/infer.h>
 #include <ibflow/topo_io.h>
 
+#include "../shuffle.h"
+
 /* ---- a graph of the test's own ------------------------------------------ */
 
 struct graph {
@@ -1323,25 +1325,6 @@ static ibf_status_t checked_one(void *ctx, uint32_t a, uint32_t b,
 	return ibf_err_set(err, IBF_ERR_INVALID, "asked alone");
 }
 
-/* A shuffled insertion order of n hosts (the test's own generator). */
-static void shuffle(uint32_t *order, uint32_t n, uint64_t seed)
-{
-	uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
-	uint32_t i;
-
-	for (i = 0; i < n; i++)
-		order[i] = i;
-	for (i = n - 1; i > 0; i--) {
-		uint32_t j, t;
-
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		j = (uint32_t)((x >> 33) % (i + 1));
-		t = order[i];
-		order[i] = order[j];
-		order[j] = t;
-	}
-}
-
 /* The parallel search gives the true tree wherever the serial one does
  * (exact measurements, and noise within the bound of test_exact), in
  * rounds of pairs without a common host or link, and fewer rounds than
@@ -1381,7 +1364,7 @@ static void test_parallel(void **state)
 				    order);
 			for (h = 0; h < n; h++)
 				c.bestj[h] = UINT32_MAX;
-			shuffle(order, n, seed);
+			t_shuffle(order, n, seed);
 			io.order = order;
 			ibf_err_clear(&err);
 			if (ibf_infer_run(&o, &io, &par, &err) != IBF_OK)

@@ -90,24 +90,9 @@ fi
 
 # The run above is in parallel mode (the default, 16 hosts at once;
 # issue 23): its trace's rounds, read here, must pair no host twice, and
-# the ping-pongs must have run concurrently (a round of several pairs).
-python3 - "$C/live.trace" >"$D/rounds" 2>&1 <<'PY'
-import sys
-rounds, cur = [], None
-for line in open(sys.argv[1]):
-    if line.startswith("# round "):
-        cur = []
-        rounds.append(cur)
-    elif line.strip() and not line.startswith("#"):
-        assert cur is not None, "a pair outside any round"
-        cur.append(line.split()[:2])
-for i, r in enumerate(rounds):
-    hosts = [h for p in r for h in p]
-    assert len(hosts) == len(set(hosts)), ("round %d: a host twice" % (i + 1), r)
-assert max(len(r) for r in rounds) > 1, "no round with two pairs"
-print("%d rounds for %d pairs, up to %d at once" % (
-      len(rounds), sum(len(r) for r in rounds), max(len(r) for r in rounds)))
-PY
+# the ping-pongs must have run concurrently (a round of several pairs):
+# tests/trace_rounds.py.
+python3 "$T_REPO/tests/trace_rounds.py" "$C/live.trace" >"$D/rounds" 2>&1
 if [ $? -eq 0 ]; then
 	t_pass "$N: parallel rounds, no host twice in a round: $(cat "$D/rounds")"
 else
