@@ -289,7 +289,8 @@ static int open_source(struct args *a, struct source *s, ibf_err_t *err)
 			return ibf_cli_fail(CMD, err);
 		s->o = (ibf_infer_oracle_t){ ibf_infer_synth_nhosts(s->synth),
 					     ibf_infer_synth_measure,
-					     s->synth, NULL };
+					     s->synth,
+					     ibf_infer_synth_measure_batch };
 		s->names = ibf_infer_synth_names(s->synth);
 		if (!a->has_tol)
 			a->tol = ibf_infer_synth_min_hop_rtt(s->synth) / 2;

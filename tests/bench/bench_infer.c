@@ -86,7 +86,8 @@ int main(int argc, char **argv)
 	if (getenv("SHUFFLE"))
 		io.order = order;
 	{
-		ibf_infer_oracle_t o = { n, ibf_infer_synth_measure, s, NULL };
+		ibf_infer_oracle_t o = { n, ibf_infer_synth_measure, s,
+					 ibf_infer_synth_measure_batch };
 
 		t0 = now();
 		if (ibf_infer_run(&o, &io, &r, &err) != IBF_OK) {

@@ -234,6 +234,12 @@ void ibf_infer_synth_destroy(ibf_infer_synth_t *s);
 ibf_status_t ibf_infer_synth_measure(void *ctx, uint32_t a, uint32_t b,
 				     double *min, double *max,
 				     ibf_err_t *err);
+/* A round of pairs measured side by side (ibf_infer_batch_fn): charged
+ * as its longest pair. */
+ibf_status_t ibf_infer_synth_measure_batch(void *ctx, const uint32_t *pairs,
+					   uint32_t npairs, double *min,
+					   double *max, ibf_status_t *st,
+					   ibf_err_t *err);
 uint32_t ibf_infer_synth_nhosts(const ibf_infer_synth_t *s);
 const char *const *ibf_infer_synth_names(const ibf_infer_synth_t *s);
 /* True RTTs, [a * nhosts + b]. */
