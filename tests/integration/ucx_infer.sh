@@ -142,6 +142,12 @@ fi
 # two pairs of a round, some round with more than one pair, as many
 # rounds as printed; the replay with the same --parallel gives the same
 # file, and the serial mode (--parallel 1) still replays too.
+# replay_same TRACE TOPO N: the offline replay with --parallel N (and the
+# live run's other options) gives TOPO byte for byte
+replay_same() {
+	"$t_ibflow" infer --rtt "$1" --tol 0 --lookahead 2 --seed 1 --parallel "$3" \
+		-o "$1.replay" >/dev/null 2>"$W/replay.err" && cmp -s "$2" "$1.replay"
+}
 for how in "--parallel 4" "UCX_IBFLOW_INFER_PARALLEL=4"; do
 	case $how in
 	--*) cmd=("$INFER" --parallel 4) ;;
@@ -151,9 +157,7 @@ for how in "--parallel 4" "UCX_IBFLOW_INFER_PARALLEL=4"; do
 		--trace "$W/par.trace"; then
 		r=$(sed -n 's/^rounds of measurements \([0-9]*\) (4 hosts at once.*/\1/p' "$T_OUT")
 		if got=$(python3 "$T_REPO/tests/trace_rounds.py" "$W/par.trace" "${r:-0}" 2>&1) &&
-		   "$t_ibflow" infer --rtt "$W/par.trace" --tol 0 --lookahead 2 --seed 1 \
-			--parallel 4 -o "$W/par.replay" >/dev/null 2>"$W/replay.err" &&
-		   cmp -s "$W/par.topo" "$W/par.replay"; then
+		   replay_same "$W/par.trace" "$W/par.topo" 4; then
 			t_pass "ibflow-infer $how: $got; the replay gives the same topology"
 		else
 			t_fail "ibflow-infer $how" "$got $(head -c 300 "$W/replay.err")"
@@ -165,9 +169,7 @@ done
 if t_expect_exit 0 "$INFER" --parallel 1 --np $NP --lookahead 2 -o "$W/ser.topo" \
 	--trace "$W/ser.trace" &&
    grep -q '^rounds of measurements [0-9]* (1 hosts at once, most pairs in a round 1)' "$T_OUT" &&
-   "$t_ibflow" infer --rtt "$W/ser.trace" --tol 0 --lookahead 2 --seed 1 \
-	--parallel 1 -o "$W/ser.replay" >/dev/null 2>"$W/replay.err" &&
-   cmp -s "$W/ser.topo" "$W/ser.replay"; then
+   replay_same "$W/ser.trace" "$W/ser.topo" 1; then
 	t_pass "ibflow-infer --parallel 1: one pair a round, replays to the same topology"
 else
 	t_fail "ibflow-infer --parallel 1" "exit $T_RC: $(t_errhead) $(head -c 200 "$W/replay.err")"
