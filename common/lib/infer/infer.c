@@ -1108,6 +1108,11 @@ static ibf_status_t batch_measure(struct ctx *c, uint32_t np)
 		uint32_t k = c->bpair[2 * i + 1];
 		size_t at = (size_t)s->idx * c->t.n + k;
 
+		if (c->bst[i] != IBF_OK && c->bst[i] != IBF_ERR_NOT_FOUND &&
+		    o->measure_batch)
+			return ibf_err_set(c->err, IBF_ERR_INVALID, "the "
+					   "oracle's round left hosts %u and "
+					   "%u without a result", s->h, k);
 		st = take(c, s->h, k, c->bst[i], c->bmin[i], c->bmax[i],
 			  s->want_look, &c->chave[at]);
 		if (st != IBF_OK || c->chave[at] != 1)
