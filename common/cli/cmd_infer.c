@@ -98,6 +98,11 @@ static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 			     "close-host search budget per host: 0 = none,\n"
 			     "\"all\" = the paper's unbounded search",
 			     .def = "4"),
+		IBF_OPT_UINT("parallel", &a->io.parallel, "N", 1,
+			     IBF_INFER_PARALLEL_MAX, "hosts inserted at once, "
+			     "measuring in rounds of\npairs that share no host "
+			     "and no link of the\ntree so far; 1 = one pair at "
+			     "a time", .def = "16"),
 		IBF_OPT_UINT("lmc", &a->lmc, "N", 0, IBF_LMC_MAX, "LMC of the "
 			     "inferred topology's LIDs, and\nof topologies read "
 			     "without LIDs", .def = "0"),
@@ -253,7 +258,7 @@ static int open_source(struct args *a, struct source *s, ibf_err_t *err)
 			return ibf_cli_fail(CMD, err);
 		s->o = (ibf_infer_oracle_t){ s->set.nnames,
 					     ibf_infer_table_measure,
-					     s->table };
+					     s->table, NULL };
 		s->names = (const char *const *)s->set.names;
 	} else {
 		ibf_fabric_t *f = load_fabric(a->synth, a->lmc);
@@ -269,7 +274,8 @@ static int open_source(struct args *a, struct source *s, ibf_err_t *err)
 			return ibf_cli_fail(CMD, err);
 		s->o = (ibf_infer_oracle_t){ ibf_infer_synth_nhosts(s->synth),
 					     ibf_infer_synth_measure,
-					     s->synth };
+					     s->synth,
+					     ibf_infer_synth_measure_batch };
 		s->names = ibf_infer_synth_names(s->synth);
 		if (!a->has_tol)
 			a->tol = ibf_infer_synth_min_hop_rtt(s->synth) / 2;

@@ -11,7 +11,10 @@
  *   NOISE      ping-pong noise scale / uniform bound (default 0.5)
  *   MODEL      pingpong (default) or uniform
  *   LOOKAHEAD  close-host search budget: N, 0 = off, all (default 4)
- * Environment: SLEEP=1 waits the charged time for real; JITTER (0.2).
+ * Environment: SLEEP=1 waits the charged time for real; JITTER (0.2);
+ * PARALLEL (hosts inserted at once, default the library's; 1 = serial);
+ * SHUFFLE=N inserts the hosts in an order shuffled with seed N (as ranks
+ * placed at random), not in the topology's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,8 @@
 
 #include <ibflow/gen.h>
 #include <ibflow/infer.h>
+
+#include "../shuffle.h"
 
 static double now(void)
 {
@@ -50,7 +55,7 @@ int main(int argc, char **argv)
 	ibf_infer_accuracy_t a;
 	ibf_fabric_t *f;
 	ibf_err_t err;
-	uint32_t n, p, d, *hops;
+	uint32_t n, p, d, *hops, *order;
 	double *meas, t0, wall;
 
 	ibf_err_clear(&err);
@@ -67,6 +72,7 @@ int main(int argc, char **argv)
 	io.seed = so.seed = argc > 6 ? strtoull(argv[6], NULL, 0) : 1;
 	so.jitter = getenv("JITTER") ? atof(getenv("JITTER")) : 0.2;
 	so.sleep = getenv("SLEEP") && atoi(getenv("SLEEP"));
+	io.parallel = getenv("PARALLEL") ? (unsigned)atoi(getenv("PARALLEL")) : 0;
 	if (ibf_gen(spec, NULL, &f, &err) != IBF_OK ||
 	    ibf_infer_synth_create(f, &so, &s, &err) != IBF_OK) {
 		fprintf(stderr, "%s: %s\n", spec, err.msg);
@@ -74,8 +80,14 @@ int main(int argc, char **argv)
 	}
 	io.tol = ibf_infer_synth_min_hop_rtt(s) / 2;
 	n = ibf_infer_synth_nhosts(s);
+	order = malloc(n * sizeof(*order));
+	t_shuffle(order, n, getenv("SHUFFLE") ? strtoull(getenv("SHUFFLE"),
+							 NULL, 0) : 0);
+	if (getenv("SHUFFLE"))
+		io.order = order;
 	{
-		ibf_infer_oracle_t o = { n, ibf_infer_synth_measure, s };
+		ibf_infer_oracle_t o = { n, ibf_infer_synth_measure, s,
+					 ibf_infer_synth_measure_batch };
 
 		t0 = now();
 		if (ibf_infer_run(&o, &io, &r, &err) != IBF_OK) {
@@ -93,7 +105,8 @@ int main(int argc, char **argv)
 	printf("%-22s hosts %4u lookahead %-3s pairs %5llu (search %5llu) "
 	       "per_host %.2f max %3u max_add %3u bound %3u | fp %.4f fn %.4f "
 	       "| ratio p05 %.3f med %.3f p95 %.3f | cpu %.3f s charged %.3f s "
-	       "model %.3f s wall %.3f s\n", spec, n,
+	       "model %.3f s wall %.3f s | parallel %u rounds %llu max %u\n",
+	       spec, n,
 	       argc > 5 ? argv[5] : "4", (unsigned long long)r.stats.pairs,
 	       (unsigned long long)r.stats.lookahead_pairs,
 	       (double)r.stats.pairs / n, r.stats.max_host_pairs,
@@ -102,7 +115,10 @@ int main(int argc, char **argv)
 	       (double)a.false_neg / (double)a.queries, a.ratio_p05,
 	       a.ratio_median, a.ratio_p95, r.stats.cpu_s,
 	       ibf_infer_synth_charged(s) * 1e-6,
-	       r.stats.cpu_s + ibf_infer_synth_charged(s) * 1e-6, wall);
+	       r.stats.cpu_s + ibf_infer_synth_charged(s) * 1e-6, wall,
+	       r.stats.parallel, (unsigned long long)r.stats.batches,
+	       r.stats.max_batch);
+	free(order);
 	free(hops);
 	free(meas);
 	ibf_infer_result_free(&r);

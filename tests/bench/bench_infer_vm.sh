@@ -27,6 +27,8 @@
 # 2 x (the path's configured delays) + 2 x o x links (c: the hosts' own
 # round trip, o: netem's overhead per link and direction) and the
 # residuals' 5%-95% range: the noise the inference had to tolerate.
+# PARALLEL: hosts inserted at once (--parallel; default 16, 1 = one pair
+# at a time); a list ("1 16") runs every case under each, in that order.
 # Environment: BUILD_DIR, DELAY, TOL, SEED (default 1), RUNS (default 1),
 # VM_MEM (default 6G), VM_TIMEOUT (seconds, default 3000), VM_CPUS (2);
 # SOFTROCE_VM_ACCEL=tcg where /dev/kvm exists but fails (docs/softroce.md).
@@ -44,6 +46,7 @@ HI=${DELAY#*-}
 TOL=${TOL:-$LO}
 SEED=${SEED:-1}
 RUNS=${RUNS:-1}
+PARALLEL=${PARALLEL:-16}
 NAME=${BENCH_INFER_NAME:-ibfbi}
 NF=$REPO/scripts/netns-fabric
 STATE=${NETNS_FABRIC_STATE:-/run/ibflow-netns}
@@ -70,9 +73,10 @@ delays() {
 	}' "$1"
 }
 
-# one_case SPEC TAG: one inference; prints the table row, or a failure
+# one_case SPEC TAG PAR: one inference with --parallel PAR; prints the
+# table row, or a failure
 one_case() {
-	local spec=$1 tag=$2 d="$OUT/$2" map n boot r h pids=() rc=0 t0 lv la
+	local spec=$1 tag=$2 par=$3 d="$OUT/$2" map n boot r h pids=() rc=0 t0 lv la
 	mkdir -p "$d"
 	if ! "$IBF" gen "$spec" -o "$d/truth.topo" >/dev/null ||
 	   ! "$IBF" route --topo "$d/truth.topo" --engine minhop -o "$d/truth.lfts" >/dev/null; then
@@ -104,6 +108,7 @@ one_case() {
 			UCX_IBFLOW_TIMEOUT=300s \
 			IBFLOW_BOOT_ADDR="$boot" IBFLOW_BOOT_RANK=$r IBFLOW_BOOT_SIZE="$n" \
 			timeout 1500 "$INFER" --tol "$TOL" --lookahead 8 --seed 1 \
+			--parallel "$par" \
 			-o "$d/live.topo" --trace "$d/live.trace" \
 			>"$d/out.$r" 2>"$d/err.$r" &
 		pids+=($!)
@@ -124,20 +129,22 @@ one_case() {
 	# (rankR@HOST -> "HOST HCA-1", from the host map).
 	awk 'NR == FNR { if (!/^#/) { h = $1; $1 = $2 = $3 = $4 = $5 = $6 = $7 = $8 = $9 = $10 = $11 = ""
 			 sub(/^ +/, ""); desc[h] = $0 }; next }
+	     /^# hosts:/ { l = "# hosts:"; for (i = 3; i <= NF; i++) { split($i, a, "@"); l = l " \"" desc[a[2]] "\"" }; print l; next }
 	     /^#/ { print; next }
 	     { for (i = 1; i <= 2; i++) { split($i, a, "@"); $i = "\"" desc[a[2]] "\"" }; print }' \
 		"$d/hosts" "$d/live.trace" >"$d/named.trace"
 	if ! "$IBF" infer --rtt "$d/named.trace" --truth "$d/truth.topo" \
-		--tol "$TOL" --lookahead 8 --seed 1 -o "$d/replay.topo" \
+		--tol "$TOL" --lookahead 8 --seed 1 --parallel "$par" \
+		-o "$d/replay.topo" \
 		--json "$d/eval.json" >"$d/eval.txt" 2>&1; then
 		echo "| $spec | evaluator failed: $(head -c 200 "$d/eval.txt") |"
 		return 1
 	fi
 	lv=${spec#xgft:}
 	lv=${lv%%:*}
-	python3 - "$d" "$spec" "$lv" "$DELAY" "$la" <<'PY'
+	python3 - "$d" "$spec" "$lv" "$DELAY" "$la" "$par" <<'PY'
 import json, re, sys
-d, spec, lv, delay, la = sys.argv[1:6]
+d, spec, lv, delay, la, par = sys.argv[1:7]
 out = open(d + "/out.0").read()
 ev = json.load(open(d + "/eval.json"))
 acc = ev["accuracy"]
@@ -152,6 +159,7 @@ same = live == open(d + "/replay.topo").read()
 m = re.search(r"pairs measured (\d+) of (\d+)", out)
 t = re.search(r"time: total ([0-9.]+) s", out)
 pp = re.search(r"ping-pongs (\d+)", out)
+rounds = re.search(r"rounds of measurements (\d+) .*most pairs in a round (\d+)", out)
 n = len(ev["hosts"])
 sw_true = sum(1 for l in open(d + "/truth.topo") if l.startswith("Switch"))
 # The RTTs against the configured delays: measured minimum = c + 2 x
@@ -196,13 +204,13 @@ mx, my = sum(xs) / k, sum(ys) / k
 o = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / max(1e-9, sum((x - mx) ** 2 for x in xs))
 c = my - o * mx
 res = sorted(y - c - o * x for x, y in zip(xs, ys))
-print("| %s | %d | %s | %s us | %s / %s | %.4f / %.4f | %.3f-%.3f | %s s | %s | %d / %d | %s | %.0f + %.0f/link | %.0f..%.0f (max %.0f) | %s |" % (
+print("| %s | %d | %s | %s us | %s / %s | %.4f / %.4f | %.3f-%.3f | %s s | %s | %d / %d | %s | %.0f + %.0f/link | %.0f..%.0f (max %.0f) | %s | %s: %s rounds, at most %s pairs |" % (
     spec, n, lv, delay, m.group(1), m.group(2),
     acc["false_positive_rate"], acc["false_negative_rate"],
     acc["ratio_p05"], acc["ratio_p95"], t.group(1), pp.group(1),
     ev["switches"], sw_true, "yes" if same else "NO", c, o,
     res[int(0.05 * k)], res[max(0, int(0.95 * k) - 1)],
-    max(-res[0], res[-1]), la))
+    max(-res[0], res[-1]), la, par, rounds.group(1), rounds.group(2)))
 PY
 }
 
@@ -220,12 +228,16 @@ in_vm() {
 	trap '"$NF" --name "$NAME" down >/dev/null 2>&1' EXIT
 	echo "VM: $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r); delays $DELAY us per link (seed $SEED), --tol $TOL, repeat rule ${UCX_IBFLOW_PROBE_STALL:-10}/${UCX_IBFLOW_PROBE_MAX:-30}/${UCX_IBFLOW_PROBE_RUNS:-3}"
 	echo
-	echo "| fabric | hosts | levels | delays | pairs measured / all | false pos / neg | RTT ratio 5%-95% | time (measuring) | ping-pongs | switches inferred / true | live tree = replay | RTT - configured: c + o/link (us) | residual 5%-95% (us) | VM load avg |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| fabric | hosts | levels | delays | pairs measured / all | false pos / neg | RTT ratio 5%-95% | time (measuring) | ping-pongs | switches inferred / true | live tree = replay | RTT - configured: c + o/link (us) | residual 5%-95% (us) | VM load avg | parallel: rounds |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for spec in "$@"; do
 		for ((run = 1; run <= RUNS; run++)); do
-			tag=$(echo "$spec" | tr ':,' '__').$run
-			one_case "$spec" "$tag"
+			for par in ${PARALLEL//,/ }; do
+				tag=$(echo "$spec" | tr ':,' '__').$run
+				# the first setting keeps the old directory name
+				[ "$par" = "${PARALLEL%%[ ,]*}" ] || tag=$tag.p$par
+				one_case "$spec" "$tag" "$par"
+			done
 		done
 	done
 }
@@ -248,7 +260,7 @@ mkdir -p "$OUTDIR"
 [ $# -gt 0 ] || set -- $DEFAULT_CASES
 echo "host: $(nproc) cores, load average before: $(cut -d' ' -f1-3 /proc/loadavg); $("$REPO/scripts/softroce-vm" --check)"
 t0=$(date +%s)
-export BUILD_DIR=$B DELAY TOL SEED RUNS
+export BUILD_DIR=$B DELAY TOL SEED RUNS PARALLEL
 "$REPO/scripts/softroce-vm" -n 0 -m "${VM_MEM:-6G}" -c "${VM_CPUS:-2}" \
 	-t "${VM_TIMEOUT:-3000}" -r "$OUTDIR" -- bash "$SELF" --in-vm "$OUTDIR" "$@"
 rc=$?

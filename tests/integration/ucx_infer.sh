@@ -137,6 +137,44 @@ else
 	t_fail "ibflow-infer --np $NP" "exit $T_RC: $(t_errhead)"
 fi
 
+# Parallel mode, both ways: --parallel 4 and UCX_IBFLOW_INFER_PARALLEL=4.
+# The trace's rounds (tests/trace_rounds.py, no ibflow code): no host in
+# two pairs of a round, some round with more than one pair, as many
+# rounds as printed; the replay with the same --parallel gives the same
+# file, and the serial mode (--parallel 1) still replays too.
+# replay_same TRACE TOPO N: the offline replay with --parallel N (and the
+# live run's other options) gives TOPO byte for byte
+replay_same() {
+	"$t_ibflow" infer --rtt "$1" --tol 0 --lookahead 2 --seed 1 --parallel "$3" \
+		-o "$1.replay" >/dev/null 2>"$W/replay.err" && cmp -s "$2" "$1.replay"
+}
+for how in "--parallel 4" "UCX_IBFLOW_INFER_PARALLEL=4"; do
+	case $how in
+	--*) cmd=("$INFER" --parallel 4) ;;
+	*) cmd=(env "$how" "$INFER") ;;
+	esac
+	if t_expect_exit 0 "${cmd[@]}" --np $NP --lookahead 2 -o "$W/par.topo" \
+		--trace "$W/par.trace"; then
+		r=$(sed -n 's/^rounds of measurements \([0-9]*\) (4 hosts at once.*/\1/p' "$T_OUT")
+		if got=$(python3 "$T_REPO/tests/trace_rounds.py" "$W/par.trace" "${r:-0}" 2>&1) &&
+		   replay_same "$W/par.trace" "$W/par.topo" 4; then
+			t_pass "ibflow-infer $how: $got; the replay gives the same topology"
+		else
+			t_fail "ibflow-infer $how" "$got $(head -c 300 "$W/replay.err")"
+		fi
+	else
+		t_fail "ibflow-infer $how" "exit $T_RC: $(t_errhead)"
+	fi
+done
+if t_expect_exit 0 "$INFER" --parallel 1 --np $NP --lookahead 2 -o "$W/ser.topo" \
+	--trace "$W/ser.trace" &&
+   grep -q '^rounds of measurements [0-9]* (1 hosts at once, most pairs in a round 1)' "$T_OUT" &&
+   replay_same "$W/ser.trace" "$W/ser.topo" 1; then
+	t_pass "ibflow-infer --parallel 1: one pair a round, replays to the same topology"
+else
+	t_fail "ibflow-infer --parallel 1" "exit $T_RC: $(t_errhead) $(head -c 200 "$W/replay.err")"
+fi
+
 # UCX_IBFLOW_FABRIC=infer: the probes on the inferred tree
 if t_expect_exit 0 env UCX_IBFLOW_FABRIC=infer UCX_IBFLOW_INFER_TOL=3us \
 	"$PROBE" --np 5 --verbose --json "$W/p.json"; then
@@ -234,6 +272,13 @@ t_expect_exit 2 env UCX_IBFLOW_INFER_TOL=-1 "$INFER" --np 2 &&
 	grep -q UCX_IBFLOW_INFER_TOL "$T_ERR" &&
 	t_pass "UCX_IBFLOW_INFER_TOL=-1: exit 2 naming the variable" ||
 	t_fail "INFER_TOL=-1" "exit $T_RC: $(t_errhead)"
+t_expect_exit 2 env UCX_IBFLOW_INFER_PARALLEL=0 "$INFER" --np 2 &&
+	grep -q UCX_IBFLOW_INFER_PARALLEL "$T_ERR" &&
+	t_pass "UCX_IBFLOW_INFER_PARALLEL=0: exit 2 naming the variable" ||
+	t_fail "INFER_PARALLEL=0" "exit $T_RC: $(t_errhead)"
+t_expect_exit 2 "$INFER" --parallel 0 --np 2 && grep -q -- "--parallel" "$T_ERR" &&
+	t_pass "--parallel 0: exit 2 naming the option" ||
+	t_fail "--parallel 0" "exit $T_RC: $(t_errhead)"
 t_expect_exit 2 env UCX_IBFLOW_FABRIC=infer UCX_IBFLOW_LID_OFFSET=1 "$INFER" --np 2 &&
 	grep -q "UCX_IBFLOW_LID_OFFSET" "$T_ERR" &&
 	t_pass "FABRIC=infer with LID_OFFSET=1: exit 2 naming it" ||

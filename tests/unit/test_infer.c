@@ -31,6 +31,8 @@
 #include <ibflow/infer.h>
 #include <ibflow/topo_io.h>
 
+#include "../shuffle.h"
+
 /* ---- a graph of the test's own ------------------------------------------ */
 
 struct graph {
@@ -326,7 +328,7 @@ static void run(ibf_infer_synth_t *s, double tol, unsigned lookahead,
 		uint64_t seed, ibf_infer_result_t *r)
 {
 	ibf_infer_oracle_t o = { ibf_infer_synth_nhosts(s),
-				 ibf_infer_synth_measure, s };
+				 ibf_infer_synth_measure, s, NULL };
 	ibf_infer_opts_t io = { .tol = tol, .lookahead = lookahead,
 				.seed = seed };
 	ibf_err_t err;
@@ -566,7 +568,7 @@ static void table_run(const ibf_rtt_meas_t *m, unsigned nm, unsigned n,
 
 	ibf_err_clear(&err);
 	assert_int_equal(ibf_infer_table_create(&set, n, &t, &err), IBF_OK);
-	o = (ibf_infer_oracle_t){ n, ibf_infer_table_measure, t };
+	o = (ibf_infer_oracle_t){ n, ibf_infer_table_measure, t, NULL };
 	if (ibf_infer_run(&o, &io, r, &err) != IBF_OK)
 		fail_msg("infer: %s", err.msg);
 	ibf_infer_table_destroy(t);
@@ -698,7 +700,7 @@ static ibf_status_t failing_oracle(void *ctx, uint32_t a, uint32_t b,
 
 static void test_errors(void **state)
 {
-	ibf_infer_oracle_t o = { 4, bad_oracle, NULL };
+	ibf_infer_oracle_t o = { 4, bad_oracle, NULL, NULL };
 	uint32_t order[4] = { 0, 1, 1, 2 };
 	ibf_infer_opts_t io = { .order = order };
 	ibf_infer_result_t r;
@@ -714,7 +716,7 @@ static void test_errors(void **state)
 	o.nhosts = 1;
 	assert_int_equal(ibf_infer_run(&o, NULL, &r, &err), IBF_ERR_INVALID);
 	/* The oracle's own error comes through. */
-	o = (ibf_infer_oracle_t){ 5, failing_oracle, &calls };
+	o = (ibf_infer_oracle_t){ 5, failing_oracle, &calls, NULL };
 	assert_int_equal(ibf_infer_run(&o, NULL, &r, &err), IBF_ERR_IO);
 	assert_string_equal(err.msg, "link lost");
 	assert_int_equal(calls, 3);
@@ -740,7 +742,7 @@ static void test_trace_replay(void **state)
 
 	(void)state;
 	o = (ibf_infer_oracle_t){ ibf_infer_synth_nhosts(s),
-				  ibf_infer_synth_measure, s };
+				  ibf_infer_synth_measure, s, NULL };
 	assert_int_equal(ibf_infer_run(&o, &io, &r, &err), IBF_OK);
 	assert_int_equal(ibf_infer_write_trace(&r, names, fp, &err), IBF_OK);
 	fclose(fp);
@@ -753,7 +755,7 @@ static void test_trace_replay(void **state)
 		assert_string_equal(set.names[i], names[i]);
 	assert_int_equal(ibf_infer_table_create(&set, set.nnames, &t, &err),
 			 IBF_OK);
-	o = (ibf_infer_oracle_t){ set.nnames, ibf_infer_table_measure, t };
+	o = (ibf_infer_oracle_t){ set.nnames, ibf_infer_table_measure, t, NULL };
 	assert_int_equal(ibf_infer_run(&o, &io, &back, &err), IBF_OK);
 	assert_int_equal(back.nmeas, r.nmeas);
 	assert_int_equal(back.stats.unavailable, 0);
@@ -1230,6 +1232,178 @@ static void test_radius_none(void **state)
 	assert_true(rad.tol == 0);
 }
 
+/* ---- in parallel ----------------------------------------------------------- */
+
+/* A batch oracle over the synthetic one that checks every batch by the
+ * true fabric: no host in two pairs, and the true paths from each
+ * pair's tree host k to the host its new host measured closest so far
+ * (k's own link before any) pairwise without a common link.  Measured
+ * without noise, the tree inferred so far is the true one over the
+ * hosts placed, so these are the links of the tree inferred so far. */
+struct checked {
+	ibf_infer_synth_t *s;
+	struct graph g;
+	unsigned *par;
+	uint8_t *mark;           /* g.n x g.n, by node pair */
+	uint8_t *inpair;         /* hosts of the batch */
+	double *best;            /* smallest RTT measured from each host */
+	uint32_t *bestj;         /* ... to which host (UINT32_MAX: none) */
+	uint64_t batches, pairs, multi;
+};
+
+/* Mark the links of the true path a-b (a == b: a's link); false when
+ * one is marked already. */
+static bool mark_path(struct checked *c, unsigned a, unsigned b)
+{
+	const unsigned *pa = c->par + (size_t)a * c->g.n;
+	unsigned v, n = c->g.n;
+	bool free_ = true;
+
+	if (a == b) {
+		unsigned w = c->g.nb[a][0];
+
+		free_ = !c->mark[a * n + w];
+		c->mark[a * n + w] = c->mark[w * n + a] = 1;
+		return free_;
+	}
+	for (v = b; v != a; v = pa[v]) {
+		free_ = free_ && !c->mark[v * n + pa[v]];
+		c->mark[v * n + pa[v]] = c->mark[pa[v] * n + v] = 1;
+	}
+	return free_;
+}
+
+static ibf_status_t checked_batch(void *ctx, const uint32_t *pairs,
+				  uint32_t np, double *min, double *max,
+				  ibf_status_t *st, ibf_err_t *err)
+{
+	struct checked *c = ctx;
+	uint32_t i;
+
+	memset(c->mark, 0, (size_t)c->g.n * c->g.n);
+	memset(c->inpair, 0, c->g.nhosts);
+	for (i = 0; i < np; i++) {
+		uint32_t h = pairs[2 * i], k = pairs[2 * i + 1];
+		uint32_t a = c->bestj[h] != UINT32_MAX ? c->bestj[h] : k;
+
+		if (c->inpair[h] || c->inpair[k])
+			fail_msg("batch %llu: host in two pairs (%u %u)",
+				 (unsigned long long)c->batches, h, k);
+		c->inpair[h] = c->inpair[k] = 1;
+		if (!mark_path(c, k, a))
+			fail_msg("batch %llu: pair %u %u shares a link",
+				 (unsigned long long)c->batches, h, k);
+	}
+	for (i = 0; i < np; i++) {
+		uint32_t h = pairs[2 * i], k = pairs[2 * i + 1];
+
+		st[i] = ibf_infer_synth_measure(c->s, h, k, &min[i], &max[i],
+						err);
+		if (st[i] != IBF_OK)
+			return st[i];
+		/* the lowest index among equals, as the scan from host 0 */
+		if (c->bestj[h] == UINT32_MAX || min[i] < c->best[h] ||
+		    (min[i] == c->best[h] && k < c->bestj[h])) {
+			c->best[h] = min[i];
+			c->bestj[h] = k;
+		}
+	}
+	c->batches++;
+	c->pairs += np;
+	c->multi += np > 1;
+	return IBF_OK;
+}
+
+/* The parallel search asks batches only. */
+static ibf_status_t checked_one(void *ctx, uint32_t a, uint32_t b,
+				double *min, double *max, ibf_err_t *err)
+{
+	(void)ctx;
+	(void)min;
+	(void)max;
+	fail_msg("pair %u %u asked alone", a, b);
+	return ibf_err_set(err, IBF_ERR_INVALID, "asked alone");
+}
+
+/* The parallel search gives the true tree wherever the serial one does
+ * (exact measurements, and noise within the bound of test_exact), in
+ * rounds of pairs without a common host or link, and fewer rounds than
+ * pairs. */
+static void test_parallel(void **state)
+{
+	static const char *const specs[] = {
+		"tree:30,64,8:3", "xgft:2:8,8:1,1", "xgft:3:4,4,4:1,1,1",
+		"tree:60,120,10:4", "kary:4,3",
+	};
+	unsigned i, seed;
+
+	(void)state;
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		ibf_fabric_t *f = gen(specs[i]);
+
+		for (seed = 1; seed <= 3; seed++) {
+			struct checked c = { .s = synth(f, 0, 0.8, seed) };
+			uint32_t n = ibf_infer_synth_nhosts(c.s), *order, h;
+			double l = ibf_infer_synth_min_hop_rtt(c.s) / 2;
+			ibf_infer_oracle_t o = { n, checked_one, &c,
+						 checked_batch };
+			ibf_infer_opts_t io = { .tol = l, .lookahead = 8,
+						.seed = seed, .parallel = 16 };
+			ibf_infer_result_t par, ser;
+			ibf_infer_synth_t *noisy;
+			ibf_err_t err;
+
+			graph_of_fabric(f, &c.g);
+			c.par = parents(&c.g);
+			c.mark = malloc((size_t)c.g.n * c.g.n);
+			c.inpair = malloc(n);
+			c.best = malloc(n * sizeof(*c.best));
+			c.bestj = malloc(n * sizeof(*c.bestj));
+			order = malloc(n * sizeof(*order));
+			assert_true(c.mark && c.inpair && c.best && c.bestj &&
+				    order);
+			for (h = 0; h < n; h++)
+				c.bestj[h] = UINT32_MAX;
+			t_shuffle(order, n, seed);
+			io.order = order;
+			ibf_err_clear(&err);
+			if (ibf_infer_run(&o, &io, &par, &err) != IBF_OK)
+				fail_msg("%s: %s", specs[i], err.msg);
+			if (!exact(f, &par.tree))
+				fail_msg("%s seed %u: parallel tree differs",
+					 specs[i], seed);
+			assert_int_equal(c.pairs, par.stats.pairs);
+			assert_int_equal(c.batches, par.stats.batches);
+			assert_true(c.multi > 0 && c.batches < c.pairs);
+			/* serial and parallel under noise within the bound */
+			noisy = synth(f, 0.49 * l, 0.8, seed);
+			o = (ibf_infer_oracle_t){ n, ibf_infer_synth_measure,
+						  noisy, NULL };
+			for (io.parallel = 1; io.parallel <= 64;
+			     io.parallel *= 8) {
+				if (ibf_infer_run(&o, &io, &ser, &err) != IBF_OK)
+					fail_msg("%s: %s", specs[i], err.msg);
+				if (!exact(f, &ser.tree))
+					fail_msg("%s seed %u parallel %u: "
+						 "noisy tree differs", specs[i],
+						 seed, io.parallel);
+				ibf_infer_result_free(&ser);
+			}
+			ibf_infer_synth_destroy(noisy);
+			ibf_infer_result_free(&par);
+			ibf_infer_synth_destroy(c.s);
+			graph_free(&c.g);
+			free(c.par);
+			free(c.mark);
+			free(c.inpair);
+			free(c.best);
+			free(c.bestj);
+			free(order);
+		}
+		ibf_fabric_destroy(f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1240,6 +1414,7 @@ int main(void)
 		cmocka_unit_test(test_unavailable),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_trace_replay),
+		cmocka_unit_test(test_parallel),
 		cmocka_unit_test(test_fabric),
 		cmocka_unit_test(test_bw),
 		cmocka_unit_test(test_bw_hand),

@@ -186,6 +186,52 @@ static void test_write(void **state)
 	free(buf);
 }
 
+/* "# hosts:" numbers its hosts first, in its order, names quoted as on
+ * measurement lines; with a lookup it is a comment.  The writer's line
+ * reads back to the same numbering. */
+static void test_hosts_line(void **state)
+{
+	static const char *const names[] = { "zeta", "h1 HCA-1", "alpha" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+	ibf_rtt_set_t s;
+	ibf_err_t err;
+
+	(void)state;
+	assert_int_equal(read_buf("# hosts: c \"b b\" a\n"
+				  "a c 1\nd a 2\n", NULL, NULL, &s, &err),
+			 IBF_OK);
+	assert_int_equal(s.nnames, 4);
+	assert_string_equal(s.names[0], "c");
+	assert_string_equal(s.names[1], "b b");
+	assert_string_equal(s.names[2], "a");
+	assert_string_equal(s.names[3], "d");
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.m[0].a, 2);
+	assert_int_equal(s.m[0].b, 0);
+	ibf_rtt_set_free(&s);
+	/* with a lookup: a comment */
+	assert_int_equal(read_buf("# hosts: nobody\nh1 \"h0 HCA-1\" 3\n",
+				  lookup, NULL, &s, &err), IBF_OK);
+	assert_int_equal(s.n, 1);
+	ibf_rtt_set_free(&s);
+	fp = open_memstream(&buf, &len);
+	assert_int_equal(ibf_rtt_write_hosts(fp, names, 3, &err), IBF_OK);
+	assert_int_equal(ibf_rtt_write_line(fp, "alpha", "zeta", 1, 2, &err),
+			 IBF_OK);
+	fclose(fp);
+	assert_int_equal(read_buf(buf, NULL, NULL, &s, &err), IBF_OK);
+	assert_int_equal(s.nnames, 3);
+	assert_string_equal(s.names[0], "zeta");
+	assert_string_equal(s.names[1], "h1 HCA-1");
+	assert_string_equal(s.names[2], "alpha");
+	assert_int_equal(s.m[0].a, 2);
+	assert_int_equal(s.m[0].b, 0);
+	ibf_rtt_set_free(&s);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_lookup),
 		cmocka_unit_test(test_bad_lines),
 		cmocka_unit_test(test_write),
+		cmocka_unit_test(test_hosts_line),
 	};
 
 	return cmocka_run_group_tests_name("rtt_io", tests, NULL, NULL);

@@ -126,4 +126,15 @@ if [ $? -eq 0 ]; then
 else
 	t_fail "$N: $SPEC against the true tree" "$(tr '\n' ';' <"$D/check" | head -c 400)"
 fi
+
+# The run above is in parallel mode (the default, 16 hosts at once;
+# issue 23): its trace's rounds, read here, must pair no host twice, and
+# the ping-pongs must have run concurrently (a round of several pairs):
+# tests/trace_rounds.py.
+python3 "$T_REPO/tests/trace_rounds.py" "$C/live.trace" >"$D/rounds" 2>&1
+if [ $? -eq 0 ]; then
+	t_pass "$N: parallel rounds, no host twice in a round: $(cat "$D/rounds")"
+else
+	t_fail "$N: parallel rounds" "$(tail -c 300 "$D/rounds")"
+fi
 t_done

@@ -37,6 +37,7 @@ typedef struct args {
 	double tol;            /* µs; < 0: UCX_IBFLOW_INFER_TOL */
 	unsigned lookahead;
 	unsigned seed;
+	unsigned parallel;     /* 0: UCX_IBFLOW_INFER_PARALLEL */
 	bool quiet;
 	unsigned np;
 } args_t;
@@ -125,6 +126,11 @@ static int parse_args(int argc, char **argv, args_t *a)
 			     .def = "8"),
 		IBF_OPT_UINT("seed", &a->seed, "N", 0, UINT32_MAX,
 			     "the search's random first choice", .def = "1"),
+		IBF_OPT_UINT("parallel", &a->parallel, "N", 1,
+			     IBF_INFER_PARALLEL_MAX, "hosts inserted at once, "
+			     "their pairs measured\nconcurrently (1: one pair "
+			     "at a time; a replay\nneeds the same N)",
+			     .def = "UCX_IBFLOW_INFER_PARALLEL"),
 		IBF_OPT_STR("bw", &a->bw, "FILE",
 			    "also measure a bandwidth map along the tree "
 			    "(the\npaper's section 6.1: rounds of concurrent "
@@ -388,6 +394,8 @@ static int run(const void *args, const ibf_ucx_config_t *cfg)
 		io.tol_us = a->tol;
 	io.lookahead = a->lookahead;
 	io.seed = a->seed;
+	if (a->parallel)
+		io.parallel = a->parallel;
 	/* UCX_IBFLOW_FABRIC=infer: the context has inferred already (with
 	 * the configuration's options). */
 	done = ibf_ucx_inferred(u);

@@ -47,10 +47,22 @@ typedef ibf_status_t (*ibf_infer_measure_fn)(void *ctx, uint32_t a,
 					     uint32_t b, double *min,
 					     double *max, ibf_err_t *err);
 
+/* Several measurements at once (the parallel search): pairs[2i],
+ * pairs[2i+1] for i < npairs, no host in two pairs.  Fills min[i],
+ * max[i] and st[i] (IBF_OK or IBF_ERR_NOT_FOUND, as measure's status);
+ * returns IBF_OK, or another status (err filled) to abort.  The pairs
+ * are meant to run concurrently. */
+typedef ibf_status_t (*ibf_infer_batch_fn)(void *ctx, const uint32_t *pairs,
+					   uint32_t npairs, double *min,
+					   double *max, ibf_status_t *st,
+					   ibf_err_t *err);
+
 typedef struct ibf_infer_oracle {
 	uint32_t nhosts;
 	ibf_infer_measure_fn measure;
 	void *ctx;
+	/* NULL: a batch is measured by calling measure() pair by pair. */
+	ibf_infer_batch_fn measure_batch;
 } ibf_infer_oracle_t;
 
 /* ---- inference ---------------------------------------------------------- */
@@ -76,7 +88,16 @@ typedef struct ibf_infer_opts {
 	const uint32_t *order;
 	/* Seed of the close-host search's random first choice. */
 	uint64_t seed;
+	/* Hosts inserted concurrently: 0 = default
+	 * (IBF_INFER_PARALLEL_DEFAULT), 1 = one measurement at a time (the
+	 * paper), N = up to N hosts search at once; their measurements are
+	 * handed out in batches of pairs that share no host and no link of
+	 * the tree inferred so far (docs/infer.md, "In parallel"). */
+	unsigned parallel;
 } ibf_infer_opts_t;
+
+#define IBF_INFER_PARALLEL_DEFAULT 16u
+#define IBF_INFER_PARALLEL_MAX 4096u
 
 #define IBF_INFER_LOOKAHEAD_OFF UINT32_MAX
 #define IBF_INFER_LOOKAHEAD_ALL (UINT32_MAX - 1)
@@ -97,6 +118,7 @@ typedef struct ibf_infer_meas {
 	uint32_t a, b;
 	double min, max;
 	uint8_t lookahead; /* measured by the close-host search */
+	uint32_t round;    /* the round (batch) it was measured in, from 1 */
 } ibf_infer_meas_t;
 
 typedef struct ibf_infer_stats {
@@ -109,6 +131,10 @@ typedef struct ibf_infer_stats {
 				    paper bounds it by p(d-1)+1) */
 	double cpu_s;            /* time in the algorithm, oracle excluded */
 	double oracle_s;         /* time inside the oracle's calls */
+	uint64_t batches;        /* rounds of measurements (serial: pairs
+				    asked, unavailable ones included) */
+	uint32_t max_batch;      /* most pairs in one round */
+	uint32_t parallel;       /* the opts' parallel, default resolved */
 } ibf_infer_stats_t;
 
 typedef struct ibf_infer_result {
@@ -209,6 +235,12 @@ void ibf_infer_synth_destroy(ibf_infer_synth_t *s);
 ibf_status_t ibf_infer_synth_measure(void *ctx, uint32_t a, uint32_t b,
 				     double *min, double *max,
 				     ibf_err_t *err);
+/* A round of pairs measured side by side (ibf_infer_batch_fn): charged
+ * as its longest pair. */
+ibf_status_t ibf_infer_synth_measure_batch(void *ctx, const uint32_t *pairs,
+					   uint32_t npairs, double *min,
+					   double *max, ibf_status_t *st,
+					   ibf_err_t *err);
 uint32_t ibf_infer_synth_nhosts(const ibf_infer_synth_t *s);
 const char *const *ibf_infer_synth_names(const ibf_infer_synth_t *s);
 /* True RTTs, [a * nhosts + b]. */

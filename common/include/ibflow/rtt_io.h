@@ -18,7 +18,9 @@
  *    two hosts;
  *  - without one (the file defines its hosts): a name is one word or one
  *    quoted string, so a line has 3 or 4 fields; hosts are numbered in the
- *    order of their first appearance.
+ *    order of their first appearance, after those of a "# hosts: A B ..."
+ *    line (a comment to readers with a lookup and to older readers),
+ *    which numbers its hosts in its own order.
  */
 #ifndef IBFLOW_RTT_IO_H
 #define IBFLOW_RTT_IO_H
@@ -67,6 +69,12 @@ void ibf_rtt_set_free(ibf_rtt_set_t *s);
  * name that cannot be written (empty, or both blanks and '"'). */
 ibf_status_t ibf_rtt_write_line(FILE *fp, const char *a, const char *b,
 				double min, double max, ibf_err_t *err);
+
+#define IBF_RTT_HOSTS_TAG "# hosts:"
+
+/* Write the "# hosts:" line of names[0..n-1] (quoted as by write_line). */
+ibf_status_t ibf_rtt_write_hosts(FILE *fp, const char *const *names,
+				 uint32_t n, ibf_err_t *err);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -180,10 +180,39 @@ static ibf_status_t lookup_names(struct names *nm, const ibf_text_t *t,
 	return IBF_OK;
 }
 
+/* "# hosts: A B ..." in a file that defines its hosts: they are numbered
+ * in that order (then any others by first appearance), so that a file
+ * whose first lines would number them otherwise keeps its numbering.
+ * A comment elsewhere. */
+static ibf_status_t hosts_line(struct names *nm, const ibf_text_t *t,
+			       char *s, ibf_err_t *err)
+{
+	ibf_words_t w;
+	uint32_t idx;
+	ibf_status_t st;
+	unsigned i;
+
+	if ((st = ibf_words_split(t, s, &w, err)) != IBF_OK)
+		return st;
+	for (i = 0; i < w.n; i++) {
+		char na[IBF_NAME_MAX];
+
+		if (!ibf_words_join(&w, i, i + 1, na, sizeof(na)))
+			return ibf_text_error(t, err, IBF_ERR_PARSE, "host "
+					      "name longer than %d bytes",
+					      IBF_NAME_MAX - 2);
+		if (intern(nm, na, &idx) != IBF_OK)
+			return ibf_err_set(err, IBF_ERR_NOMEM,
+					   "out of memory");
+	}
+	return IBF_OK;
+}
+
 static ibf_status_t parse_line(struct names *nm, const ibf_text_t *t,
 			       char *s, ibf_rtt_meas_t *m, bool *empty,
 			       ibf_err_t *err)
 {
+	const size_t tag = strlen(IBF_RTT_HOSTS_TAG);
 	ibf_words_t w;
 	const ibf_word_t *last;
 	double v1 = 0, v2;
@@ -191,6 +220,10 @@ static ibf_status_t parse_line(struct names *nm, const ibf_text_t *t,
 	unsigned k;
 	ibf_status_t st;
 
+	if (!nm->lookup && !strncmp(s, IBF_RTT_HOSTS_TAG, tag)) {
+		*empty = true;
+		return hosts_line(nm, t, s + tag, err);
+	}
 	if ((st = ibf_words_split(t, s, &w, err)) != IBF_OK)
 		return st;
 	*empty = w.n == 0;
@@ -341,6 +374,22 @@ static ibf_status_t put_name(FILE *fp, const char *s, ibf_err_t *err)
 				   "cannot be written in an RTT file (empty or "
 				   "with a control character)", s);
 	ibf_names_write(s, fp, false);
+	return IBF_OK;
+}
+
+ibf_status_t ibf_rtt_write_hosts(FILE *fp, const char *const *names,
+				 uint32_t n, ibf_err_t *err)
+{
+	ibf_status_t st;
+	uint32_t i;
+
+	fputs(IBF_RTT_HOSTS_TAG, fp);
+	for (i = 0; i < n; i++) {
+		fputc(' ', fp);
+		if ((st = put_name(fp, names[i], err)) != IBF_OK)
+			return st;
+	}
+	fputc('\n', fp);
 	return IBF_OK;
 }
 

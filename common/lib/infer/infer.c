@@ -197,6 +197,22 @@ static void hang(struct tree *t, uint32_t x, uint32_t h, double len)
 
 /* ---- inference context -------------------------------------------------- */
 
+/* Parallel mode: one host being inserted.  Its measurements live in
+ * row idx of the caches (ctx cmin, cmax, chave); its search is re-run
+ * from the start on the current tree after every batch (replay), taking
+ * what it measured from the cache, until it needs a pair not measured
+ * yet (want) or places the host. */
+struct slot {
+	uint32_t idx;
+	uint32_t h;
+	uint32_t want;           /* the pair (h, want) asked for */
+	bool want_look;          /* asked by the close-host search */
+	ibf_rng_t rng;           /* the search's generator at its start */
+	uint32_t first;          /* the search's random first host, kept
+				    while the tree grows under it */
+	uint32_t pairs, add_pairs;
+};
+
 struct ctx {
 	const ibf_infer_oracle_t *o;
 	const ibf_infer_opts_t *opts;
@@ -224,10 +240,23 @@ struct ctx {
 	ibf_infer_stats_t *st;
 	uint32_t host_pairs, add_pairs;
 	bool in_lookahead;
+	/* Parallel mode (docs/infer.md, "In parallel"). */
+	struct slot *slots;      /* nslots, their caches by idx */
+	uint32_t nslots;
+	uint32_t *act, nact;     /* active slots, in activation order */
+	double *cmin, *cmax;     /* [nslots * n] */
+	uint8_t *chave;          /* as have, per slot and host */
+	struct slot *cur;        /* the slot being replayed, or NULL */
+	bool blocked;            /* the replay stopped at an unmeasured pair */
+	/* One batch: pairs, their slots and results; host and link marks. */
+	uint32_t *bpair, *bslot;
+	double *bmin, *bmax;
+	ibf_status_t *bst;
+	uint8_t *hmark, *emark;  /* [n] hosts, [2n] links by lower node */
 };
 
 static ibf_status_t record(struct ctx *c, uint32_t a, uint32_t b,
-			   double mn, double mx)
+			   double mn, double mx, bool look)
 {
 	if (c->nmeas == c->measc) {
 		ibf_infer_meas_t *m = ibf_array_grow32(c->meas, &c->measc,
@@ -243,7 +272,8 @@ static ibf_status_t record(struct ctx *c, uint32_t a, uint32_t b,
 	c->meas[c->nmeas].b = b;
 	c->meas[c->nmeas].min = mn;
 	c->meas[c->nmeas].max = mx;
-	c->meas[c->nmeas].lookahead = c->in_lookahead;
+	c->meas[c->nmeas].lookahead = look;
+	c->meas[c->nmeas].round = (uint32_t)c->st->batches;
 	c->nmeas++;
 	return IBF_OK;
 }
@@ -269,21 +299,14 @@ static void bounds_from(struct ctx *c, uint32_t k)
 	}
 }
 
-/* Measure h and k once; false when the pair is unavailable. */
-static ibf_status_t measure(struct ctx *c, uint32_t h, uint32_t k, bool *ok)
+/* What the oracle said of h and k, checked and counted: IBF_OK with
+ * *have 1 (measured, recorded) or 2 (unavailable), or the failure. */
+static ibf_status_t take(struct ctx *c, uint32_t h, uint32_t k,
+			 ibf_status_t st, double mn, double mx, bool look,
+			 uint8_t *have)
 {
-	double mn = 0, mx = 0, t0;
-	ibf_status_t st;
-
-	*ok = c->have[k] == 1;
-	if (c->have[k])
-		return IBF_OK;
-	c->asked[c->nasked++] = k;
-	t0 = ibf_infer_now();
-	st = c->o->measure(c->o->ctx, h, k, &mn, &mx, c->err);
-	c->st->oracle_s += ibf_infer_now() - t0;
 	if (st == IBF_ERR_NOT_FOUND) {
-		c->have[k] = 2;
+		*have = 2;
 		c->st->unavailable++;
 		ibf_err_clear(c->err);
 		return IBF_OK;
@@ -294,19 +317,63 @@ static ibf_status_t measure(struct ctx *c, uint32_t h, uint32_t k, bool *ok)
 		return ibf_err_set(c->err, IBF_ERR_INVALID, "the oracle "
 				   "returned RTT [%g, %g] for hosts %u and %u",
 				   mn, mx, h, k);
-	c->have[k] = 1;
+	*have = 1;
+	if (look)
+		c->st->lookahead_pairs++;
+	else
+		c->st->add_pairs++;
+	return record(c, h, k, mn, mx, look);
+}
+
+/* Parallel mode: the replayed search's measurement of k comes from its
+ * slot's cache; one not made yet stops the search (c->blocked, unwound
+ * as a failure that is none) and is what the slot asks for next. */
+static ibf_status_t replayed(struct ctx *c, uint32_t k, bool *ok)
+{
+	struct slot *s = c->cur;
+	size_t at = (size_t)s->idx * c->t.n + k;
+
+	if (!c->chave[at]) {
+		s->want = k;
+		s->want_look = c->in_lookahead;
+		c->blocked = true;
+		return IBF_ERR_UNSUPPORTED;
+	}
+	c->asked[c->nasked++] = k;
+	c->have[k] = c->chave[at];
+	if (c->have[k] != 1)
+		return IBF_OK;
+	c->hmin[k] = c->cmin[at];
+	c->hmax[k] = c->cmax[at];
+	*ok = true;
+	bounds_from(c, k);
+	return IBF_OK;
+}
+
+/* Measure h and k once; false when the pair is unavailable. */
+static ibf_status_t measure(struct ctx *c, uint32_t h, uint32_t k, bool *ok)
+{
+	double mn = 0, mx = 0, t0;
+	ibf_status_t st;
+
+	*ok = c->have[k] == 1;
+	if (c->have[k])
+		return IBF_OK;
+	if (c->cur)
+		return replayed(c, k, ok);
+	c->asked[c->nasked++] = k;
+	t0 = ibf_infer_now();
+	st = c->o->measure(c->o->ctx, h, k, &mn, &mx, c->err);
+	c->st->oracle_s += ibf_infer_now() - t0;
+	c->st->batches++;
+	st = take(c, h, k, st, mn, mx, c->in_lookahead, &c->have[k]);
+	if (st != IBF_OK || c->have[k] != 1)
+		return st;
 	c->hmin[k] = mn;
 	c->hmax[k] = mx;
 	c->host_pairs++;
-	if (c->in_lookahead)
-		c->st->lookahead_pairs++;
-	else {
-		c->st->add_pairs++;
-		c->add_pairs++;
-	}
+	c->add_pairs += !c->in_lookahead;
 	*ok = true;
-	if ((st = record(c, h, k, mn, mx)) != IBF_OK)
-		return st;
 	bounds_from(c, k);
 	return IBF_OK;
 }
@@ -371,6 +438,24 @@ static uint32_t cand_best(const struct ctx *c)
 	return best;
 }
 
+/* The search's random first candidate.  A replayed search (parallel
+ * mode) keeps the host it drew first: the tree, and so the draw's range,
+ * may have grown since, and a new draw would cost a new measurement. */
+static uint32_t first_pick(struct ctx *c)
+{
+	struct slot *s = c->cur;
+	uint32_t i;
+
+	if (s && s->first != NONE)
+		for (i = 0; i < c->ncands; i++)
+			if (c->cands[i] == s->first)
+				return i;
+	i = (uint32_t)ibf_rng_below(&c->rng, c->ncands);
+	if (s)
+		s->first = c->cands[i];
+	return i;
+}
+
 /* The close-host search (the paper's find_close_host): measure
  * candidates, dropping those a measurement shows to be far (tree distance
  * to the host measured > 3x or < x/3, x its RTT); stop at the budget or
@@ -390,9 +475,8 @@ static ibf_status_t close_host(struct ctx *c, uint32_t h, uint32_t *best)
 	cands_all(c);
 	c->in_lookahead = true;
 	for (; c->ncands && budget; budget--) {
-		uint32_t pick = bx == INFINITY ?
-				(uint32_t)ibf_rng_below(&c->rng, c->ncands) :
-				cand_best(c), j = c->cands[pick];
+		uint32_t pick = bx == INFINITY ? first_pick(c) : cand_best(c),
+			 j = c->cands[pick];
 		double x;
 		bool ok;
 
@@ -613,9 +697,13 @@ static int rows_build(const struct ctx *c, struct rows *r)
 	for (i = 0; i < c->nmeas; i++) {
 		uint32_t a = c->meas[i].a, b = c->meas[i].b, lca = a, v;
 
+		r->off[i] = (uint32_t)len;
+		r->y[i] = 0;
+		/* an empty row: a host the parallel mode has not placed yet */
+		if (!t->placed[a] || !t->placed[b])
+			continue;
 		while (!is_anc(t, lca, b))
 			lca = t->parent[lca];
-		r->off[i] = (uint32_t)len;
 		r->y[i] = c->meas[i].min;
 		for (int side = 0; side < 2; side++)
 			for (v = side ? b : a; v != lca; v = t->parent[v]) {
@@ -781,6 +869,47 @@ static void ctx_free(struct ctx *c)
 	free(c->path);
 	free(c->pos);
 	free(c->meas);
+	free(c->slots);
+	free(c->act);
+	free(c->cmin);
+	free(c->cmax);
+	free(c->chave);
+	free(c->bpair);
+	free(c->bslot);
+	free(c->bmin);
+	free(c->bmax);
+	free(c->bst);
+	free(c->hmark);
+	free(c->emark);
+}
+
+/* The parallel mode's slots, caches and batch arrays for k slots. */
+static int par_alloc(struct ctx *c, uint32_t k)
+{
+	size_t n = c->t.n, i;
+
+	c->nslots = k;
+	c->slots = calloc(k, sizeof(*c->slots));
+	c->act = malloc(k * sizeof(*c->act));
+	c->cmin = malloc(k * n * sizeof(*c->cmin));
+	c->cmax = malloc(k * n * sizeof(*c->cmax));
+	c->chave = calloc(k * n, 1);
+	c->bpair = malloc(2 * k * sizeof(*c->bpair));
+	c->bslot = malloc(k * sizeof(*c->bslot));
+	c->bmin = malloc(k * sizeof(*c->bmin));
+	c->bmax = malloc(k * sizeof(*c->bmax));
+	c->bst = malloc(k * sizeof(*c->bst));
+	c->hmark = malloc(n);
+	c->emark = malloc(2 * n);
+	if (!c->slots || !c->act || !c->cmin || !c->cmax || !c->chave ||
+	    !c->bpair || !c->bslot || !c->bmin || !c->bmax || !c->bst ||
+	    !c->hmark || !c->emark)
+		return -1;
+	for (i = 0; i < k; i++) {
+		c->slots[i].idx = (uint32_t)i;
+		c->slots[i].h = NONE;
+	}
+	return 0;
 }
 
 static int ctx_alloc(struct ctx *c, uint32_t n)
@@ -865,6 +994,255 @@ static ibf_status_t run_all(struct ctx *c, const uint32_t *order)
 	return refit_now(c, 4 * c->t.nnodes);
 }
 
+/* ---- in parallel -------------------------------------------------------- */
+
+/* The host slot s's search is closest to so far (its smallest measured
+ * RTT), or NONE. */
+static uint32_t anchor(const struct ctx *c, const struct slot *s)
+{
+	const uint8_t *hv = c->chave + (size_t)s->idx * c->t.n;
+	const double *mn = c->cmin + (size_t)s->idx * c->t.n;
+	uint32_t j, best = NONE;
+
+	for (j = 0; j < c->t.n; j++)
+		if (hv[j] == 1 && (best == NONE || mn[j] < mn[best]))
+			best = j;
+	return best;
+}
+
+/* The links of the tree path between hosts a and b (a == b: a's own
+ * link), named by their lower node: are they all unmarked (take false),
+ * or mark them (take true).  Needs a current Euler tour. */
+static bool path_links(struct ctx *c, uint32_t a, uint32_t b, bool take)
+{
+	const struct tree *t = &c->t;
+	uint32_t lca = a, v;
+
+	if (a == b) {
+		/* the root host's link is named by its one child */
+		v = t->parent[a] != NONE ? a : t->kid[a];
+		if (v == NONE)
+			return true;
+		if (!take)
+			return !c->emark[v];
+		c->emark[v] = 1;
+		return true;
+	}
+	while (!is_anc(t, lca, b))
+		lca = t->parent[lca];
+	for (int side = 0; side < 2; side++)
+		for (v = side ? b : a; v != lca; v = t->parent[v]) {
+			if (!take && c->emark[v])
+				return false;
+			c->emark[v] |= take;
+		}
+	return true;
+}
+
+/* The next batch, from the active slots' wanted pairs (h, k).  A pair's
+ * links are those of the tree path from k to the slot's anchor (the
+ * closest host its search found, near where h will hang; before any,
+ * k's own link): h's route to k crosses the tree there.  Pairs are taken
+ * oldest slot first (the oldest searches are nearest to placing their
+ * hosts, which grows the tree for all), each when its k is in no pair
+ * taken yet and its links are in none of theirs.  The first is always
+ * taken, so every batch makes progress.  (Shortest paths first was
+ * tried: more rounds, 302 for 283 on a shuffled xgft:2:8,8, 16 slots.) */
+static uint32_t batch_build(struct ctx *c)
+{
+	uint32_t i, np = 0;
+
+	memset(c->hmark, 0, c->t.n);
+	memset(c->emark, 0, 2 * (size_t)c->t.n);
+	tour(&c->t, c->stack, c->from);
+	for (i = 0; i < c->nact; i++) {
+		struct slot *s = &c->slots[c->act[i]];
+		uint32_t k = s->want, a;
+
+		if (k == NONE || c->hmark[k])
+			continue;
+		a = anchor(c, s);
+		if (a == NONE)
+			a = k;
+		if (!path_links(c, k, a, false))
+			continue;
+		path_links(c, k, a, true);
+		c->hmark[k] = 1;
+		c->bpair[2 * np] = s->h;
+		c->bpair[2 * np + 1] = k;
+		c->bslot[np++] = c->act[i];
+	}
+	return np;
+}
+
+/* Measure a batch (all at once when the oracle can) and file the
+ * results in the slots' caches. */
+static ibf_status_t batch_measure(struct ctx *c, uint32_t np)
+{
+	const ibf_infer_oracle_t *o = c->o;
+	double t0 = ibf_infer_now();
+	ibf_status_t st = IBF_OK;
+	uint32_t i;
+
+	if (o->measure_batch) {
+		for (i = 0; i < np; i++)
+			c->bst[i] = IBF_ERR_INVALID;
+		st = o->measure_batch(o->ctx, c->bpair, np, c->bmin, c->bmax,
+				      c->bst, c->err);
+	} else {
+		for (i = 0; i < np && st == IBF_OK; i++) {
+			c->bmin[i] = c->bmax[i] = 0;
+			c->bst[i] = o->measure(o->ctx, c->bpair[2 * i],
+					       c->bpair[2 * i + 1], &c->bmin[i],
+					       &c->bmax[i], c->err);
+			if (c->bst[i] != IBF_ERR_NOT_FOUND)
+				st = c->bst[i];
+		}
+	}
+	c->st->oracle_s += ibf_infer_now() - t0;
+	c->st->batches++;
+	if (np > c->st->max_batch)
+		c->st->max_batch = np;
+	for (i = 0; i < np && st == IBF_OK; i++) {
+		struct slot *s = &c->slots[c->bslot[i]];
+		uint32_t k = c->bpair[2 * i + 1];
+		size_t at = (size_t)s->idx * c->t.n + k;
+
+		if (c->bst[i] != IBF_OK && c->bst[i] != IBF_ERR_NOT_FOUND &&
+		    o->measure_batch)
+			return ibf_err_set(c->err, IBF_ERR_INVALID, "the "
+					   "oracle's round left hosts %u and "
+					   "%u without a result", s->h, k);
+		st = take(c, s->h, k, c->bst[i], c->bmin[i], c->bmax[i],
+			  s->want_look, &c->chave[at]);
+		if (st != IBF_OK || c->chave[at] != 1)
+			continue;
+		c->cmin[at] = c->bmin[i];
+		c->cmax[at] = c->bmax[i];
+		s->pairs++;
+		s->add_pairs += !s->want_look;
+	}
+	return st;
+}
+
+/* Re-run slot s's search on the current tree: *done when it placed its
+ * host, else it waits for s->want. */
+static ibf_status_t replay(struct ctx *c, struct slot *s, bool *done)
+{
+	ibf_status_t st;
+
+	reset_host(c);
+	c->rng = s->rng;
+	c->cur = s;
+	c->blocked = false;
+	s->want = NONE;
+	st = add(c, s->h);
+	c->cur = NULL;
+	*done = false;
+	if (c->blocked)
+		return IBF_OK;
+	if (st != IBF_OK)
+		return st;
+	*done = true;
+	if (s->pairs > c->st->max_host_pairs)
+		c->st->max_host_pairs = s->pairs;
+	if (s->add_pairs > c->st->max_add_pairs)
+		c->st->max_add_pairs = s->add_pairs;
+	return IBF_OK;
+}
+
+/* Free slots take the next hosts of the insertion order; each search
+ * gets a generator of its own, so that a replay draws what the first
+ * run drew. */
+static void slots_fill(struct ctx *c, const uint32_t *order, uint32_t *next)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->nslots && *next < c->t.n; i++) {
+		struct slot *s = &c->slots[i];
+		uint64_t x;
+
+		if (s->h != NONE)
+			continue;
+		s->h = order ? order[*next] : *next;
+		(*next)++;
+		x = c->opts->seed ^ ((uint64_t)s->h << 32 | s->h);
+		s->rng.s = ibf_splitmix64(&x);
+		s->want = s->first = NONE;
+		s->pairs = s->add_pairs = 0;
+		memset(c->chave + (size_t)i * c->t.n, 0, c->t.n);
+		c->act[c->nact++] = i;
+	}
+}
+
+static void slot_retire(struct ctx *c, uint32_t ai)
+{
+	c->slots[c->act[ai]].h = NONE;
+	memmove(c->act + ai, c->act + ai + 1,
+		(c->nact - ai - 1) * sizeof(*c->act));
+	c->nact--;
+}
+
+/* Replay every active slot, oldest first, until a pass places no host:
+ * a host placed changes the tree the others' searches ran on. */
+static ibf_status_t replay_all(struct ctx *c, const uint32_t *order,
+			       uint32_t *next, uint32_t *placed,
+			       uint32_t *refit_at)
+{
+	bool moved = true;
+	ibf_status_t st;
+
+	while (moved && *placed < c->t.n) {
+		uint32_t i = 0;
+
+		moved = false;
+		slots_fill(c, order, next);
+		while (i < c->nact) {
+			bool done;
+
+			if ((st = replay(c, &c->slots[c->act[i]], &done)))
+				return st;
+			if (!done) {
+				i++;
+				continue;
+			}
+			slot_retire(c, i);
+			moved = true;
+			/* the serial schedule of refits, by hosts placed */
+			if (++*placed - 1 >= *refit_at) {
+				uint32_t k = *placed - 1;
+
+				*refit_at = k + (k / REFIT_EVERY > REFIT_EVERY ?
+						 k / REFIT_EVERY : REFIT_EVERY);
+				if ((st = refit_now(c, REFIT_ITERATIONS)))
+					return st;
+			}
+		}
+	}
+	return IBF_OK;
+}
+
+static ibf_status_t run_par(struct ctx *c, const uint32_t *order)
+{
+	uint32_t next = 1, placed = 1, refit_at = REFIT_EVERY, np;
+	ibf_status_t st;
+
+	c->t.root = order ? order[0] : 0;
+	c->t.placed[c->t.root] = 1;
+	for (;;) {
+		st = replay_all(c, order, &next, &placed, &refit_at);
+		if (st != IBF_OK || placed == c->t.n)
+			break;
+		np = batch_build(c);
+		if (!np)
+			return ibf_err_set(c->err, IBF_ERR_INVALID, "parallel "
+					   "inference: no pair to measure");
+		if ((st = batch_measure(c, np)) != IBF_OK)
+			break;
+	}
+	return st == IBF_OK ? refit_now(c, 4 * c->t.nnodes) : st;
+}
+
 ibf_status_t ibf_infer_run(const ibf_infer_oracle_t *o,
 			   const ibf_infer_opts_t *opts,
 			   ibf_infer_result_t *out, ibf_err_t *err)
@@ -886,20 +1264,32 @@ ibf_status_t ibf_infer_run(const ibf_infer_oracle_t *o,
 	if (!(opts->tol >= 0) || !isfinite(opts->tol))
 		return ibf_err_set(err, IBF_ERR_INVALID, "tolerance %g",
 				   opts->tol);
+	if (opts->parallel > IBF_INFER_PARALLEL_MAX)
+		return ibf_err_set(err, IBF_ERR_RANGE, "parallel %u: at most "
+				   "%u hosts at once", opts->parallel,
+				   IBF_INFER_PARALLEL_MAX);
+	out->stats.parallel = opts->parallel ? opts->parallel :
+			      IBF_INFER_PARALLEL_DEFAULT;
 	c.o = o;
 	c.opts = opts;
 	c.err = err;
 	c.tol = opts->tol;
 	c.rng.s = opts->seed;
 	c.st = &out->stats;
-	if (ctx_alloc(&c, o->nhosts)) {
+	if (ctx_alloc(&c, o->nhosts) ||
+	    (out->stats.parallel > 1 &&
+	     par_alloc(&c, out->stats.parallel < o->nhosts - 1 ?
+			   out->stats.parallel : o->nhosts - 1))) {
 		ctx_free(&c);
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
 	}
 	st = opts->order ? check_order(opts->order, o->nhosts, c.cand, err)
 			 : IBF_OK;
 	if (st == IBF_OK)
-		st = run_all(&c, opts->order);
+		st = c.slots ? run_par(&c, opts->order) :
+			       run_all(&c, opts->order);
+	if (!c.slots && out->stats.batches)
+		out->stats.max_batch = 1;
 	if (st == IBF_OK)
 		st = export_tree(&c.t, &out->tree, err);
 	out->meas = c.meas;

@@ -91,6 +91,9 @@ static int stats_json(const ibf_infer_report_t *rep, json_object *root)
 	rc |= add_u64(root, "max_pairs_per_host", s->max_host_pairs);
 	rc |= add_u64(root, "max_insertion_pairs_per_host",
 		      s->max_add_pairs);
+	rc |= add_u64(root, "rounds", s->batches);
+	rc |= add_u64(root, "max_pairs_per_round", s->max_batch);
+	rc |= add_u64(root, "parallel", s->parallel);
 	rc |= add_u64(root, "largest_switch", p);
 	rc |= add_u64(root, "diameter", d);
 	rc |= add_u64(root, "bound_per_host", d ? p * (d - 1) + 1 : 1);
@@ -160,14 +163,29 @@ ibf_status_t ibf_infer_write_trace(const ibf_infer_result_t *r,
 
 	fprintf(fp, "# pairs measured by ibflow infer, in order: A B RTT or "
 		"A B MIN MAX\n");
+	/* The hosts in index order: measured in parallel, they need not
+	 * first appear in it, and a replay numbers them as here. */
+	if (names && (st = ibf_rtt_write_hosts(fp, names, r->tree.nhosts,
+					       err)) != IBF_OK)
+		return st;
+	if (!names) {
+		fputs(IBF_RTT_HOSTS_TAG, fp);
+		for (i = 0; i < r->tree.nhosts; i++)
+			fprintf(fp, " h%u", i);
+		fputc('\n', fp);
+	}
 	for (i = 0; i < r->nmeas; i++) {
 		const ibf_infer_meas_t *m = &r->meas[i];
 		uint32_t a = m->a < m->b ? m->a : m->b;
 		uint32_t b = m->a < m->b ? m->b : m->a;
 		char ba[32], bb[32];
 
-		/* The lower index first: hosts then appear in index order,
-		 * as a file without a lookup numbers them. */
+		/* rounds of concurrent pairs, when there were any */
+		if (r->stats.max_batch > 1 &&
+		    (i == 0 || m->round != r->meas[i - 1].round))
+			fprintf(fp, "# round %u\n", m->round);
+
+		/* The lower index first, as older traces had it. */
 		snprintf(ba, sizeof(ba), "h%u", a);
 		snprintf(bb, sizeof(bb), "h%u", b);
 		st = ibf_rtt_write_line(fp, names ? names[a] : ba,
@@ -284,6 +302,9 @@ void ibf_infer_write_text(const ibf_infer_report_t *rep, FILE *fp)
 	fprintf(fp, "most pairs for one host %u (insertion alone %u; bound "
 		"p(d-1)+1 = %u)\n", s->max_host_pairs, s->max_add_pairs,
 		d ? p * (d - 1) + 1 : 1);
+	fprintf(fp, "rounds of measurements %llu (%u hosts at once, most "
+		"pairs in a round %u)\n", (unsigned long long)s->batches,
+		s->parallel, s->max_batch);
 	text_times(rep, fp);
 	if (rep->acc)
 		text_accuracy(rep, fp);

@@ -182,6 +182,10 @@ ibf_status_t ibf_probe_vec_make(const ibf_lfts_t *l, ibf_probe_cols_t *c,
 
 /* ---- planning ----------------------------------------------------------- */
 
+/* Holes of at most this many hosts are counted probe by probe when
+ * judging whether a plan can still beat another (can_beat()). */
+#define HOLE_EXACT 8
+
 /* Liveness of a pair, one byte per ordered pair (see find_live()). */
 enum { DEAD = 0, LIVE = 1, SPENT = 2 };
 
@@ -1328,11 +1332,77 @@ static int pass(struct planner *pl, struct scratch *sc, unsigned tries,
 	return 0;
 }
 
+/* Most probes the free hosts free[0..nf) of committed round r can
+ * still take together, their links free in r (lb: r's link row, marked
+ * and cleared here while trying): exhaustive, for small holes. */
+static uint32_t hole_probes(struct planner *pl, uint8_t *lb,
+			    const uint32_t *free_, uint32_t nf)
+{
+	uint32_t best, j, got;
+	ibf_probe_vec_t v;
+	unsigned i;
+
+	if (nf < 2)
+		return 0;
+	best = hole_probes(pl, lb, free_ + 1, nf - 1); /* free_[0] left out */
+	for (j = 1; j < nf && best < nf / 2; j++) {
+		uint32_t rest[HOLE_EXACT], nr = 0, k;
+
+		if (pair_vec(pl, free_[0], free_[j], &v, NULL) < 0)
+			continue;
+		for (i = 0; i < v.nlinks && !lb[v.links[i]]; i++)
+			;
+		if (i < v.nlinks)
+			continue;
+		for (k = 1; k < nf; k++)
+			if (k != j)
+				rest[nr++] = free_[k];
+		for (i = 0; i < v.nlinks; i++)
+			lb[v.links[i]] = 1;
+		got = 1 + hole_probes(pl, lb, rest, nr);
+		for (i = 0; i < v.nlinks; i++)
+			lb[v.links[i]] = 0;
+		best = got > best ? got : best;
+	}
+	return best;
+}
+
+/* Can the pairs still needed (rank - those planned) fit in fewer than
+ * limit rounds?  They can only go where hosts are free: the holes of the
+ * rounds so far (counted exactly, links included, when small) and whole
+ * rounds up to limit - 1, floor(n/2) probes each.  Each count is an upper
+ * bound, so "no" is sure. */
+static bool can_beat(struct planner *pl, uint32_t limit, uint32_t rank)
+{
+	uint64_t room = (uint64_t)(limit - 1 - pl->nrounds) * (pl->n / 2);
+	uint32_t r, a, nf, free_[HOLE_EXACT];
+
+	if (rank <= pl->npairs)
+		return true;
+	for (r = 0; r < pl->nrounds && rank - pl->npairs > room; r++) {
+		const uint8_t *hb = pl->occ_host + (size_t)r * pl->n;
+
+		if (pl->holes[r] > HOLE_EXACT) {
+			room += pl->holes[r] / 2;
+			continue;
+		}
+		for (a = 0, nf = 0; a < pl->n && nf < HOLE_EXACT; a++)
+			if (!hb[a])
+				free_[nf++] = a;
+		room += hole_probes(pl, pl->occ_link + (size_t)r *
+				    pl->l->fabric->nports, free_, nf);
+	}
+	return rank - pl->npairs <= room;
+}
+
 /* Rounds until two independent random null-space vectors find no live
  * pair (the chance that an independent pair is left is below 2^-60);
- * then the tail is packed into earlier rounds where it fits. */
+ * then the tail is packed into earlier rounds where it fits.  With a
+ * limit (a plan of that many rounds to beat) and the rank (its pairs:
+ * every maximal plan has as many), planning stops as soon as it cannot
+ * beat it. */
 static int run_planner(struct planner *pl, unsigned tries, bool perfect,
-		       uint32_t limit, ibf_err_t *err)
+		       uint32_t limit, uint32_t rank, ibf_err_t *err)
 {
 	struct scratch sc;
 	unsigned clean = 0;
@@ -1353,7 +1423,8 @@ static int run_planner(struct planner *pl, unsigned tries, bool perfect,
 			continue;
 		}
 		clean = 0;
-		if (limit && pl->nrounds + 1 >= limit) {
+		if (limit && (pl->nrounds + 1 >= limit ||
+			      (rank && !can_beat(pl, limit, rank)))) {
 			res = 1;	/* cannot beat the plan it is to beat */
 			break;
 		}
@@ -1488,11 +1559,14 @@ static uint32_t count_links(const ibf_probe_cols_t *c, const ibf_fabric_t *f)
 
 /* One plan by one strategy (perfect: round by round; else passes).  With
  * a limit, planning stops once limit - 1 rounds are full and pairs are
- * left: it would need limit rounds at least (*beaten set, out empty). */
+ * left, or (given the rank) once the pairs left cannot fit in the rounds
+ * below the limit: it would need limit rounds at least (*beaten set, out
+ * empty). */
 static ibf_status_t plan_once(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 			      ibf_probe_model_t model, unsigned tries,
-			      bool perfect, uint32_t limit, bool *beaten,
-			      ibf_probe_plan_t *out, ibf_err_t *err)
+			      bool perfect, uint32_t limit, uint32_t rank,
+			      bool *beaten, ibf_probe_plan_t *out,
+			      ibf_err_t *err)
 {
 	struct planner pl = { .l = l, .h = h, .n = h->n,
 			      .rng.s = 0x9e3779b97f4a7c15ull };
@@ -1515,7 +1589,7 @@ static ibf_status_t plan_once(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 		planner_free(&pl);
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
 	}
-	res = run_planner(&pl, tries, perfect, limit, err);
+	res = run_planner(&pl, tries, perfect, limit, rank, err);
 	*beaten = res == 1;
 	if (res == 1) {
 		out->tested = pl.tested;
@@ -1547,8 +1621,8 @@ ibf_status_t ibf_probe_plan_by(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 		return ibf_err_set(err, IBF_ERR_INVALID,
 				   "probe planning needs at least 2 hosts");
 	return plan_once(l, h, o ? o->model : IBF_PROBE_DIRECTED,
-			 o && o->tries ? o->tries : 64, perfect, 0, &beaten,
-			 out, err);
+			 o && o->tries ? o->tries : 64, perfect, 0, 0,
+			 &beaten, out, err);
 }
 
 /* Passes first; where they miss the lower bound, perfect rounds, and the
@@ -1570,12 +1644,13 @@ ibf_status_t ibf_probe_plan(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 		return ibf_err_set(err, IBF_ERR_INVALID,
 				   "probe planning needs at least 2 hosts");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if ((st = plan_once(l, h, model, tries, false, 0, &beaten, out,
+	if ((st = plan_once(l, h, model, tries, false, 0, 0, &beaten, out,
 			    err)) != IBF_OK)
 		return st;
 	if (out->nrounds > out->lower_bound) {
 		if ((st = plan_once(l, h, model, tries, true, out->nrounds,
-				    &beaten, &alt, err)) != IBF_OK) {
+				    out->npairs, &beaten, &alt,
+				    err)) != IBF_OK) {
 			ibf_probe_plan_free(out);
 			return st;
 		}

@@ -370,6 +370,9 @@ typedef struct ibf_ucx_infer_opts {
 				  tol; UCX_IBFLOW_INFER_TOL) */
 	unsigned lookahead;    /* close-host search budget (ibf_infer_opts_t) */
 	uint64_t seed;         /* its random first choice */
+	unsigned parallel;     /* hosts inserted at once, their pairs measured
+				  concurrently (ibf_infer_opts_t;
+				  UCX_IBFLOW_INFER_PARALLEL) */
 	ibf_ucx_probe_opts_t probe; /* one pair's measurement: stall,
 				       max_exchanges, runs, warmup, size,
 				       spin_s (UCX_IBFLOW_PROBE_*) */

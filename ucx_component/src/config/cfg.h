@@ -74,6 +74,7 @@ typedef struct ibf_ucx_cfg {
 	unsigned ctl_tclass;             /* UINT_MAX: UCX's */
 	char *ctl_tcp_ports;             /* "LO-HI" or "" */
 	double infer_tol;                /* seconds of RTT */
+	unsigned infer_parallel;         /* hosts inserted at once */
 	unsigned bcast;                  /* ibf_ucx_bcast_mode_t */
 	unsigned bcast_thresh;           /* bytes */
 	unsigned bcast_chunk;            /* bytes */

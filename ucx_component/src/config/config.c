@@ -203,6 +203,7 @@ static const cfg_range_t range_sl = { 0, 15 };
 static const cfg_range_t range_gain = { 0, 1000 };
 static const cfg_range_t range_tclass = { 0, 255 };
 static const cfg_range_t range_infer_tol = { 0, 1 };
+static const cfg_range_t range_infer_parallel = { 1, IBF_INFER_PARALLEL_MAX };
 static const cfg_range_t range_bcast_thresh = { 0, 1u << 30 };
 static const cfg_range_t range_bcast_chunk = { 1, 1u << 30 };
 
@@ -458,6 +459,13 @@ static ucs_config_field_t ibf_ucx_config_table[] = {
 	  "the measured intervals alone.",
 	  ucs_offsetof(ibf_ucx_cfg_t, infer_tol),
 	  IBF_UCX_CFG_TIME(range_infer_tol) },
+
+	{ "INFER_PARALLEL", "16",
+	  "Topology inference: hosts inserted at once.  Their measurements run\n"
+	  "in rounds of concurrent ping-pongs whose pairs share no host and no\n"
+	  "link of the tree inferred so far; 1: one pair at a time (the paper).",
+	  ucs_offsetof(ibf_ucx_cfg_t, infer_parallel),
+	  IBF_UCX_CFG_UINT(range_infer_parallel) },
 
 	{ "BCAST", "off",
 	  "Broadcast (ibf_ucx_bcast_select, MPI_Bcast through libibflow_mpi):\n"

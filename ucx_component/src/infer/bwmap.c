@@ -698,7 +698,10 @@ static ibf_ucx_status_t fabric_tree(ibf_ucx_t *u, ibf_infer_tree_t *t,
 	if (!h.links)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
 	memset(&io, 0, sizeof(io));
+	memset(&o, 0, sizeof(o));
 	io.tol = 0.5;          /* half a hop there and back: exact RTTs */
+	io.parallel = 1;       /* hop counts from the routes: nothing to
+				  gain from rounds */
 	o.nhosts = u->nhosts;
 	o.measure = route_hops;
 	o.ctx = &h;

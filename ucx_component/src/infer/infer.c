@@ -5,10 +5,14 @@
  * the two ranks of each pair it asks for ping-pong.  (Its use as the
  * context's fabric, UCX_IBFLOW_FABRIC=infer: fabric/inferred.c.)
  *
- * Rank 0 drives: the algorithm asks for one pair at a time, so rank 0
- * sends the responder a PONG command and the initiator a PING command
- * (rank 0 is the initiator itself when it is in the pair), and the
- * initiator reports the runs' minimum and maximum.  Every other rank
+ * Rank 0 drives: for each pair the algorithm asks for, rank 0 sends the
+ * responder a PONG command and the initiator a PING command (rank 0 is
+ * the initiator itself when it is in the pair), and the initiator
+ * reports the runs' minimum and maximum.  In parallel mode the
+ * algorithm asks for batches of pairs without a common host: all their
+ * commands go out first, then rank 0 runs its own pair if it has one,
+ * then the reports are awaited together, so the batch's ping-pongs run
+ * concurrently, each pair on its own endpoints and tags.  Every other rank
  * serves commands until DONE.  Ranks that have heard nothing for a
  * while get a NOP so that their wait for the next command can keep the
  * usual bound (UCX_IBFLOW_TIMEOUT) however long the whole run takes.
@@ -45,6 +49,9 @@ typedef struct driver {
 	uint64_t exchanges;
 	ibf_ucxi_cmdr_t cmdr;
 	ibf_ucx_err_t uerr;    /* the UCX failure that stopped the run */
+	/* A batch's reports and their receives ([nhosts]). */
+	report_t *rep;
+	ibf_ucxi_req_t *req;
 } driver_t;
 
 static ucp_tag_t report_tag(uint32_t from)
@@ -194,50 +201,74 @@ static ibf_ucx_status_t ponger(ibf_ucx_t *u, uint32_t peer, uint32_t seq,
 	return st;
 }
 
-/* The oracle: hosts a and b are measured by their leader ranks. */
-static ibf_status_t measure(void *ctx, uint32_t a, uint32_t b, double *min,
-			    double *max, ibf_err_t *ierr)
+/* The oracle, a batch of pairs of hosts (one pair: the serial mode),
+ * measured by the hosts' leader ranks: the commands of every pair, rank
+ * 0's own pair, then the initiators' reports. */
+static ibf_status_t measure_batch(void *ctx, const uint32_t *pairs,
+				  uint32_t np, double *min, double *max,
+				  ibf_status_t *ist, ibf_err_t *ierr)
 {
 	driver_t *d = ctx;
 	ibf_ucx_t *u = d->u;
-	uint32_t ra = u->host_leader[a], rb = u->host_leader[b], t;
-	uint32_t seq = PP_SEQ_BASE | (d->nmeas++ & PP_SEQ_MASK);
 	ibf_ucx_err_t *e = &d->uerr;
-	ibf_ucxi_req_t r;
-	report_t rep;
-	ibf_ucx_status_t st;
+	uint32_t i, nr = 0, mine = UINT32_MAX, mypeer = 0, myseq = 0;
+	ibf_ucx_status_t st = ibf_ucxi_cmdr_keepalive(&d->cmdr, e);
 
-	if (rb == 0) {   /* rank 0 initiates whenever it takes part */
-		t = ra;
-		ra = rb;
-		rb = t;
-	}
-	st = ibf_ucxi_cmdr_keepalive(&d->cmdr, e);
-	if (st == IBF_UCX_OK)
+	for (i = 0; i < np && st == IBF_UCX_OK; i++) {
+		uint32_t ra = u->host_leader[pairs[2 * i]];
+		uint32_t rb = u->host_leader[pairs[2 * i + 1]];
+		uint32_t seq = PP_SEQ_BASE | (d->nmeas++ & PP_SEQ_MASK);
+
+		if (rb == 0) {   /* rank 0 initiates whenever it takes part */
+			rb = ra;
+			ra = 0;
+		}
 		st = send_cmd(d, rb, IBF_UCXI_CMD_PONG, ra, seq, e);
-	if (st == IBF_UCX_OK && ra == 0) {
-		st = pinger(u, rb, seq, d->po, &rep, e);
-	} else if (st == IBF_UCX_OK) {
+		if (st != IBF_UCX_OK)
+			break;
+		if (ra == 0) {   /* after every command is out */
+			mine = i;
+			mypeer = rb;
+			myseq = seq;
+			continue;
+		}
 		st = send_cmd(d, ra, IBF_UCXI_CMD_PING, rb, seq, e);
 		if (st == IBF_UCX_OK)
-			st = ibf_ucxi_irecv(u, ra, report_tag(ra), &rep,
-					    sizeof(rep), &r, e);
-		/* the initiator reports its own failure within a timeout */
-		if (st == IBF_UCX_OK)
-			st = ibf_ucxi_wait(u, &r, 1, ibf_ucxi_now() +
-					   2 * u->timeout, 0, e);
-		if (st == IBF_UCX_OK && rep.status != IBF_UCX_OK) {
-			rep.msg[sizeof(rep.msg) - 1] = '\0';
-			st = ibf_ucx_err_set(e, (ibf_ucx_status_t)rep.status,
-					     "%s", rep.msg);
+			st = ibf_ucxi_irecv(u, ra, report_tag(ra), &d->rep[i],
+					    sizeof(d->rep[i]), &d->req[nr++], e);
+	}
+	if (st == IBF_UCX_OK && mine != UINT32_MAX)
+		st = pinger(u, mypeer, myseq, d->po, &d->rep[mine], e);
+	/* the initiators report their own failures within a timeout */
+	if (st == IBF_UCX_OK && nr)
+		st = ibf_ucxi_wait(u, d->req, nr, ibf_ucxi_now() +
+				   2 * u->timeout, 0, e);
+	for (i = 0; i < np && st == IBF_UCX_OK; i++) {
+		report_t *r = &d->rep[i];
+
+		if (i != mine && r->status != IBF_UCX_OK) {
+			r->msg[sizeof(r->msg) - 1] = '\0';
+			st = ibf_ucx_err_set(e, (ibf_ucx_status_t)r->status,
+					     "%s", r->msg);
+			break;
 		}
+		d->exchanges += r->exchanges;
+		min[i] = r->min;
+		max[i] = r->max;
+		ist[i] = IBF_OK;
 	}
 	if (st != IBF_UCX_OK)
 		return ibf_err_set(ierr, IBF_ERR_IO, "%s", e->msg);
-	d->exchanges += rep.exchanges;
-	*min = rep.min;
-	*max = rep.max;
 	return IBF_OK;
+}
+
+static ibf_status_t measure(void *ctx, uint32_t a, uint32_t b, double *min,
+			    double *max, ibf_err_t *ierr)
+{
+	uint32_t pair[2] = { a, b };
+	ibf_status_t st;
+
+	return measure_batch(ctx, pair, 1, min, max, &st, ierr);
 }
 
 /* Ranks other than 0: serve commands until DONE.  A failure of one's
@@ -352,6 +383,7 @@ void ibf_ucx_infer_opts_init(const ibf_ucx_t *u, ibf_ucx_infer_opts_t *o)
 	o->tol_us = u->cfg->v.infer_tol * 1e6;
 	o->lookahead = 0;
 	o->seed = 1;
+	o->parallel = u->cfg->v.infer_parallel;
 }
 
 void ibf_ucx_infer_result_free(ibf_ucx_infer_result_t *r)
@@ -436,12 +468,23 @@ static ibf_ucx_status_t drive(ibf_ucx_t *u, const ibf_ucx_infer_opts_t *o,
 		return st;
 	}
 	ibf_ucx_err_clear(&d.uerr);
+	d.rep = calloc(u->nhosts, sizeof(*d.rep));
+	d.req = calloc(u->nhosts, sizeof(*d.req));
+	if (!d.rep || !d.req) {
+		free(d.rep);
+		free(d.req);
+		st = ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
+		return ibf_ucxi_cmdr_finish(&d.cmdr, st, err);
+	}
 	memset(&io, 0, sizeof(io));
 	io.tol = o->tol_us;
 	io.lookahead = o->lookahead;
 	io.seed = o->seed;
+	io.parallel = o->parallel;
+	memset(&orc, 0, sizeof(orc));
 	orc.nhosts = u->nhosts;
 	orc.measure = measure;
+	orc.measure_batch = measure_batch;
 	orc.ctx = &d;
 	ibf_err_clear(&ie);
 	if (ibf_infer_run(&orc, &io, &out->r, &ie) != IBF_OK) {
@@ -453,6 +496,8 @@ static ibf_ucx_status_t drive(ibf_ucx_t *u, const ibf_ucx_infer_opts_t *o,
 					     "inference: %s", ie.msg);
 	}
 	out->exchanges = d.exchanges;
+	free(d.rep);
+	free(d.req);
 	/* Everyone must leave its loop, also after a failure. */
 	return ibf_ucxi_cmdr_finish(&d.cmdr, st, err);
 }
