@@ -134,15 +134,8 @@ static void dist_from(const struct tree *t, uint32_t s, double *d,
 
 static void tree_free(struct tree *t)
 {
-	free(t->parent);
-	free(t->up);
-	free(t->rdist);
-	free(t->kid);
-	free(t->next);
-	free(t->prev);
-	free(t->tin);
-	free(t->tout);
-	free(t->placed);
+	IBF_FREE_ALL(t->parent, t->up, t->rdist, t->kid, t->next, t->prev,
+		     t->tin, t->tout, t->placed);
 }
 
 static int tree_init(struct tree *t, uint32_t n)
@@ -855,32 +848,11 @@ static ibf_status_t export_tree(const struct tree *t, ibf_infer_tree_t *o,
 static void ctx_free(struct ctx *c)
 {
 	tree_free(&c->t);
-	free(c->hmin);
-	free(c->hmax);
-	free(c->have);
-	free(c->asked);
-	free(c->lb);
-	free(c->ub);
-	free(c->cand);
-	free(c->cands);
-	free(c->dist);
-	free(c->stack);
-	free(c->from);
-	free(c->path);
-	free(c->pos);
-	free(c->meas);
-	free(c->slots);
-	free(c->act);
-	free(c->cmin);
-	free(c->cmax);
-	free(c->chave);
-	free(c->bpair);
-	free(c->bslot);
-	free(c->bmin);
-	free(c->bmax);
-	free(c->bst);
-	free(c->hmark);
-	free(c->emark);
+	IBF_FREE_ALL(c->hmin, c->hmax, c->have, c->asked, c->lb, c->ub, c->cand,
+		     c->cands, c->dist, c->stack, c->from, c->path, c->pos,
+		     c->meas, c->slots, c->act, c->cmin, c->cmax, c->chave,
+		     c->bpair, c->bslot, c->bmin, c->bmax, c->bst, c->hmark,
+		     c->emark);
 }
 
 /* The parallel mode's slots, caches and batch arrays for k slots. */

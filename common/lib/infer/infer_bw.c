@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 
 #include "infer/infer_internal.h"
+#include "base/array.h"
 
 #define NONE IBF_INFER_NONE
 
@@ -33,13 +34,8 @@ struct rooted {
 
 static void rooted_free(struct rooted *r)
 {
-	free(r->off);
-	free(r->nb);
-	free(r->eid);
-	free(r->parent);
-	free(r->pedge);
-	free(r->depth);
-	free(r->order);
+	IBF_FREE_ALL(r->off, r->nb, r->eid, r->parent, r->pedge, r->depth,
+		     r->order);
 }
 
 /* BFS from s: depth and parents; returns the largest depth. */
@@ -332,12 +328,8 @@ void ibf_infer_bwmap_free(ibf_infer_bwmap_t *m)
 {
 	if (!m)
 		return;
-	free(m->round_start);
-	free(m->round_stage);
-	free(m->pairs);
-	free(m->edge);
-	free(m->bw);
-	free(m->edge_bw);
+	IBF_FREE_ALL(m->round_start, m->round_stage, m->pairs, m->edge, m->bw,
+		     m->edge_bw);
 	memset(m, 0, sizeof(*m));
 }
 
