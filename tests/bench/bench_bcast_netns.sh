@@ -69,7 +69,7 @@ bench() { # WAY RUN [mpirun args]
 		--mca oob_tcp_if_include "$MNET" --mca pml ob1 \
 		--mca btl self,tcp --mca btl_tcp_if_include fab1 \
 		--mca mpi_yield_when_idle 1 -x LD_LIBRARY_PATH "$@" \
-		"$CHECK" --max-bytes 0 --time "$BYTES" "$REPS" \
+		"$CHECK" --max-bytes 0 --time "$BYTES" --reps "$REPS" \
 		>"$OUT/$way.$run.out" 2>"$OUT/$way.$run.err"
 }
 IBF=(-x LD_PRELOAD="$MPILIB" -x UCX_IBFLOW_TLS=tcp -x UCX_IBFLOW_NET_DEVICES=fab1

@@ -214,7 +214,8 @@ for fault in "mpi stall" "mpi die" "coll stall" "coll die"; do
 	integration "$how" || continue
 	UCX_IBFLOW_TIMEOUT=3s run "$name" 3 "${env[@]}" UCX_IBFLOW_FABRIC="$F" \
 		UCX_IBFLOW_HOSTMAP="$W/map" UCX_IBFLOW_ALLTOALL=liquid -- \
-		--enable-recovery "${margs[@]}" -- --fault "$mode" 1 300
+		--enable-recovery "${margs[@]}" -- --fault "$mode" \
+		--fault-rank 1 --fault-ms 300
 	ok=0
 	for r in 0 2; do
 		awk -v r=$r '$1 == "fault:" && $3 == r ":" && $4 == "call" &&

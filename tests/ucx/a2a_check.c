@@ -6,9 +6,12 @@
  * MPI_IN_PLACE and several communicators.  Test program of
  * tests/integration/ucx_a2a.sh.
  *
- *   ibflow-a2a-check [--max-bytes N] [--sample] [--ref sendrecv|off]
+ *   ibflow-a2a-check [--max-bytes N] [--sample] [--ref pmpi|sendrecv|off]
  *                    [--variant NAME:COMMS[:KEY=VALUE,...]]...
- *                    [--fault stall|die RANK MS]
+ *                    [--fault stall|die --fault-rank RANK --fault-ms MS]
+ *
+ * (options: the ibflow programs' table, common/cli/cli_opt.h; -h lists
+ * them)
  *
  * Prints "a2a-check: CASES cases, BAD mismatches" at rank 0 and exits 1
  * on any mismatch.
@@ -22,7 +25,8 @@
  * no hints.  --sample: each datatype gets every other block size (the
  * datatypes alternate, so together they still cover all sizes).
  *
- * --fault: RANK stalls (sleeps 10 s, exits) or dies (SIGKILL) MS ms into
+ * --fault: --fault-rank stalls (sleeps 10 s, exits) or dies (SIGKILL)
+ * --fault-ms into
  * a loop of all-to-alls, inside a call; the others, with
  * MPI_ERRORS_RETURN, report the call that failed and how long it took
  * ("fault: rank R: call N rc RC after S s").
@@ -36,6 +40,10 @@
 #include <unistd.h>
 
 #include <mpi.h>
+
+#include "cli_opt.h"
+
+static const char *const PROG = "ibflow-a2a-check";
 
 typedef struct dtype {
 	const char *name;
@@ -400,46 +408,98 @@ static int run_variant(const char *spec, const dtype_t *d, int nd,
 	return bad ? -1 : 0;
 }
 
+typedef struct args {
+	unsigned max_bytes;
+	bool sample;
+	int ref;                /* 0 PMPI, 1 sendrecv, 2 off */
+	const char **var;       /* --variant, in order */
+	unsigned nvar;
+	int fault;              /* 0 stall, 1 die */
+	bool faulty;            /* --fault given */
+	unsigned fault_rank, fault_ms;
+	bool has_rank, has_ms;
+} args_t;
+
+/* --variant SPEC, repeated: kept in order. */
+static int opt_variant(void *target, const char *cmd, const char *v)
+{
+	args_t *a = target;
+
+	(void)cmd;
+	a->var[a->nvar++] = v;
+	return IBF_EXIT_OK;
+}
+
+/* The options (every rank parses; a usage error ends them all alike). */
+static bool parse_args(int argc, char **argv, args_t *a, int *rc)
+{
+	static const char *const refs[] = { "pmpi", "sendrecv", "off", NULL };
+	static const char *const faults[] = { "stall", "die", NULL };
+	const ibf_opt_t opts[] = {
+		IBF_OPT_UINT("max-bytes", &a->max_bytes, "N", 0, 1u << 30,
+			     "largest block of the cases", .def = "1048576"),
+		IBF_OPT_FLAG("sample", &a->sample,
+			     "each datatype every other block size"),
+		IBF_OPT_CHOICE("ref", &a->ref, "REF", refs,
+			       "the reference: PMPI_Alltoall(v), MPI_Send/"
+			       "MPI_Recv\n(code under test below PMPI), or "
+			       "none", .def = "pmpi"),
+		IBF_OPT_CALL("variant", opt_variant, a, "SPEC",
+			     "NAME:COMMS[:KEY=VALUE,...]: the cases on "
+			     "duplicates\nof COMMS (world, reversed, split, "
+			     "joined by '+')\nwith those info hints; "
+			     "repeated"),
+		IBF_OPT_CHOICE("fault", &a->fault, "MODE", faults,
+			       "--fault-rank stalls or dies --fault-ms into "
+			       "a loop\nof all-to-alls", .seen = &a->faulty),
+		IBF_OPT_UINT("fault-rank", &a->fault_rank, "RANK", 0,
+			     1000000, "the faulty rank (with --fault)",
+			     .seen = &a->has_rank),
+		IBF_OPT_UINT("fault-ms", &a->fault_ms, "MS", 0, 3600000,
+			     "when it fails (with --fault)",
+			     .seen = &a->has_ms),
+		IBF_OPT_END
+	};
+	const ibf_cli_spec_t spec = {
+		.name = PROG, .opts = opts,
+		.about = "MPI_Alltoall(v) against the MPI library's own, byte "
+			 "for byte, for many\nsizes, datatypes, MPI_IN_PLACE "
+			 "and communicators (a test program).\n",
+		.exit = "0 all equal, 1 a mismatch, 2 bad usage.",
+	};
+
+	if (!ibf_cli_parse(&spec, argc, argv, NULL, rc))
+		return false;
+	if (a->faulty != a->has_rank || a->faulty != a->has_ms) {
+		*rc = ibf_cli_usage_error(PROG, "--fault, --fault-rank and "
+					  "--fault-ms go together");
+		return false;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
-	long max_bytes = 1 << 20;
-	int rank, size, i, fault_rank = -1, fault_ms = 0, die = 0;
-	int nvar = 0;
-	const char **var = calloc((size_t)argc + 1, sizeof(*var));
+	int rank, size, i, rc;
+	long max_bytes;
 	unsigned long tot[2], loc[2];
 	MPI_Datatype vec;
 	dtype_t d[4];
+	args_t a = { .max_bytes = 1 << 20 };
 
 	MPI_Init(&argc, &argv);
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--max-bytes") && i + 1 < argc)
-			max_bytes = atol(argv[++i]);
-		else if (!strcmp(argv[i], "--ref") && i + 1 < argc &&
-			 !strcmp(argv[i + 1], "sendrecv"))
-			ref_sendrecv = 1, i++;
-		else if (!strcmp(argv[i], "--ref") && i + 1 < argc &&
-			 !strcmp(argv[i + 1], "off"))
-			ref_off = 1, i++;
-		else if (!strcmp(argv[i], "--sample"))
-			sample = 1;
-		else if (!strcmp(argv[i], "--variant") && i + 1 < argc)
-			var[nvar++] = argv[++i];
-		else if (!strcmp(argv[i], "--fault") && i + 3 < argc &&
-			 (!strcmp(argv[i + 1], "stall") ||
-			  !strcmp(argv[i + 1], "die"))) {
-			die = !strcmp(argv[++i], "die");
-			fault_rank = atoi(argv[++i]);
-			fault_ms = atoi(argv[++i]);
-		} else {
-			fprintf(stderr, "usage: %s [--max-bytes N] [--sample] "
-				"[--ref sendrecv|off] [--variant NAME:COMMS[:KEY="
-				"VALUE,...]]... [--fault stall|die RANK MS]\n",
-				argv[0]);
-			MPI_Abort(MPI_COMM_WORLD, 2);
-		}
+	a.var = calloc((size_t)argc + 1, sizeof(*a.var));
+	if (!a.var || !parse_args(argc, argv, &a, &rc)) {
+		free(a.var);
+		MPI_Finalize();
+		return a.var ? rc : 2;
 	}
-	if (fault_rank >= 0)
-		return fault(die, fault_rank, fault_ms);
+	max_bytes = a.max_bytes;
+	sample = a.sample;
+	ref_sendrecv = a.ref == 1;
+	ref_off = a.ref == 2;
+	if (a.faulty)
+		return fault(a.fault == 1, (int)a.fault_rank, (int)a.fault_ms);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	/* two ints every three: a strided type, extent 3 ints */
@@ -450,17 +510,17 @@ int main(int argc, char **argv)
 	d[1] = (dtype_t){ "int", MPI_INT };
 	d[2] = (dtype_t){ "double", MPI_DOUBLE };
 	d[3] = (dtype_t){ "vector", vec };
-	if (!nvar)
-		var[nvar++] = "default:world+reversed+split";
+	if (!a.nvar)
+		a.var[a.nvar++] = "default:world+reversed+split";
 	/* reversed rank order, and halves (odd/even) reversed too */
-	for (i = 0; i < nvar; i++)
-		if (run_variant(var[i], d, 4, max_bytes)) {
+	for (i = 0; i < (int)a.nvar; i++)
+		if (run_variant(a.var[i], d, 4, max_bytes)) {
 			fprintf(stderr, "%s: --variant %s: expected NAME:world|"
 				"reversed|split[+...][:KEY=VALUE,...]\n",
-				argv[0], var[i]);
+				argv[0], a.var[i]);
 			MPI_Abort(MPI_COMM_WORLD, 2);
 		}
-	free(var);
+	free(a.var);
 	MPI_Type_free(&vec);
 	loc[0] = ncases;
 	loc[1] = nbad;

@@ -5,21 +5,28 @@
  * for several sizes, datatypes (char, int, double, a strided vector),
  * roots and communicators.  Test program of tests/integration/ucx_infer.sh.
  *
- *   ibflow-bcast-check [--max-bytes N] [--ref sendrecv] [--time BYTES REPS]
+ *   ibflow-bcast-check [--max-bytes N] [--ref bcast|sendrecv]
+ *                      [--time BYTES --reps N]
  *
+ * (options: the ibflow programs' table, common/cli/cli_opt.h; -h lists
+ * them)
  * --ref sendrecv: the reference is the root's MPI_Send to every rank
  * instead of PMPI_Bcast (when the code under test sits below PMPI, as
  * the coll/ibflow component does).
  *
  * Prints "bcast-check: CASES cases, BAD mismatches" at rank 0 and exits
- * 1 on any mismatch.  --time: then the median time of REPS broadcasts of
- * BYTES from rank 0, "bcast-time: BYTES bytes median S s".
+ * 1 on any mismatch.  --time: then the median time of --reps broadcasts
+ * of BYTES from rank 0, "bcast-time: BYTES bytes median S s".
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mpi.h>
+
+#include "cli_opt.h"
+
+static const char *const PROG = "ibflow-bcast-check";
 
 static unsigned long ncases, nbad;
 static int ref_sendrecv;
@@ -142,29 +149,64 @@ static void timing(long bytes, int reps)
 	free(t);
 }
 
+typedef struct args {
+	unsigned max_bytes, tbytes, reps;
+	int ref;            /* 0 PMPI_Bcast, 1 sendrecv */
+} args_t;
+
+/* The options (every rank parses; a usage error ends them all alike). */
+static bool parse_args(int argc, char **argv, args_t *a, int *rc)
+{
+	static const char *const refs[] = { "bcast", "sendrecv", NULL };
+	const ibf_opt_t opts[] = {
+		IBF_OPT_UINT("max-bytes", &a->max_bytes, "N", 0, 1u << 30,
+			     "largest broadcast of the cases",
+			     .def = "2097152"),
+		IBF_OPT_CHOICE("ref", &a->ref, "REF", refs,
+			       "the reference: PMPI_Bcast, or the root's "
+			       "MPI_Send to\nevery rank (when the code under "
+			       "test sits below\nPMPI, as coll/ibflow does)",
+			       .def = "bcast"),
+		IBF_OPT_UINT("time", &a->tbytes, "BYTES", 1, 1u << 30,
+			     "then time --reps broadcasts of BYTES from "
+			     "rank 0"),
+		IBF_OPT_UINT("reps", &a->reps, "N", 1, 1000000,
+			     "broadcasts timed (with --time)"),
+		IBF_OPT_END
+	};
+	const ibf_cli_spec_t spec = {
+		.name = PROG, .opts = opts,
+		.about = "MPI_Bcast against the MPI library's own, byte for "
+			 "byte, for several sizes,\ndatatypes, roots and "
+			 "communicators (a test program).\n",
+		.exit = "0 all equal, 1 a mismatch, 2 bad usage.",
+	};
+
+	*a = (args_t){ .max_bytes = 1 << 21 };
+	if (!ibf_cli_parse(&spec, argc, argv, NULL, rc))
+		return false;
+	if (!a->tbytes != !a->reps) {
+		*rc = ibf_cli_usage_error(PROG, "--time and --reps go "
+					  "together");
+		return false;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
-	long max_bytes = 1 << 21, tbytes = 0;
-	int rank, size, i, reps = 0;
+	int rank, size, rc;
 	MPI_Comm rev, half;
+	args_t a;
+	long max_bytes;
 
 	MPI_Init(&argc, &argv);
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--max-bytes") && i + 1 < argc) {
-			max_bytes = atol(argv[++i]);
-		} else if (!strcmp(argv[i], "--ref") && i + 1 < argc &&
-			   !strcmp(argv[i + 1], "sendrecv")) {
-			ref_sendrecv = 1;
-			i++;
-		} else if (!strcmp(argv[i], "--time") && i + 2 < argc) {
-			tbytes = atol(argv[++i]);
-			reps = atoi(argv[++i]);
-		} else {
-			fprintf(stderr, "usage: %s [--max-bytes N] [--ref "
-				"sendrecv] [--time BYTES REPS]\n", argv[0]);
-			MPI_Abort(MPI_COMM_WORLD, 2);
-		}
+	if (!parse_args(argc, argv, &a, &rc)) {
+		MPI_Finalize();
+		return rc;
 	}
+	max_bytes = a.max_bytes;
+	ref_sendrecv = a.ref == 1;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	all_cases(MPI_COMM_WORLD, max_bytes);
@@ -174,8 +216,8 @@ int main(int argc, char **argv)
 	all_cases(half, max_bytes < 65539 ? max_bytes : 65539);
 	MPI_Comm_free(&rev);
 	MPI_Comm_free(&half);
-	if (reps > 0 && tbytes > 0)
-		timing(tbytes, reps);
+	if (a.reps > 0 && a.tbytes > 0)
+		timing(a.tbytes, (int)a.reps);
 	if (rank == 0)
 		printf("bcast-check: %lu cases, %lu mismatches\n", ncases,
 		       nbad);
