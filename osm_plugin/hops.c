@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * OpenSM's min-hop matrices, filled by the plugin (build_lid_matrices).
+ * OpenSM's min-hop matrices, filled by the plugin: prepared in
+ * build_lid_matrices, filled by a thread beside the engine (plugin.c).
  *
  * Who reads them once an ibflow engine has routed: the multicast manager
  * (spanning-tree root by average/maximum least hops, then each switch's
@@ -184,37 +185,56 @@ static bool fill_switch(const hop_graph_t *g, unsigned s, const uint8_t *dist)
 	return true;
 }
 
-const char *ibf_osm_fill_hops(struct osm_subn *subn)
-{
+struct ibf_osm_hops {
 	hop_graph_t g;
-	const char *why = NULL;
-	uint8_t *dist = NULL;
-	uint32_t *queue = NULL;
-	unsigned t;
+};
 
-	memset(&g, 0, sizeof(g));
+const char *ibf_osm_hops_prepare(struct osm_subn *subn,
+				 struct ibf_osm_hops **out)
+{
+	struct ibf_osm_hops *h;
+	const char *why;
+
+	*out = NULL;
 	if (subn->opt.hop_weights_file)
 		return "hop_weights_file is set";
-	why = collect_switches(subn, &g);
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return "out of memory";
+	why = collect_switches(subn, &h->g);
 	if (!why)
-		why = collect_links(&g);
-	if (!why) {
-		/* hops between every two switches: n^2 bytes (2.6 MB for
-		 * the 1,620 switches of 11,664 hosts) */
-		dist = malloc(g.n ? (size_t)g.n * g.n : 1);
-		queue = malloc((g.n ? g.n : 1) * sizeof(*queue));
-		if (!dist || !queue)
-			why = "out of memory";
+		why = collect_links(&h->g);
+	if (why) {
+		ibf_osm_hops_free(h);
+		return why;
 	}
-	for (t = 0; !why && t < g.n; t++)
-		bfs(&g, t, dist + (size_t)t * g.n, queue);
-	/* A row left half-filled holds exact values only: OpenSM's own
-	 * build, which takes over then, starts from them safely. */
-	for (t = 0; !why && t < g.n; t++)
-		if (!fill_switch(&g, t, dist))
-			why = "out of memory";
+	*out = h;
+	return NULL;
+}
+
+bool ibf_osm_hops_fill(struct ibf_osm_hops *h)
+{
+	const hop_graph_t *g = &h->g;
+	/* hops between every two switches: n^2 bytes (2.6 MB for the 1,620
+	 * switches of 11,664 hosts) */
+	uint8_t *dist = malloc(g->n ? (size_t)g->n * g->n : 1);
+	uint32_t *queue = malloc((g->n ? g->n : 1) * sizeof(*queue));
+	bool ok = dist && queue;
+	unsigned t;
+
+	for (t = 0; ok && t < g->n; t++)
+		bfs(g, t, dist + (size_t)t * g->n, queue);
+	for (t = 0; ok && t < g->n; t++)
+		ok = fill_switch(g, t, dist);
 	free(dist);
 	free(queue);
-	graph_free(&g);
-	return why;
+	return ok;
+}
+
+void ibf_osm_hops_free(struct ibf_osm_hops *h)
+{
+	if (!h)
+		return;
+	graph_free(&h->g);
+	free(h);
 }

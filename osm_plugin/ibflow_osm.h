@@ -104,8 +104,15 @@ typedef struct ibf_osm {
 	/* The PGFT shape of the last dmodk/uapr routing: a tree that loses
 	 * nodes keeps its labels (only OpenSM's routing thread uses it). */
 	struct ibf_pgft_shape *pgft_hint;
-	/* Time the plugin took for OpenSM's min-hop matrices at the last
-	 * routing, -1 when OpenSM built them (routing thread only). */
+	/* OpenSM's min-hop matrices, filled by a thread of the plugin's
+	 * while the engine routes (started by build_lid_matrices, joined in
+	 * ucast_build_fwd_tables, both under OpenSM's lock): the job, its
+	 * thread, whether it succeeded, and the time it took (-1 when OpenSM
+	 * built them).  Routing thread only, apart from the fill itself. */
+	struct ibf_osm_hops *hops_job;
+	pthread_t hops_thread;
+	bool hops_running;
+	bool hops_ok;
 	double hops_seconds;
 	/* The PGFT labels kept across sweeps and restarts (labels.c; routing
 	 * thread only). */
@@ -145,10 +152,17 @@ ibf_status_t ibf_osm_write_lfts(struct osm_subn *subn,
 				const ibf_routing_t *r, ibf_err_t *err);
 
 /* hops.c: OpenSM's min-hop matrices (switch LIDs, every switch port), as
- * its own build would leave them; call with OpenSM's lock held, after
- * OpenSM prepared the switches for routing.  NULL when filled, else why
- * OpenSM must build them itself. */
-const char *ibf_osm_fill_hops(struct osm_subn *subn);
+ * its own build would leave them.  prepare reads the switch graph (with
+ * OpenSM's lock held, after OpenSM prepared the switches for routing):
+ * NULL with a job, or why OpenSM must build them itself.  fill writes
+ * the switches' hop rows and nothing else of OpenSM's, so it may run in
+ * a thread of its own while the engine reads the subnet; false when
+ * memory ran out (rows then hold exact values or none). */
+struct ibf_osm_hops;
+const char *ibf_osm_hops_prepare(struct osm_subn *subn,
+				 struct ibf_osm_hops **out);
+bool ibf_osm_hops_fill(struct ibf_osm_hops *h);
+void ibf_osm_hops_free(struct ibf_osm_hops *h);
 
 /* labels.c: the labels to route with (read from OpenSM's cache dir at
  * the first call), keeping a routing's labels (taken from r), and writing

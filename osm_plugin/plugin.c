@@ -114,6 +114,33 @@ static void log_routed(ibf_osm_t *p, const ibf_osm_engine_t *e,
 		     res->routing->nsls, route_s, hops, copy_s);
 }
 
+static void *hops_fill_thread(void *arg)
+{
+	ibf_osm_t *p = arg;
+	double t0 = now_seconds();
+
+	p->hops_ok = ibf_osm_hops_fill(p->hops_job);
+	p->hops_seconds = now_seconds() - t0;
+	return NULL;
+}
+
+/* Wait for the matrices (if the plugin fills them); false when the fill
+ * ran out of memory. */
+static bool hops_join(ibf_osm_t *p)
+{
+	bool ok = true;
+
+	if (p->hops_running)
+		pthread_join(p->hops_thread, NULL);
+	p->hops_running = false;
+	if (p->hops_job) {
+		ok = p->hops_ok;
+		ibf_osm_hops_free(p->hops_job);
+		p->hops_job = NULL;
+	}
+	return ok;
+}
+
 static int route_cb(void *context)
 {
 	ibf_osm_engine_t *e = context;
@@ -138,6 +165,12 @@ static int route_cb(void *context)
 	if (st == IBF_OK && r->nsls > min_vls && min_vls)
 		st = ibf_err_set(&err, IBF_ERR_RANGE, "routing needs %u VLs, "
 				 "the links offer %u", r->nsls, min_vls);
+	/* OpenSM keeps the matrices it was told are built: a fill that ran
+	 * out of memory hands the routing to the next engine, whose own
+	 * build starts afresh. */
+	if (!hops_join(p) && st == IBF_OK)
+		st = ibf_err_set(&err, IBF_ERR_NOMEM, "out of memory filling "
+				 "the min-hop matrices");
 	t1 = now_seconds();
 	if (st == IBF_OK)
 		st = ibf_osm_write_lfts(&p->osm->subn, r, &err);
@@ -170,22 +203,29 @@ static int route_cb(void *context)
 }
 
 /* OpenSM's min-hop matrices, which its multicast manager needs, filled by
- * the plugin (hops.c) in a fraction of OpenSM's time; OpenSM builds them
- * itself (return 1) where the plugin would not give its numbers. */
+ * the plugin (hops.c) in a fraction of OpenSM's time, in a thread beside
+ * the engine (route_cb waits for it before it returns: OpenSM reads them
+ * only after that); OpenSM builds them itself (return 1) where the plugin
+ * would not give its numbers. */
 static int lid_matrices_cb(void *context)
 {
 	ibf_osm_engine_t *e = context;
 	ibf_osm_t *p = e->plugin;
-	double t0 = now_seconds();
-	const char *why = ibf_osm_fill_hops(&p->osm->subn);
+	const char *why;
 
-	p->hops_seconds = now_seconds() - t0;
-	if (!why)
-		return 0;
-	ibf_osm_logf(p, OSM_LOG_VERBOSE, "%s: OpenSM builds the min-hop "
-		     "matrices: %s", e->osm_name, why);
-	p->hops_seconds = -1;
-	return 1;
+	hops_join(p);
+	why = ibf_osm_hops_prepare(&p->osm->subn, &p->hops_job);
+	if (why) {
+		ibf_osm_logf(p, OSM_LOG_VERBOSE, "%s: OpenSM builds the "
+			     "min-hop matrices: %s", e->osm_name, why);
+		p->hops_seconds = -1;
+		return 1;
+	}
+	if (pthread_create(&p->hops_thread, NULL, hops_fill_thread, p) == 0)
+		p->hops_running = true;
+	else
+		hops_fill_thread(p);
+	return 0;
 }
 
 static uint8_t path_sl_cb(void *context, uint8_t hint, const ib_net16_t slid,
@@ -362,6 +402,7 @@ static void plugin_delete(void *data)
 
 	if (!p)
 		return;
+	hops_join(p);
 	ibf_osm_worker_stop(p);
 	ibf_osm_result_set_current(p, NULL);
 	ibf_osm_conf_free(&p->conf);
