@@ -13,9 +13,9 @@
 #    settings): libibflow_mpi under its default configuration, Open MPI's
 #    own (tuned) and round robin (pairwise), against the liquid bound
 #    (`ibflow liquid`: the busiest link's blocks at the link rate).
-# One table, printed from the tools' JSON files (ibflow-a2a-bench writes
-# none: its OSU-style table is turned into JSON by its column header once,
-# a2a-ALG.json).  All in OUT, with summary.json (the table's figures).
+# One table, printed from the tools' JSON files (ibflow-a2a-bench's
+# --json: a2a-ALG.json).  All in OUT, with summary.json (the table's
+# figures).
 #
 #   scripts/demo-fabric.sh TOPO LFTS OUT [EXPORT_DIR [ORDER]]
 #
@@ -185,7 +185,7 @@ bench() {
 	job --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any \
 		-x UCX_TLS=tcp,self -x UCX_NET_DEVICES=fab1 -x UCX_RNDV_THRESH=inf \
 		"$@" "$BENCH" -f --min "$BLOCK" --max "$BLOCK" --iters 3 --warmup 1 \
-		>"$OUT/a2a-$alg.out" 2>"$OUT/a2a-$alg.err"
+		--json "$OUT/a2a-$alg.json" >"$OUT/a2a-$alg.out" 2>"$OUT/a2a-$alg.err"
 }
 IBF=(-x LD_PRELOAD="$MPILIB" "${UCXP[@]}")
 for alg in default ompi pairwise; do
@@ -193,26 +193,6 @@ for alg in default ompi pairwise; do
 		echo "   FAILED: ibflow-a2a-bench ($alg): $(tail -2 "$OUT/a2a-$alg.err" | tr '\n' ' ')"
 		status=1
 	}
-	# its OSU-style table as JSON, by the names in its column header
-	python3 - "$OUT/a2a-$alg.out" "$BLOCK" >"$OUT/a2a-$alg.json" <<'PY' || status=1
-import json, re, sys
-head, rows, alg_line = None, [], None
-for line in open(sys.argv[1]):
-    if line.startswith("# Size"):
-        head = [c for c in re.split(r"\s{2,}", line[2:].strip())]
-    elif line.startswith("# Algorithm:"):
-        alg_line = line[len("# Algorithm:"):].strip()
-    elif head and line.strip() and not line.startswith("#"):
-        f = line.split()
-        if len(f) != len(head):
-            sys.exit("a row of %d fields under %d columns" % (len(f), len(head)))
-        rows.append({h: (v if h == "Algorithm" else None if v == "-" else float(v))
-                     for h, v in zip(head, f)})
-if not rows or int(rows[0]["Size"]) != int(sys.argv[2]):
-    sys.exit("no row of %s bytes" % sys.argv[2])
-json.dump({"source": sys.argv[1], "columns": head, "algorithm_line": alg_line,
-           "rows": rows}, sys.stdout, indent=1)
-PY
 done
 
 # ---- the table, from the JSON files --------------------------------------------
@@ -286,13 +266,13 @@ for alg, label in (("default", "  default (libibflow_mpi preloaded)"),
         ok = False
         continue
     r = d["rows"][0]
-    t = r["Max Latency(us)"]
+    t = r["max_us"]
     share = 100 * bound_us / t if bound_us else None
     print("%-38s %7.0f ms %7.2f MB/s %8s  %s" % (label, t / 1e3,
           n * (n - 1) * block / t, "%.1f %%" % share if share else "-",
-          r["Algorithm"] if r["Algorithm"] != "unknown" else "(not preloaded)"))
+          r["algorithm"] if r["algorithm"] != "unknown" else "(not preloaded)"))
     summary["a2a"][alg] = {"max_us": t, "of_bound": share,
-                           "ran": r["Algorithm"]}
+                           "ran": r["algorithm"]}
 if liq:
     print("%-38s %7.0f ms %7.2f MB/s %8s  %s" % (
           "  liquid bound (ibflow liquid)", bound_us / 1e3,

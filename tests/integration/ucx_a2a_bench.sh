@@ -93,6 +93,35 @@ if [ $rc -eq 0 ] &&
 else
 	t_fail "aliases and -fz" "exit $rc: $(head -c 800 "$W/alias.out") $(head -3 "$W/alias.err")"
 fi
+# --json: the rows of the table, read here from the text, equal the JSON's
+bench json 2 -- --min 8 --max 32 --iters 3 --warmup 1 -fz --json "$W/bench.json"
+if [ $rc -eq 0 ] && python3 - "$W/json.out" "$W/bench.json" <<'PY'; then
+import json, sys
+text = [l.split() for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")]
+doc = json.load(open(sys.argv[2]))
+rows = doc["rows"]
+assert doc["processes"] == 2 and doc["datatype"] == "mpi_char", doc
+assert doc["libibflow_mpi"] is False, doc
+assert len(rows) == len(text) == 3, (len(rows), len(text))
+keys = ("avg_us", "min_us", "max_us")
+for t, r in zip(text, rows):
+    assert int(t[0]) == r["bytes"] and int(t[4]) == r["iterations"] == 3, (t, r)
+    for k, v in zip(keys + ("p50_us", "p90_us", "p99_us", "agg_bw_mbs"),
+                    (t[1], t[2], t[3], t[5], t[6], t[7], t[8])):
+        assert abs(float(v) - r[k]) <= 0.005 + 1e-9, (k, v, r[k])
+    assert t[9] == r["algorithm"] == "unknown", (t, r)
+PY
+	t_pass "--json: the table's rows (sizes, latencies, percentiles, bandwidth, algorithm) as JSON"
+else
+	t_fail "--json" "exit $rc: $(head -c 400 "$W/bench.json" 2>&1)"
+fi
+bench jsonbad 2 -- -m 8 -i 1 -x 0 --json "$W/no/such/dir/x.json"
+if [ $rc -ne 0 ] && grep -q '^ibflow-a2a-bench: --json: .*no/such/dir/x.json' "$W/jsonbad.err" &&
+   [ ! -e "$W/no/such/dir/x.json" ]; then
+	t_pass "--json into a missing folder: non-zero exit, the path named"
+else
+	t_fail "--json into a missing folder" "exit $rc: $(grep ibflow "$W/jsonbad.err" | head -2)"
+fi
 # -m MAX, -i2 -x0 (values attached), a type of 8 bytes: sizes from 8
 bench double 2 -- -m 32 -i2 -x0 -T MPI_DOUBLE
 [ $rc -eq 0 ] && grep -q '^# Datatype: MPI_DOUBLE\.$' "$W/double.out" &&

@@ -29,7 +29,9 @@
 
 #include <mpi.h>
 
+#include <ibflow/io.h>
 #include <ibflow/mpi.h>
+#include <json-c/json.h>
 
 #include "config.h"
 
@@ -57,9 +59,10 @@ struct opts {
 	bool full, tail, validate, help;
 	int type, alg;           /* indices into type_names, alg_names */
 	double link_gbps;        /* --link-rate; 0: the fabric's */
+	const char *json;        /* --json: the rows also as JSON here */
 };
 
-enum kind { K_FLAG, K_LONG, K_SIZES, K_CHOICE, K_REAL };
+enum kind { K_FLAG, K_LONG, K_SIZES, K_CHOICE, K_REAL, K_STR };
 
 /* One option: short and long form, what it sets and its accepted range. */
 struct optdef {
@@ -100,6 +103,9 @@ static const struct optdef optdefs[] = {
 	  "default): no hint, UCX_IBFLOW_ALLTOALL decides", alg_names },
 	{ 0, "link-rate", K_REAL, AT(link_gbps), 0, 1e6, "GBPS",
 	  "link rate for the liquid bound (the fabric's)", NULL },
+	{ 0, "json", K_STR, AT(json), 0, 0, "FILE",
+	  "the table also as JSON (rank 0, written whole or\n"
+	  "not at all)", NULL },
 	{ 'h', "help", K_FLAG, AT(help), 0, 0, NULL, "this help", NULL },
 	{ 0, NULL, K_FLAG, 0, 0, 0, NULL, NULL, NULL },
 };
@@ -209,6 +215,9 @@ static int parse_value(const struct optdef *d, const char *opt,
 		*(double *)t = x;
 		return 0;
 	}
+	case K_STR:
+		*(const char **)t = v;
+		return 0;
 	case K_FLAG:
 		break;
 	}
@@ -569,6 +578,25 @@ static void header(const struct run *x, bool bound)
 	printf("%*s\n", 12, "Algorithm");
 }
 
+/* Aggregate bandwidth (MB/s): all blocks over the slowest rank's mean. */
+static double agg_bw(const struct run *x, size_t bytes, const struct row *w)
+{
+	return (double)x->size * (x->size - 1) * (double)bytes / w->max;
+}
+
+/* The liquid bound (µs): duration blocks one after the other on the
+ * busiest link; false where the fabric or its rate is unknown. */
+static bool bound_us(const struct run *x, size_t bytes, const struct row *w,
+		     double *us)
+{
+	double gbps = link_rate(x, &w->info);
+
+	if (!w->info.duration || gbps <= 0)
+		return false;
+	*us = w->info.duration * (double)bytes * 8 / (gbps * 1e3);
+	return true;
+}
+
 static void print_row(const struct run *x, size_t bytes, const struct row *w,
 		      bool bound)
 {
@@ -581,15 +609,11 @@ static void print_row(const struct run *x, size_t bytes, const struct row *w,
 		       w->p99);
 	if (x->o.validate)
 		printf("%*s", 12, w->errors ? "Fail" : "Pass");
-	printf("%*.2f", FIELD, (double)x->size * (x->size - 1) *
-	       (double)bytes / w->max);
+	printf("%*.2f", FIELD, agg_bw(x, bytes, w));
 	if (bound) {
-		double gbps = link_rate(x, &w->info);
-		/* duration blocks one after the other on the busiest link */
-		double us = w->info.duration * (double)bytes * 8 /
-			    (gbps * 1e3);
+		double us;
 
-		if (w->info.duration && gbps > 0)
+		if (bound_us(x, bytes, w, &us))
 			printf("%*.2f%*.1f", FIELD, us, FIELD,
 			       100 * us / w->avg);
 		else
@@ -599,6 +623,74 @@ static void print_row(const struct run *x, size_t bytes, const struct row *w,
 		printf("%*ld", 10, w->errors);
 	printf("%*s\n", 12, ran(x, w));
 	fflush(stdout);
+}
+
+/* One row of --json: the table's figures under plain names (µs, MB/s),
+ * min and max always, the others where the table has their columns. */
+static json_object *row_json(const struct run *x, size_t bytes,
+			     const struct row *w, bool bound)
+{
+	json_object *o = json_object_new_object();
+	double us;
+
+	json_object_object_add(o, "bytes", json_object_new_int64((int64_t)bytes));
+	json_object_object_add(o, "avg_us", json_object_new_double(w->avg));
+	json_object_object_add(o, "min_us", json_object_new_double(w->min));
+	json_object_object_add(o, "max_us", json_object_new_double(w->max));
+	json_object_object_add(o, "iterations",
+			       json_object_new_int64(x->o.iters));
+	if (x->o.tail) {
+		json_object_object_add(o, "p50_us", json_object_new_double(w->p50));
+		json_object_object_add(o, "p90_us", json_object_new_double(w->p90));
+		json_object_object_add(o, "p99_us", json_object_new_double(w->p99));
+	}
+	json_object_object_add(o, "agg_bw_mbs",
+			       json_object_new_double(agg_bw(x, bytes, w)));
+	if (bound && bound_us(x, bytes, w, &us)) {
+		json_object_object_add(o, "liquid_bound_us",
+				       json_object_new_double(us));
+		json_object_object_add(o, "of_bound_pct",
+				       json_object_new_double(100 * us / w->avg));
+	}
+	if (x->o.validate)
+		json_object_object_add(o, "errors",
+				       json_object_new_int64(w->errors));
+	json_object_object_add(o, "algorithm",
+			       json_object_new_string(ran(x, w)));
+	return o;
+}
+
+/* --json: the rows with what was run, written whole or not at all. */
+static int write_json(const struct run *x, json_object *rows)
+{
+	json_object *doc = json_object_new_object();
+	ibf_ofile_t of;
+	ibf_err_t err;
+	ibf_status_t st;
+
+	json_object_object_add(doc, "benchmark",
+			       json_object_new_string("ibflow-a2a-bench"));
+	json_object_object_add(doc, "processes",
+			       json_object_new_int(x->size));
+	json_object_object_add(doc, "datatype",
+			       json_object_new_string(type_names[x->o.type]));
+	json_object_object_add(doc, "algorithm_requested",
+			       json_object_new_string(alg_names[x->o.alg]));
+	json_object_object_add(doc, "libibflow_mpi",
+			       json_object_new_boolean(x->info != NULL));
+	json_object_object_add(doc, "rows", json_object_get(rows));
+	ibf_err_clear(&err);
+	st = ibf_ofile_open(&of, x->o.json, &err);
+	if (st == IBF_OK) {
+		fprintf(of.fp, "%s\n", json_object_to_json_string_ext(doc,
+			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		st = ibf_ofile_commit(&of, &err);
+	}
+	json_object_put(doc);
+	if (st == IBF_OK)
+		return 0;
+	fprintf(stderr, "%s: --json: %s\n", prog, err.msg);
+	return 1;
 }
 
 /* The line naming what ran: the same at every size, or size by size. */
@@ -674,15 +766,18 @@ static int setup(struct run *x)
 	return 0;
 }
 
-static void run_sizes(struct run *x)
+static int run_sizes(struct run *x)
 {
 	size_t b, first = (size_t)x->o.min < x->tsize ? x->tsize :
 			  (size_t)x->o.min;
 	const char *algs[64];
 	double *t = alloc(x, (size_t)x->o.iters * sizeof(*t));
 	ibflow_mpi_a2a_info_t i0;
+	json_object *rows = x->o.json && x->rank == 0 ?
+			    json_object_new_array() : NULL;
 	long n = 0;
 	bool bound;
+	int rc = 0;
 
 	/* one call first: it makes libibflow_mpi's context, whose fabric
 	 * decides the bound columns */
@@ -700,13 +795,20 @@ static void run_sizes(struct run *x)
 		measure(x, b, t, &w);
 		if (x->rank == 0) {
 			print_row(x, b, &w, bound);
+			if (rows)
+				json_object_array_add(rows,
+						      row_json(x, b, &w, bound));
 			if (n < 64)
 				algs[n++] = ran(x, &w);
 		}
 	}
 	if (x->rank == 0)
 		algorithm_line(x, algs, n);
+	if (rows)
+		rc = write_json(x, rows);
+	json_object_put(rows);
 	free(t);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -725,7 +827,7 @@ int main(int argc, char **argv)
 	if (!rc && !x.o.help)
 		rc = setup(&x);
 	if (!rc && !x.o.help) {
-		run_sizes(&x);
+		rc = run_sizes(&x);
 		MPI_Comm_free(&x.comm);
 	}
 	free(x.s);
