@@ -386,18 +386,26 @@ static int parse_one(const ibf_cli_spec_t *s, int argc, char **argv, int *i,
 			v = a + 3 + len;
 		}
 	} else {
+		const char *c = a + 1;
+
 		*help = a[1] == 'h' && !a[2];
 		if (*help)
 			return IBF_EXIT_OK;
-		o = find_short(s, a[1]);
-		/* the letter alone, as getopt names it in a cluster (-xq) */
-		if (!o)
-			return ibf_cli_usage_error(s->name, "unknown option "
-						   "'-%c'", a[1]);
-		if (a[2] && o->kind == IBF_ARG_NONE)
-			return ibf_cli_usage_error(s->name, "unknown option "
-						   "'%s'", a);
-		v = a[2] ? a + 2 : NULL;
+		/* -fz: flags together, as getopt takes them; a letter that
+		 * takes a value ends the cluster (-fi20) */
+		for (;; c++) {
+			o = find_short(s, *c);
+			/* the letter alone, as getopt names it (-xq: '-x') */
+			if (!o)
+				return ibf_cli_usage_error(s->name, "unknown "
+							   "option '-%c'", *c);
+			if (o->kind != IBF_ARG_NONE || !c[1])
+				break;
+			if (o->seen)
+				*o->seen = true;
+			*(bool *)o->target = true;
+		}
+		v = c[1] ? c + 1 : NULL;
 	}
 	if (o->kind != IBF_ARG_NONE && !v) {
 		if (*i + 1 >= argc)

@@ -41,7 +41,8 @@ int ibf_cli_usage_error(const char *cmd, const char *fmt, ...)
  * A command describes its options in an array of ibf_opt_t (the macros
  * below, ended by IBF_OPT_END), each naming where its value goes, and
  * calls ibf_cli_parse().  The parser handles --name VALUE, --name=VALUE,
- * unambiguous prefixes of long names, -x VALUE, -xVALUE, "--" and -h/--help,
+ * unambiguous prefixes of long names, -x VALUE, -xVALUE, flags together
+ * (-fz), "--" and -h/--help,
  * checks values and required options, and prints every command's help in
  * one layout.  Error messages name the option; the exit status is
  * IBF_EXIT_INPUT.

@@ -23,9 +23,11 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <mpi.h>
 
@@ -34,6 +36,7 @@
 #include <json-c/json.h>
 
 #include "config.h"
+#include "cli_opt.h"
 
 static const char *prog = "ibflow-a2a-bench";
 
@@ -53,61 +56,15 @@ enum dtype { T_CHAR, T_INT, T_FLOAT, T_DOUBLE };
 static const char *const type_names[] = { "mpi_char", "mpi_int",
 					  "mpi_float", "mpi_double", NULL };
 
+
 struct opts {
-	long min, max;           /* block bytes */
-	long iters, warmup, mem_limit;
-	bool full, tail, validate, help;
+	unsigned min, max;       /* block bytes */
+	unsigned iters, warmup;
+	uint64_t mem_limit;
+	bool full, tail, validate;
 	int type, alg;           /* indices into type_names, alg_names */
 	double link_gbps;        /* --link-rate; 0: the fabric's */
 	const char *json;        /* --json: the rows also as JSON here */
-};
-
-enum kind { K_FLAG, K_LONG, K_SIZES, K_CHOICE, K_REAL, K_STR };
-
-/* One option: short and long form, what it sets and its accepted range. */
-struct optdef {
-	char letter;             /* 0: long form only */
-	const char *name;
-	enum kind kind;
-	size_t off;              /* of the target in struct opts */
-	double lo, hi;           /* K_LONG, K_REAL: accepted range */
-	const char *meta, *help;
-	const char *const *choices;
-};
-
-#define AT(field) offsetof(struct opts, field)
-
-static const struct optdef optdefs[] = {
-	{ 'm', "message-size", K_SIZES, AT(min), 1, MAX_BYTES, "[MIN:]MAX",
-	  "block sizes in bytes, doubling from MIN (1:1048576)", NULL },
-	{ 0, "min", K_LONG, AT(min), 1, MAX_BYTES, "BYTES", "= -m MIN:", NULL },
-	{ 0, "max", K_LONG, AT(max), 1, MAX_BYTES, "BYTES", "= -m MAX", NULL },
-	{ 'i', "iterations", K_LONG, AT(iters), 1, 1e7, "N",
-	  "timed iterations per size (20)", NULL },
-	{ 0, "iters", K_LONG, AT(iters), 1, 1e7, "N", "= -i", NULL },
-	{ 'x', "warmup", K_LONG, AT(warmup), 0, 1e7, "N",
-	  "untimed iterations first (3)", NULL },
-	{ 'f', "full", K_FLAG, AT(full), 0, 0, NULL,
-	  "Min and Max Latency, Iterations columns", NULL },
-	{ 'z', "percentiles", K_FLAG, AT(tail), 0, 0, NULL,
-	  "P50, P90, P99 latency columns", NULL },
-	{ 'c', "validation", K_FLAG, AT(validate), 0, 0, NULL,
-	  "check every received block: Validation and Errors", NULL },
-	{ 'M', "mem-limit", K_LONG, AT(mem_limit), 1, 1e15, "BYTES",
-	  "per process: MAX x processes <= BYTES (536870912)", NULL },
-	{ 'T', "type", K_CHOICE, AT(type), 0, 0, "TYPE",
-	  "mpi_char, mpi_int, mpi_float or mpi_double", type_names },
-	{ 0, "algorithm", K_CHOICE, AT(alg), 0, 0, "ALG",
-	  "liquid, pairwise or mpi (the MPI library's), as\n"
-	  "the communicator's hint ibflow_alltoall; env (the\n"
-	  "default): no hint, UCX_IBFLOW_ALLTOALL decides", alg_names },
-	{ 0, "link-rate", K_REAL, AT(link_gbps), 0, 1e6, "GBPS",
-	  "link rate for the liquid bound (the fabric's)", NULL },
-	{ 0, "json", K_STR, AT(json), 0, 0, "FILE",
-	  "the table also as JSON (rank 0, written whole or\n"
-	  "not at all)", NULL },
-	{ 'h', "help", K_FLAG, AT(help), 0, 0, NULL, "this help", NULL },
-	{ 0, NULL, K_FLAG, 0, 0, 0, NULL, NULL, NULL },
 };
 
 static bool talk;                /* rank 0 reports usage errors */
@@ -117,200 +74,134 @@ static int usage_error(const char *opt, const char *fmt, const char *arg)
 	if (talk) {
 		fprintf(stderr, "%s: %s: ", prog, opt);
 		fprintf(stderr, fmt, arg);
-		fprintf(stderr, " (--help for usage)\n");
+		fprintf(stderr, "\n(see `%s --help`)\n", prog);
 	}
 	return EXIT_USAGE;
 }
 
-static void help(void)
+/* -m MAX, MIN:MAX or MIN: (target: the options) */
+static int opt_sizes(void *target, const char *cmd, const char *v)
 {
-	const struct optdef *d;
-
-	printf("usage: mpirun -np N %s [options]\n"
-	       "MPI_Alltoall latency by block size, osu_alltoall's options "
-	       "and columns\n(docs/ucx-alltoall.md).\n\n", prog);
-	for (d = optdefs; d->name; d++) {
-		char lab[48];
-		const char *h;
-
-		snprintf(lab, sizeof(lab), "%c%c%s--%s%s%s", d->letter ? '-' :
-			 ' ', d->letter ? d->letter : ' ', d->letter ? ", " :
-			 "  ", d->name, d->meta ? " " : "", d->meta ? d->meta :
-			 "");
-		printf("  %-28s", lab);
-		for (h = d->help; *h; h++)
-			if (*h == '\n')
-				printf("\n%30s", "");
-			else
-				putchar(*h);
-		putchar('\n');
-	}
-}
-
-static int parse_long(const struct optdef *d, const char *opt, const char *v,
-		      long *out)
-{
-	char *end;
-	long x;
-
-	errno = 0;
-	x = strtol(v, &end, 10);
-	if (!*v || *end || errno || x < d->lo || x > d->hi) {
-		char fmt[96];
-
-		snprintf(fmt, sizeof(fmt), "'%%s' is not an integer in "
-			 "%.0f..%.0f", d->lo, d->hi);
-		return usage_error(opt, fmt, v);
-	}
-	*out = x;
-	return 0;
-}
-
-/* -m MAX, MIN:MAX or MIN: */
-static int parse_sizes(const struct optdef *d, const char *opt,
-		       const char *v, struct opts *o)
-{
+	struct opts *o = target;
 	const char *colon = strchr(v, ':');
 	char min[32];
 	int rc;
 
 	if (!colon)
-		return parse_long(d, opt, v, &o->max);
+		return ibf_cli_parse_uint(cmd, "--message-size", v, 1,
+					  MAX_BYTES, &o->max);
 	if ((size_t)(colon - v) >= sizeof(min))
-		return usage_error(opt, "'%s' is not [MIN:]MAX", v);
+		return ibf_cli_usage_error(cmd, "--message-size: '%s' is not "
+					   "[MIN:]MAX", v);
 	memcpy(min, v, (size_t)(colon - v));
 	min[colon - v] = '\0';
-	rc = parse_long(d, opt, min, &o->min);
+	rc = ibf_cli_parse_uint(cmd, "--message-size", min, 1, MAX_BYTES,
+				&o->min);
 	if (!rc && colon[1])
-		rc = parse_long(d, opt, colon + 1, &o->max);
+		rc = ibf_cli_parse_uint(cmd, "--message-size", colon + 1, 1,
+					MAX_BYTES, &o->max);
 	return rc;
 }
 
-static int parse_value(const struct optdef *d, const char *opt,
-		       const char *v, struct opts *o)
+/* OSU's datatype names, in either case (target: int) */
+static int opt_type(void *target, const char *cmd, const char *v)
 {
-	void *t = (char *)o + d->off;
 	int i;
 
-	switch (d->kind) {
-	case K_LONG:
-		return parse_long(d, opt, v, t);
-	case K_SIZES:
-		return parse_sizes(d, opt, v, o);
-	case K_CHOICE:
-		for (i = 0; d->choices[i]; i++)
-			if (!strcasecmp(v, d->choices[i])) {
-				*(int *)t = i;
-				return 0;
-			}
-		return usage_error(opt, "'%s' is not one of the choices "
-				   "(--help)", v);
-	case K_REAL: {
-		char *end;
-		double x = strtod(v, &end);
+	for (i = 0; type_names[i]; i++)
+		if (!strcasecmp(v, type_names[i])) {
+			*(int *)target = i;
+			return 0;
+		}
+	return ibf_cli_usage_error(cmd, "--type: '%s' is not one of "
+				   "mpi_char, mpi_int, mpi_float, mpi_double",
+				   v);
+}
 
-		if (!*v || *end || !(x > d->lo) || x > d->hi)
-			return usage_error(opt, "'%s' is not a positive number",
-					   v);
-		*(double *)t = x;
-		return 0;
-	}
-	case K_STR:
-		*(const char **)t = v;
-		return 0;
-	case K_FLAG:
-		break;
-	}
+/* BYTES in 1..10^15 (target: uint64_t) */
+static int opt_mem(void *target, const char *cmd, const char *v)
+{
+	unsigned long long x;
+	char *end;
+
+	errno = 0;
+	x = strtoull(v, &end, 10);
+	if (!*v || *end || *v == '-' || errno || !x || x > 1000000000000000ull)
+		return ibf_cli_usage_error(cmd, "--mem-limit: '%s' is not a "
+					   "number in 1..10^15", v);
+	*(uint64_t *)target = x;
 	return 0;
 }
 
-static const struct optdef *find(char letter, const char *name, size_t len)
+static const char ABOUT[] =
+"MPI_Alltoall latency by block size, osu_alltoall's options and columns\n"
+"(docs/ucx-alltoall.md).\n";
+
+/* Rank 0 parses (and alone prints help and errors); the others get its
+ * result.  0: run; -1: help printed; else the exit status. */
+static int parse_args(int argc, char **argv, struct opts *o, int rank)
 {
-	const struct optdef *d;
+	const ibf_opt_t opts[] = {
+		IBF_OPT_CALL("message-size", opt_sizes, o, "[MIN:]MAX",
+			     "block sizes in bytes, doubling from MIN",
+			     .letter = 'm', .def = "1:1048576"),
+		IBF_OPT_UINT("min", &o->min, "BYTES", 1, MAX_BYTES,
+			     "= -m MIN:"),
+		IBF_OPT_UINT("max", &o->max, "BYTES", 1, MAX_BYTES,
+			     "= -m MAX"),
+		IBF_OPT_UINT("iterations", &o->iters, "N", 1, 10000000,
+			     "timed iterations per size", .letter = 'i',
+			     .def = "20"),
+		IBF_OPT_UINT("iters", &o->iters, "N", 1, 10000000, "= -i"),
+		IBF_OPT_UINT("warmup", &o->warmup, "N", 0, 10000000,
+			     "untimed iterations first", .letter = 'x',
+			     .def = "3"),
+		IBF_OPT_FLAG("full", &o->full, "Min and Max Latency, "
+			     "Iterations columns", .letter = 'f'),
+		IBF_OPT_FLAG("percentiles", &o->tail, "P50, P90, P99 latency "
+			     "columns", .letter = 'z'),
+		IBF_OPT_FLAG("validation", &o->validate, "check every "
+			     "received block: Validation and Errors",
+			     .letter = 'c'),
+		IBF_OPT_CALL("mem-limit", opt_mem, &o->mem_limit, "BYTES",
+			     "per process: MAX x processes <= BYTES",
+			     .letter = 'M', .def = "536870912"),
+		IBF_OPT_CALL("type", opt_type, &o->type, "TYPE",
+			     "mpi_char, mpi_int, mpi_float or mpi_double",
+			     .letter = 'T', .def = "mpi_char"),
+		IBF_OPT_CHOICE("algorithm", &o->alg, "ALG", alg_names,
+			       "liquid, pairwise or mpi (the MPI library's), "
+			       "as\nthe communicator's hint ibflow_alltoall; "
+			       "env: no\nhint, UCX_IBFLOW_ALLTOALL decides",
+			       .def = "env"),
+		IBF_OPT_REAL("link-rate", &o->link_gbps, "GBPS", 0, 1e6,
+			     "link rate for the liquid bound (the fabric's)"),
+		IBF_OPT_STR("json", &o->json, "FILE",
+			    "the table also as JSON (rank 0, written whole or"
+			    "\nnot at all)"),
+		IBF_OPT_END
+	};
+	const ibf_cli_spec_t spec = {
+		.name = prog, .usage = "[options]  (under mpirun -np N)",
+		.about = ABOUT, .opts = opts,
+		.exit = "0 measured, 1 a run failed, 2 bad usage.",
+	};
+	int rc = 0;
 
-	for (d = optdefs; d->name; d++)
-		if (letter ? d->letter == letter :
-		    strlen(d->name) == len && !strncmp(d->name, name, len))
-			return d;
-	return NULL;
-}
-
-/* One option: its value from "=VALUE" / the rest of a short cluster, or
- * the next argument.  Returns the arguments consumed (1 or 2), or -1
- * with *rc set. */
-static int take(const struct optdef *d, const char *opt, const char *inl,
-		const char *next, struct opts *o, int *rc)
-{
-	if (d->kind == K_FLAG) {
-		*(bool *)((char *)o + d->off) = true;
-		return 1;
+	*o = (struct opts){ .min = 1, .max = 1u << 20, .iters = 20,
+			    .warmup = 3, .mem_limit = 1u << 29 };
+	if (rank == 0) {
+		if (!ibf_cli_parse(&spec, argc, argv, NULL, &rc))
+			rc = rc ? rc : -1;
+		else if (o->min > o->max)
+			rc = usage_error("-m", "%sMIN is larger than MAX", "");
 	}
-	if (!inl && !next) {
-		*rc = usage_error(opt, "%s", "needs a value");
-		return -1;
-	}
-	*rc = parse_value(d, opt, inl ? inl : next, o);
-	return *rc ? -1 : inl ? 1 : 2;
-}
-
-/* -fz (flags together), -i20 / -i 20 */
-static int short_opts(const char *a, const char *next, struct opts *o,
-		      int *rc)
-{
-	for (a++; *a; a++) {
-		const struct optdef *d = find(*a, NULL, 0);
-		char opt[3] = { '-', *a, '\0' };
-
-		if (!d) {
-			*rc = usage_error(opt, "%sunknown option", "");
-			return -1;
-		}
-		if (d->kind != K_FLAG)
-			return take(d, opt, a[1] ? a + 1 : NULL, next, o, rc);
-		take(d, opt, NULL, NULL, o, rc);
-	}
-	return 1;
-}
-
-/* --name VALUE, --name=VALUE */
-static int long_opt(const char *a, const char *next, struct opts *o, int *rc)
-{
-	const char *eq = strchr(a, '=');
-	size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-	const struct optdef *d = find(0, a + 2, len);
-	char opt[64];
-
-	snprintf(opt, sizeof(opt), "--%.*s", (int)len, a + 2);
-	if (!d) {
-		*rc = usage_error(opt, "%sunknown option", "");
-		return -1;
-	}
-	if (eq && d->kind == K_FLAG) {
-		*rc = usage_error(opt, "%stakes no value", "");
-		return -1;
-	}
-	return take(d, opt, eq ? eq + 1 : NULL, next, o, rc);
-}
-
-static int parse_args(int argc, char **argv, struct opts *o)
-{
-	int i, n, rc = 0;
-
-	*o = (struct opts){ .min = 1, .max = 1L << 20, .iters = 20,
-			    .warmup = 3, .mem_limit = 1L << 29 };
-	for (i = 1; i < argc; i += n) {
-		const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] :
-						 NULL;
-
-		if (a[0] != '-' || !a[1])
-			return usage_error(a, "%sunexpected argument", "");
-		n = a[1] == '-' ? long_opt(a, next, o, &rc) :
-		    short_opts(a, next, o, &rc);
-		if (n < 0)
-			return rc;
-	}
-	if (o->min > o->max)
-		return usage_error("-m", "%sMIN is larger than MAX", "");
+	MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (rc)
+		return rc;
+	MPI_Bcast(o, sizeof(*o), MPI_BYTE, 0, MPI_COMM_WORLD);
+	if (rank != 0)
+		o->json = NULL;          /* rank 0's pointer; it alone writes */
 	return 0;
 }
 
@@ -602,7 +493,7 @@ static void print_row(const struct run *x, size_t bytes, const struct row *w,
 {
 	printf("%-10zu%*.2f", bytes, FIELD, w->avg);
 	if (x->o.full)
-		printf("%*.2f%*.2f%*ld", FIELD, w->min, FIELD, w->max, 12,
+		printf("%*.2f%*.2f%*u", FIELD, w->min, FIELD, w->max, 12,
 		       x->o.iters);
 	if (x->o.tail)
 		printf("%*.2f%*.2f%*.2f", FIELD, w->p50, FIELD, w->p90, FIELD,
@@ -734,17 +625,19 @@ static MPI_Comm make_comm(int alg)
 /* OSU's rule for -M: the largest block times the processes fits. */
 static int apply_mem_limit(struct run *x)
 {
-	long cap = x->o.mem_limit / x->size;
+	uint64_t cap = x->o.mem_limit / (uint64_t)x->size;
 
 	if (x->o.max <= cap)
 		return 0;
-	if (cap < x->o.min || cap < (long)x->tsize)
+	if (cap < x->o.min || cap < x->tsize)
 		return usage_error("-M", "%s: too small for the smallest "
 				   "block", "the limit");
 	if (x->rank == 0)
-		printf("# -M %ld: largest block %ld bytes (blocks x processes "
-		       "within the limit)\n", x->o.mem_limit, cap);
-	x->o.max = cap;
+		printf("# -M %llu: largest block %llu bytes (blocks x processes "
+		       "within the limit)\n",
+		       (unsigned long long)x->o.mem_limit,
+		       (unsigned long long)cap);
+	x->o.max = (unsigned)cap;
 	return 0;
 }
 
@@ -821,17 +714,15 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &x.rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &x.size);
 	talk = x.rank == 0;
-	rc = parse_args(argc, argv, &x.o);
-	if (!rc && x.o.help && x.rank == 0)
-		help();
-	if (!rc && !x.o.help)
+	rc = parse_args(argc, argv, &x.o, x.rank);
+	if (!rc)
 		rc = setup(&x);
-	if (!rc && !x.o.help) {
+	if (!rc) {
 		rc = run_sizes(&x);
 		MPI_Comm_free(&x.comm);
 	}
 	free(x.s);
 	free(x.r);
 	MPI_Finalize();
-	return rc;
+	return rc < 0 ? 0 : rc;        /* -1: help printed */
 }
