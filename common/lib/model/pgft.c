@@ -97,6 +97,31 @@ static ibf_node_id_t peer_node(const ibf_fabric_t *f, ibf_node_id_t n,
 	return pp == IBF_NO_ID ? IBF_NO_ID : f->ports[pp].node;
 }
 
+/* The links of the tree's nodes, one end at a time: port q of node n (a
+ * node with a level) leads to node v.  Start from `link_walk_t w = { 0 }`
+ * and loop `while (next_link(r, &w))`: nodes in order, a node's ports in
+ * order, unlinked ports skipped. */
+typedef struct link_walk {
+	ibf_node_id_t n, v;
+	unsigned q;
+} link_walk_t;
+
+static bool next_link(const rec_t *r, link_walk_t *w)
+{
+	const ibf_fabric_t *f = r->f;
+
+	for (; w->n < f->nnodes; w->n++, w->q = 0) {
+		if (r->pg->level[w->n] == NO_LEVEL)
+			continue;
+		while (++w->q <= f->nodes[w->n].nports) {
+			w->v = peer_node(f, w->n, w->q);
+			if (w->v != IBF_NO_ID)
+				return true;
+		}
+	}
+	return false;
+}
+
 static ibf_status_t nomem(rec_t *r)
 {
 	return ibf_err_set(r->err, IBF_ERR_NOMEM, "pgft: out of memory");
@@ -406,34 +431,29 @@ static ibf_status_t check_adjacent(rec_t *r)
 	const ibf_fabric_t *f = r->f;
 	const uint8_t *lev = r->pg->level;
 	char a[NAME_LEN], b[NAME_LEN];
+	link_walk_t w = { 0 };
 	ibf_node_id_t n, v;
-	unsigned q;
 
-	for (n = 0; n < f->nnodes; n++) {
-		if (lev[n] == NO_LEVEL)
+	while (next_link(r, &w)) {
+		n = w.n;
+		v = w.v;
+		if (lev[v] + 1 == lev[n] || lev[v] == lev[n] + 1)
 			continue;
-		for (q = 1; q <= f->nodes[n].nports; q++) {
-			v = peer_node(f, n, q);
-			if (v == IBF_NO_ID)
-				continue;
-			if (lev[v] + 1 == lev[n] || lev[v] == lev[n] + 1)
-				continue;
-			if (!lev[n] && !lev[v])
-				return ibf_err_set(r->err, IBF_ERR_INVALID,
-					"not a PGFT: link between hosts %s "
-					"and %s", nm(f, n, a), nm(f, v, b));
-			if (lev[v] == lev[n])
-				return ibf_err_set(r->err, IBF_ERR_INVALID,
-					"not a PGFT: extra link between "
-					"level-%u switches %s and %s (a PGFT "
-					"links adjacent levels only)", lev[n],
-					nm(f, n, a), nm(f, v, b));
+		if (!lev[n] && !lev[v])
 			return ibf_err_set(r->err, IBF_ERR_INVALID,
-				"not a PGFT: link between level-%u %s %s and "
-				"level-%u %s %s (a PGFT links adjacent levels "
-				"only)", lev[n], kind(f, n), nm(f, n, a),
-				lev[v], kind(f, v), nm(f, v, b));
-		}
+				"not a PGFT: link between hosts %s and %s",
+				nm(f, n, a), nm(f, v, b));
+		if (lev[v] == lev[n])
+			return ibf_err_set(r->err, IBF_ERR_INVALID,
+				"not a PGFT: extra link between level-%u "
+				"switches %s and %s (a PGFT links adjacent "
+				"levels only)", lev[n], nm(f, n, a),
+				nm(f, v, b));
+		return ibf_err_set(r->err, IBF_ERR_INVALID,
+			"not a PGFT: link between level-%u %s %s and "
+			"level-%u %s %s (a PGFT links adjacent levels "
+			"only)", lev[n], kind(f, n), nm(f, n, a),
+			lev[v], kind(f, v), nm(f, v, b));
 	}
 	return IBF_OK;
 }
@@ -443,8 +463,8 @@ static ibf_status_t check_adjacent(rec_t *r)
 static ibf_status_t list_edges(rec_t *r)
 {
 	const ibf_fabric_t *f = r->f;
-	ibf_node_id_t n, v;
-	unsigned q;
+	link_walk_t w = { 0 };
+	ibf_node_id_t n;
 	size_t cap = 0;
 
 	for (n = 0; n < f->nnodes; n++)
@@ -452,17 +472,11 @@ static ibf_status_t list_edges(rec_t *r)
 	r->edge = malloc((cap / 2 + 1) * sizeof(*r->edge));
 	if (!r->edge)
 		return nomem(r);
-	for (n = 0; n < f->nnodes; n++) {
-		if (r->pg->level[n] == NO_LEVEL)
-			continue;
-		for (q = 1; q <= f->nodes[n].nports; q++) {
-			v = peer_node(f, n, q);
-			if (v != IBF_NO_ID && v > n && r->nedge <= cap / 2) {
-				r->edge[r->nedge][0] = n;
-				r->edge[r->nedge++][1] = v;
-			}
+	while (next_link(r, &w))
+		if (w.v > w.n && r->nedge <= cap / 2) {
+			r->edge[r->nedge][0] = w.n;
+			r->edge[r->nedge++][1] = w.v;
 		}
-	}
 	return IBF_OK;
 }
 
@@ -567,26 +581,16 @@ static ibf_status_t blame_outlier(rec_t *r)
 
 static void port_sets(rec_t *r)
 {
-	const ibf_fabric_t *f = r->f;
 	const uint8_t *lev = r->pg->level;
-	ibf_node_id_t n, v;
-	unsigned q;
+	link_walk_t w = { 0 };
 
 	memset(r->dp, 0, sizeof(r->dp));
 	memset(r->up, 0, sizeof(r->up));
-	for (n = 0; n < f->nnodes; n++) {
-		if (lev[n] == NO_LEVEL)
-			continue;
-		for (q = 1; q <= f->nodes[n].nports; q++) {
-			v = peer_node(f, n, q);
-			if (v == IBF_NO_ID)
-				continue;
-			if (lev[v] == lev[n] + 1)
-				bits_set(r->up[lev[v]], q);
-			else
-				bits_set(r->dp[lev[n]], q);
-		}
-	}
+	while (next_link(r, &w))
+		if (lev[w.v] == lev[w.n] + 1)
+			bits_set(r->up[lev[w.v]], w.q);
+		else
+			bits_set(r->dp[lev[w.n]], w.q);
 }
 
 /* The hint applies when this fabric fits in it. */
@@ -1440,8 +1444,8 @@ static ibf_status_t file_link(rec_t *r, ibf_node_id_t n, unsigned q,
 
 static ibf_status_t check_wiring(rec_t *r)
 {
-	const ibf_fabric_t *f = r->f;
 	ibf_pgft_t *pg = r->pg;
+	link_walk_t w = { 0 };
 	ibf_node_id_t u, v;
 	ibf_status_t st;
 	size_t nmiss = 0;
@@ -1450,16 +1454,10 @@ static ibf_status_t check_wiring(rec_t *r)
 
 	if ((st = alloc_ports(r)) != IBF_OK)
 		return st;
-	for (u = 0; u < f->nnodes; u++) {
-		if (pg->level[u] == NO_LEVEL)
-			continue;
-		for (q = 1; q <= f->nodes[u].nports; q++) {
-			v = peer_node(f, u, q);
-			if (v != IBF_NO_ID && pg->level[v] == pg->level[u] + 1 &&
-			    (st = file_link(r, u, q, v)) != IBF_OK)
-				return st;
-		}
-	}
+	while (next_link(r, &w))
+		if (pg->level[w.v] == pg->level[w.n] + 1 &&
+		    (st = file_link(r, w.n, w.q, w.v)) != IBF_OK)
+			return st;
 	/* missing links: empty slots whose parent is present; counted,
 	 * then listed */
 	for (pass = 0; pass < 2; pass++) {
