@@ -4,7 +4,7 @@
  *
  * Layers, bottom up (a header includes only headers of its layer or below):
  *   base     status.h limits.h io.h
- *   model    fabric.h lfts.h pgft.h
+ *   model    fabric.h lfts.h pgft_memory.h pgft.h
  *   formats  topo_io.h lfts_io.h hosts.h traffic.h sl_io.h
  *            rtt_io.h
  *   gen      gen.h
@@ -26,6 +26,7 @@
 #include <ibflow/io.h>
 #include <ibflow/fabric.h>
 #include <ibflow/lfts.h>
+#include <ibflow/pgft_memory.h>
 #include <ibflow/pgft.h>
 #include <ibflow/topo_io.h>
 #include <ibflow/lfts_io.h>
