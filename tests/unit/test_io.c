@@ -13,6 +13,7 @@
 
 #include <ibflow/io.h>
 
+#include "base/array.h"
 #include "base/scan.h"
 
 static void test_lines(void **state)
@@ -224,9 +225,42 @@ static void test_stream_errors(void **state)
 	assert_int_equal(ibf_text_open(&t, "/nonexistent/x", &err), IBF_ERR_IO);
 }
 
+/* IBF_CALLOC_ALL: every array gets its own count of zeroed elements of
+ * its own type; an impossible size fails, the arrays before it allocated
+ * (for the caller's free), the ones after it untouched. */
+static void test_calloc_all(void **state)
+{
+	struct { uint64_t *wide; uint8_t *narrow; uint32_t *none; } c = { 0 };
+	uint32_t *huge = NULL, *after = NULL;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(IBF_CALLOC_ALL(IBF_CALLOC_ARRAY(c.wide, 1000),
+					IBF_CALLOC_ARRAY(c.narrow, 3),
+					IBF_CALLOC_ARRAY(c.none, 1)), 0);
+	assert_non_null(c.wide);
+	assert_non_null(c.narrow);
+	assert_non_null(c.none);
+	for (i = 0; i < 1000; i++)
+		assert_true(c.wide[i] == 0);
+	c.wide[999] = UINT64_MAX;   /* all 1000 elements are 8 bytes */
+	assert_int_equal(c.narrow[0] | c.narrow[1] | c.narrow[2], 0);
+	IBF_FREE_ALL(c.wide, c.narrow, c.none);
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(IBF_CALLOC_ALL(IBF_CALLOC_ARRAY(c.narrow, 8),
+					IBF_CALLOC_ARRAY(huge, SIZE_MAX / 2),
+					IBF_CALLOC_ARRAY(after, 8)), -1);
+	assert_non_null(c.narrow);
+	assert_null(huge);
+	assert_null(after);
+	free(c.narrow);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_calloc_all),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_binary_refused),
 		cmocka_unit_test(test_load_missing_file),

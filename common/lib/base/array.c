@@ -75,6 +75,18 @@ int ibf_array_grow_par(size_t *cap, size_t need, unsigned k,
 	return 0;
 }
 
+int ibf_calloc_each(const ibf_calloc_req_t *req, size_t k)
+{
+	for (size_t i = 0; i < k; i++) {
+		void *arr = calloc(req[i].n, req[i].elem);
+
+		if (!arr)
+			return -1;
+		memcpy(req[i].ptr, &arr, sizeof(arr));
+	}
+	return 0;
+}
+
 int ibf_cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;

@@ -36,6 +36,31 @@ int ibf_cmp_u32(const void *a, const void *b);
  * arrays (paths) by insertion sort. */
 uint32_t ibf_sort_unique_u32(uint32_t *v, uint32_t n);
 
+/* One of a context's flat arrays to calloc() together with the others
+ * (IBF_CALLOC_ALL): the address of its pointer (a T **, passed as void *;
+ * written with memcpy, like ibf_array_grow_par()), its element count and
+ * size. */
+typedef struct ibf_calloc_req {
+	void *ptr;
+	size_t n, elem;
+} ibf_calloc_req_t;
+
+/* IBF_CALLOC_ARRAY(c->a, n): c->a gets n zeroed elements of its type. */
+#define IBF_CALLOC_ARRAY(p, count)                                           \
+	{ .ptr = &(p), .n = (count), .elem = sizeof(*(p)) }
+
+/* calloc() the arrays of req[0..k) in order: 0, or -1 when memory runs
+ * out (the arrays allocated before stay, for the context's own free). */
+int ibf_calloc_each(const ibf_calloc_req_t *req, size_t k);
+
+/* A context's flat arrays in one statement:
+ * if (IBF_CALLOC_ALL(IBF_CALLOC_ARRAY(c->a, n), IBF_CALLOC_ARRAY(c->b, m)))
+ *         return IBF_ERR_NOMEM; */
+#define IBF_CALLOC_ALL(...)                                                  \
+	ibf_calloc_each((const ibf_calloc_req_t[]){ __VA_ARGS__ },           \
+			sizeof((const ibf_calloc_req_t[]){ __VA_ARGS__ }) /  \
+			sizeof(ibf_calloc_req_t))
+
 /* free() every pointer of a context's flat arrays in one statement:
  * IBF_FREE_ALL(c->a, c->b, c->c). */
 static inline void ibf_free_each(void *const *p, size_t n)

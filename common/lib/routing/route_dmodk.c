@@ -30,6 +30,7 @@
 
 #include <ibflow/pgft.h>
 
+#include "base/array.h"
 #include "routing/route_internal.h"
 
 enum mode { M_SELF, M_DOWN, M_UP, M_FIXED, M_NONE };
@@ -577,20 +578,17 @@ static ibf_status_t setup(pgr_t *c)
 	c->wp[0] = c->wp[1] = 1;
 	for (l = 2; l <= c->h + 1; l++)
 		c->wp[l] = c->wp[l - 1] * (l <= c->h ? pg->w[l] : 1);
-	c->dn_st = calloc(nn, sizeof(uint32_t));
-	c->ok_st = calloc(nn, sizeof(uint32_t));
-	c->du_st = calloc(nn, sizeof(uint32_t));
-	c->bfs_d = calloc(nn, sizeof(uint32_t));
-	c->bfs_st = calloc(nn, sizeof(uint32_t));
-	c->dn_group = calloc(nn, 1);
-	c->ok_val = calloc(nn, 1);
-	c->du_val = calloc(nn, 1);
-	c->queue = malloc(sizeof(*c->queue) * nn);
-	c->mode = calloc(ns + 1, 1);
-	c->fixed = calloc(ns + 1, 1);
-	if (!c->dn_st || !c->ok_st || !c->du_st || !c->bfs_d || !c->bfs_st ||
-	    !c->dn_group ||
-	    !c->ok_val || !c->du_val || !c->queue || !c->mode || !c->fixed)
+	if (IBF_CALLOC_ALL(IBF_CALLOC_ARRAY(c->dn_st, nn),
+			   IBF_CALLOC_ARRAY(c->ok_st, nn),
+			   IBF_CALLOC_ARRAY(c->du_st, nn),
+			   IBF_CALLOC_ARRAY(c->bfs_d, nn),
+			   IBF_CALLOC_ARRAY(c->bfs_st, nn),
+			   IBF_CALLOC_ARRAY(c->dn_group, nn),
+			   IBF_CALLOC_ARRAY(c->ok_val, nn),
+			   IBF_CALLOC_ARRAY(c->du_val, nn),
+			   IBF_CALLOC_ARRAY(c->queue, nn),
+			   IBF_CALLOC_ARRAY(c->mode, ns + 1),
+			   IBF_CALLOC_ARRAY(c->fixed, ns + 1)))
 		return IBF_ERR_NOMEM;
 	if (index_endpoints(c) != IBF_OK)
 		return IBF_ERR_NOMEM;

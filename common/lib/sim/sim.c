@@ -119,29 +119,24 @@ unsigned sim_vl(const ibf_sim_t *s, const sim_msg_t *m, unsigned dlid)
 
 static ibf_status_t alloc_ports(ibf_sim_t *s, ibf_err_t *err)
 {
-	size_t n = s->fabric->nports;
+	size_t n = s->fabric->nports, nhosts = s->fabric->nendpoints;
 
-	s->ps_per_byte = calloc(n, sizeof(double));
-	s->busy = calloc(n, 1);
-	s->in_busy = calloc(n, 1);
-	s->cur_pkt = calloc(n, sizeof(uint32_t));
-	s->cur_in = calloc(n, sizeof(uint32_t));
-	s->rr = calloc(n, sizeof(uint32_t));
-	s->nwant = calloc(n, sizeof(uint32_t));
-	s->nwant_high = calloc(n, sizeof(uint32_t));
-	s->arb_mark = calloc(n, 1);
-	s->nhigh = calloc(n, 1);
-	s->arb_list = malloc(n * sizeof(uint32_t));
-	s->link_bytes = calloc(n, sizeof(uint64_t));
-	s->busy_ps = calloc(n, sizeof(sim_ps_t));
-	s->blocked_ps = calloc(n, sizeof(sim_ps_t));
-	s->blocked_since = malloc(n * sizeof(sim_ps_t));
-	s->host = calloc(s->fabric->nendpoints ? s->fabric->nendpoints : 1,
-			 sizeof(sim_host_t));
-	if (!s->ps_per_byte || !s->busy || !s->in_busy || !s->cur_pkt ||
-	    !s->cur_in || !s->rr || !s->nwant || !s->nwant_high ||
-	    !s->arb_mark || !s->arb_list || !s->nhigh || !s->link_bytes || !s->busy_ps ||
-	    !s->blocked_ps || !s->blocked_since || !s->host)
+	if (IBF_CALLOC_ALL(IBF_CALLOC_ARRAY(s->ps_per_byte, n),
+			   IBF_CALLOC_ARRAY(s->busy, n),
+			   IBF_CALLOC_ARRAY(s->in_busy, n),
+			   IBF_CALLOC_ARRAY(s->cur_pkt, n),
+			   IBF_CALLOC_ARRAY(s->cur_in, n),
+			   IBF_CALLOC_ARRAY(s->rr, n),
+			   IBF_CALLOC_ARRAY(s->nwant, n),
+			   IBF_CALLOC_ARRAY(s->nwant_high, n),
+			   IBF_CALLOC_ARRAY(s->arb_mark, n),
+			   IBF_CALLOC_ARRAY(s->nhigh, n),
+			   IBF_CALLOC_ARRAY(s->arb_list, n),
+			   IBF_CALLOC_ARRAY(s->link_bytes, n),
+			   IBF_CALLOC_ARRAY(s->busy_ps, n),
+			   IBF_CALLOC_ARRAY(s->blocked_ps, n),
+			   IBF_CALLOC_ARRAY(s->blocked_since, n),
+			   IBF_CALLOC_ARRAY(s->host, nhosts ? nhosts : 1)))
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
 	return IBF_OK;
 }
