@@ -149,6 +149,23 @@ static void test_bad_lines(void **state)
 	expect_error("# nothing\n\n", NULL, "f.rtt: no measurements");
 }
 
+/* A host name too long for a name buffer, as A, as B and on a
+ * "# hosts:" line: refused with the line. */
+static void test_long_names(void **state)
+{
+	char longname[400], text[1024];
+
+	(void)state;
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	snprintf(text, sizeof(text), "%s b 1\n", longname);
+	expect_error(text, NULL, "f.rtt:1: host name longer than 254 bytes");
+	snprintf(text, sizeof(text), "a b 1\na %s 1\n", longname);
+	expect_error(text, NULL, "f.rtt:2: host name longer than 254 bytes");
+	snprintf(text, sizeof(text), "# hosts: a %s\na b 1\n", longname);
+	expect_error(text, NULL, "f.rtt:1: host name longer than 254 bytes");
+}
+
 static void test_write(void **state)
 {
 	static const char *const names[] = { "plain", "with blank", "#hash",
@@ -238,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_open),
 		cmocka_unit_test(test_lookup),
 		cmocka_unit_test(test_bad_lines),
+		cmocka_unit_test(test_long_names),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_hosts_line),
 	};

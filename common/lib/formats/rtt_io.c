@@ -130,25 +130,36 @@ static ibf_status_t check_value(const ibf_text_t *t, const ibf_word_t *w,
 	return IBF_OK;
 }
 
+/* Word i of a line as a host of the file: its index, a new host added. */
+static ibf_status_t intern_word(struct names *nm, const ibf_text_t *t,
+				const ibf_words_t *w, unsigned i,
+				uint32_t *idx, ibf_err_t *err)
+{
+	char name[IBF_NAME_MAX];
+
+	if (!ibf_words_join(w, i, i + 1, name, sizeof(name)))
+		return ibf_text_error(t, err, IBF_ERR_PARSE,
+				      "host name longer than %d bytes",
+				      IBF_NAME_MAX - 2);
+	if (intern(nm, name, idx) != IBF_OK)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	return IBF_OK;
+}
+
 /* Hosts without a lookup: exactly two names before the values. */
 static ibf_status_t open_names(struct names *nm, const ibf_text_t *t,
 			       const ibf_words_t *w, unsigned k, uint32_t *a,
 			       uint32_t *b, ibf_err_t *err)
 {
-	char na[IBF_NAME_MAX], nb[IBF_NAME_MAX];
+	ibf_status_t st;
 
 	if (k != 2)
 		return ibf_text_error(t, err, IBF_ERR_PARSE,
 				      "expected A B RTT or A B MIN MAX "
 				      "(quote names with blanks)");
-	if (!ibf_words_join(w, 0, 1, na, sizeof(na)) ||
-	    !ibf_words_join(w, 1, 2, nb, sizeof(nb)))
-		return ibf_text_error(t, err, IBF_ERR_PARSE,
-				      "host name longer than %d bytes",
-				      IBF_NAME_MAX - 2);
-	if (intern(nm, na, a) != IBF_OK || intern(nm, nb, b) != IBF_OK)
-		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
-	return IBF_OK;
+	if ((st = intern_word(nm, t, w, 0, a, err)) != IBF_OK)
+		return st;
+	return intern_word(nm, t, w, 1, b, err);
 }
 
 /* Hosts of the lookup: the two-number reading first, then one number. */
@@ -188,24 +199,12 @@ static ibf_status_t hosts_line(struct names *nm, const ibf_text_t *t,
 			       char *s, ibf_err_t *err)
 {
 	ibf_words_t w;
+	ibf_status_t st = ibf_words_split(t, s, &w, err);
 	uint32_t idx;
-	ibf_status_t st;
-	unsigned i;
 
-	if ((st = ibf_words_split(t, s, &w, err)) != IBF_OK)
-		return st;
-	for (i = 0; i < w.n; i++) {
-		char na[IBF_NAME_MAX];
-
-		if (!ibf_words_join(&w, i, i + 1, na, sizeof(na)))
-			return ibf_text_error(t, err, IBF_ERR_PARSE, "host "
-					      "name longer than %d bytes",
-					      IBF_NAME_MAX - 2);
-		if (intern(nm, na, &idx) != IBF_OK)
-			return ibf_err_set(err, IBF_ERR_NOMEM,
-					   "out of memory");
-	}
-	return IBF_OK;
+	for (unsigned i = 0; st == IBF_OK && i < w.n; i++)
+		st = intern_word(nm, t, &w, i, &idx, err);
+	return st;
 }
 
 static ibf_status_t parse_line(struct names *nm, const ibf_text_t *t,
