@@ -11,12 +11,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/trace.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 /* ---- the all-pairs check ----------------------------------------------- */
 
@@ -77,8 +75,5 @@ ibf_status_t ibf_check_report_write_json(const ibf_lfts_t *l,
 					 const ibf_check_report_t *report,
 					 FILE *fp, ibf_err_t *err);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

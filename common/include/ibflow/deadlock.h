@@ -12,13 +12,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/lfts.h>
 #include <ibflow/sl_io.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 /* ---- deadlock check ------------------------------------------------------ */
 
@@ -49,8 +47,5 @@ ibf_status_t ibf_deadlock_check(const ibf_lfts_t *l, const ibf_sls_t *sls,
 void ibf_deadlock_report_free(ibf_deadlock_report_t *rep);
 bool ibf_deadlock_found(const ibf_deadlock_report_t *rep);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

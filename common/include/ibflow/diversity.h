@@ -27,12 +27,10 @@
 
 #include <stdint.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/lfts.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 #define IBF_DIVERSITY_HIST 16 /* cdp / distinct histograms: 0..15, 15+ */
 
@@ -64,8 +62,5 @@ static inline double ibf_diversity_share_ge3(const ibf_diversity_t *d)
 	return d->pairs ? (double)d->pairs_cdp_ge3 / (double)d->pairs : 0.0;
 }
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

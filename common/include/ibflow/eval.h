@@ -29,13 +29,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/fabric.h>
 #include <ibflow/lfts.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 typedef enum ibf_eval_paths {
 	IBF_EVAL_SINGLE = 0, /* base LID only (LID offset 0) */
@@ -158,8 +156,5 @@ ibf_status_t ibf_eval_write_json(const ibf_eval_t *e, FILE *fp,
 ibf_status_t ibf_eval_write_flows(const ibf_eval_t *e, FILE *fp,
 				  ibf_err_t *err);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

@@ -22,16 +22,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/fabric.h>
 #include <ibflow/hosts.h>
 #include <ibflow/lfts.h>
 #include <ibflow/route.h>
 #include <ibflow/sl_io.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 #define IBF_EXPORT_MANIFEST "ibflow-export.txt"
 #define IBF_EXPORT_GEN_MAX 64
@@ -137,8 +135,5 @@ ibf_status_t ibf_export_read_set(const char *dir, ibf_export_set_t *out,
 				 bool *retry, ibf_err_t *err);
 void ibf_export_set_free(ibf_export_set_t *s);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

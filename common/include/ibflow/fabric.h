@@ -25,13 +25,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/limits.h>
 #include <ibflow/status.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 typedef uint32_t ibf_node_id_t;
 typedef uint32_t ibf_port_id_t;
@@ -234,8 +232,5 @@ const char *ibf_port_host_name(const ibf_fabric_t *f, ibf_port_id_t p,
 ibf_status_t ibf_fabric_compare(const ibf_fabric_t *a, const ibf_fabric_t *b,
 				ibf_err_t *err);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

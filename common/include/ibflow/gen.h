@@ -16,12 +16,10 @@
 #ifndef IBFLOW_GEN_H
 #define IBFLOW_GEN_H
 
+#include <ibflow/decls.h>
 #include <ibflow/fabric.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 typedef struct ibf_gen_opts {
 	unsigned lmc;
@@ -30,8 +28,5 @@ typedef struct ibf_gen_opts {
 ibf_status_t ibf_gen(const char *spec, const ibf_gen_opts_t *opts,
 		     ibf_fabric_t **out, ibf_err_t *err);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

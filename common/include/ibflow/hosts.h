@@ -10,13 +10,11 @@
 
 #include <stdio.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/fabric.h>
 #include <ibflow/io.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 typedef struct ibf_hostlist {
 	ibf_port_id_t *ports;
@@ -31,8 +29,5 @@ ibf_status_t ibf_hosts_write(const ibf_fabric_t *f, const ibf_hostlist_t *h,
 			     FILE *fp, ibf_err_t *err);
 void ibf_hostlist_free(ibf_hostlist_t *h);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

@@ -3,7 +3,7 @@
  * libibflow: the whole public API in one include.
  *
  * Layers, bottom up (a header includes only headers of its layer or below):
- *   base     status.h limits.h io.h
+ *   base     decls.h status.h limits.h io.h
  *   model    fabric.h lfts.h pgft_memory.h pgft.h
  *   formats  topo_io.h lfts_io.h hosts.h traffic.h sl_io.h
  *            rtt_io.h
@@ -14,9 +14,10 @@
  *   sched    liquid.h probe.h
  *   sim      sim.h
  *   infer    infer.h
- * Only what these headers declare is exported from libibflow.so; each is
- * wrapped in "#pragma GCC visibility push(default)" while the library is
- * built with -fvisibility=hidden, and a version script keeps the rest local.
+ * Only what these headers declare is exported from libibflow.so: each
+ * stands between IBF_BEGIN_DECLS and IBF_END_DECLS (decls.h: default
+ * visibility, C linkage) while the library is built with
+ * -fvisibility=hidden, and a version script keeps the rest local.
  */
 #ifndef IBFLOW_IBFLOW_H
 #define IBFLOW_IBFLOW_H

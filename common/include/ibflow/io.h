@@ -17,12 +17,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/status.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 typedef struct ibf_text {
 	const char *name;  /* for messages: the path, or "<stdin>" */
@@ -77,8 +75,5 @@ ibf_status_t ibf_ofile_open(ibf_ofile_t *o, const char *path, ibf_err_t *err);
 ibf_status_t ibf_ofile_commit(ibf_ofile_t *o, ibf_err_t *err);
 void ibf_ofile_abort(ibf_ofile_t *o);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

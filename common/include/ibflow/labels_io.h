@@ -7,13 +7,11 @@
 #ifndef IBFLOW_LABELS_IO_H
 #define IBFLOW_LABELS_IO_H
 
+#include <ibflow/decls.h>
 #include <ibflow/pgft.h>
 #include <ibflow/status.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 /* Write atomically (temporary file, then rename); "-" is stdout. */
 ibf_status_t ibf_labels_write(const char *path, const ibf_pgft_memory_t *m,
@@ -25,8 +23,5 @@ ibf_status_t ibf_labels_read(const char *path, ibf_pgft_memory_t **out,
 ibf_status_t ibf_labels_parse(const char *name, const char *buf, size_t len,
 			      ibf_pgft_memory_t **out, ibf_err_t *err);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

@@ -12,12 +12,10 @@
 
 #include <stdint.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/fabric.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 #define IBF_LFT_NO_PORT 0xFFu /* unrouted LID (OpenSM's OSM_NO_PATH) */
 
@@ -47,8 +45,5 @@ static inline void ibf_lfts_set(ibf_lfts_t *l, uint32_t sw, unsigned lid,
 	l->has_table[sw] = 1;
 }
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

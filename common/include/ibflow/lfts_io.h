@@ -8,13 +8,11 @@
 
 #include <stdio.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/io.h>
 #include <ibflow/lfts.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 ibf_status_t ibf_lfts_read(const ibf_fabric_t *f, const char *path,
 			   ibf_lfts_t **out, ibf_err_t *err);
@@ -25,8 +23,5 @@ ibf_status_t ibf_lfts_write(const ibf_lfts_t *l, FILE *fp, ibf_err_t *err);
 ibf_status_t ibf_lfts_write_file(const ibf_lfts_t *l, const char *path,
 				 ibf_err_t *err);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

@@ -31,15 +31,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/fabric.h>
 #include <ibflow/hosts.h>
 #include <ibflow/traffic.h>
 #include <ibflow/lfts.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 /* Refuse traffics larger than this (COUNT can be up to 2^32 - 1). */
 #define IBF_LIQUID_MAX_TRANSFERS 2000000u
@@ -286,8 +284,5 @@ ibf_status_t ibf_liquid_plan_write_json(const ibf_fabric_t *f,
 					const ibf_liquid_plan_t *p, FILE *fp,
 					ibf_err_t *err);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

@@ -34,13 +34,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/traffic.h>
 #include <ibflow/lfts.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 /* A problem in compressed sparse rows: flow k uses the entries
  * first[k] .. first[k + 1] - 1, entry e being link[e] with fraction
@@ -126,8 +124,5 @@ ibf_status_t ibf_flowpaths_crossbar(const ibf_fabric_t *f,
 				    const ibf_traffic_t *tr,
 				    ibf_mmf_problem_t *p, ibf_err_t *err);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

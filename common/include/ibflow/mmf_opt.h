@@ -34,15 +34,13 @@
 
 #include <stdint.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/fabric.h>
 #include <ibflow/traffic.h>
 #include <ibflow/mmf.h>
 #include <ibflow/pgft.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 typedef struct ibf_mmf_opt_opts {
 	unsigned nthreads;   /* 0 or 1: one thread */
@@ -77,8 +75,5 @@ ibf_status_t ibf_mmf_opt_problem(const ibf_pgft_t *pg, const ibf_fabric_t *f,
 				 const ibf_flow_t *flows, uint32_t nflows,
 				 ibf_mmf_problem_t *p, ibf_err_t *err);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

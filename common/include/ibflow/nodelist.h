@@ -23,13 +23,11 @@
 
 #include <stdint.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/fabric.h>
 #include <ibflow/io.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 #define IBF_NODELIST_MAX   (1u << 20) /* names in one list */
 #define IBF_NODENAME_MAX   256u       /* longest name, NUL included */
@@ -74,8 +72,5 @@ ibf_status_t ibf_nodelist_order(const ibf_fabric_t *f,
 				const ibf_port_id_t *order, uint32_t norder,
 				ibf_nodelist_t *nl, ibf_err_t *err);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

@@ -35,12 +35,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/traffic.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 typedef enum ibf_pattern_kind {
 	IBF_PATTERN_PERM = 1,
@@ -97,8 +95,5 @@ ibf_status_t ibf_rankmap(const ibf_fabric_t *f, const ibf_port_id_t *order,
 			 ibf_port_id_t **map, uint32_t *nranks,
 			 ibf_err_t *err);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

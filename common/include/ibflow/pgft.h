@@ -38,13 +38,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/fabric.h>
 #include <ibflow/pgft_memory.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 /* A link of the PGFT that the fabric lacks. */
 typedef struct ibf_pgft_missing {
@@ -221,8 +219,5 @@ ibf_node_id_t ibf_pgft_ep_leaf(const ibf_pgft_t *pg, ibf_port_id_t ep);
 bool ibf_pgft_down_ok(const ibf_pgft_t *pg, ibf_node_id_t s,
 		      ibf_port_id_t ep);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

@@ -13,10 +13,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+#include <ibflow/decls.h>
+
+IBF_BEGIN_DECLS
 
 #define IBF_PGFT_MAX_H 16u  /* switch levels (as many as ibf_gen makes) */
 
@@ -85,8 +84,5 @@ const ibf_pgft_mem_node_t *ibf_pgft_memory_node(const ibf_pgft_memory_t *m,
 const ibf_pgft_mem_link_t *ibf_pgft_memory_link(const ibf_pgft_memory_t *m,
 						uint64_t guid, unsigned port);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

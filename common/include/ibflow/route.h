@@ -24,14 +24,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/fabric.h>
 #include <ibflow/lfts.h>
 #include <ibflow/sl_io.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 /* Engine findings for the report: library-internal (opaque). */
 struct ibf_route_report;
@@ -152,8 +150,5 @@ const char *ibf_routing_report_str(const ibf_routing_t *r, const char *key);
 ibf_status_t ibf_routing_write_report(const ibf_routing_t *r, double seconds,
 				      FILE *fp, ibf_err_t *err);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

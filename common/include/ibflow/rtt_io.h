@@ -28,12 +28,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/io.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 typedef struct ibf_rtt_meas {
 	uint32_t a, b;    /* host indices, a != b */
@@ -76,8 +74,5 @@ ibf_status_t ibf_rtt_write_line(FILE *fp, const char *a, const char *b,
 ibf_status_t ibf_rtt_write_hosts(FILE *fp, const char *const *names,
 				 uint32_t n, ibf_err_t *err);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

@@ -33,16 +33,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/lfts.h>
 #include <ibflow/sl_io.h>
 #include <ibflow/io.h>
 #include <ibflow/traffic.h>
 #include <ibflow/liquid.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 /* LRH 8 + BTH 12 + ICRC 4 + VCRC 2 bytes: the headers of a reliable-
  * connected SEND packet without GRH. */
@@ -229,8 +227,5 @@ ibf_status_t ibf_sim_write_json(const ibf_sim_t *s, const ibf_sim_result_t *r,
 				double bound_s, const double *mmf, FILE *fp,
 				ibf_err_t *err);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

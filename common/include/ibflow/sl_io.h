@@ -18,13 +18,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/io.h>
 #include <ibflow/fabric.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 #define IBF_SL_MAX 15u
 #define IBF_NSLS   16u
@@ -63,8 +61,5 @@ ibf_status_t ibf_sl_read_text(const ibf_fabric_t *f, ibf_text_t *t,
 			      ibf_sls_t *out, ibf_err_t *err);
 void ibf_sls_free(ibf_sls_t *s);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

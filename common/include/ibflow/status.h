@@ -12,10 +12,9 @@
 
 #include <stdarg.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+#include <ibflow/decls.h>
+
+IBF_BEGIN_DECLS
 
 typedef enum ibf_status {
 	IBF_OK = 0,
@@ -57,8 +56,5 @@ static inline void ibf_err_clear(ibf_err_t *err)
 	}
 }
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

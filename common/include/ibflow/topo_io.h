@@ -9,13 +9,11 @@
 
 #include <stdio.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/fabric.h>
 #include <ibflow/io.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 typedef enum ibf_topo_format {
 	IBF_TOPO_AUTO = 0,
@@ -49,8 +47,5 @@ ibf_status_t ibf_topo_write(const ibf_fabric_t *f, ibf_topo_format_t fmt,
 ibf_status_t ibf_topo_write_file(const ibf_fabric_t *f, ibf_topo_format_t fmt,
 				 const char *path, ibf_err_t *err);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

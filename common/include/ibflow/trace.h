@@ -24,12 +24,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/lfts.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 typedef enum ibf_trace_result {
 	IBF_TRACE_OK = 0,      /* delivered to the port owning the DLID */
@@ -101,8 +99,5 @@ ibf_trace_result_t ibf_trace_tree_from(const ibf_trace_tree_t *t,
 				       ibf_port_id_t src,
 				       ibf_trace_info_t *info);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

@@ -11,13 +11,11 @@
 
 #include <stdio.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/fabric.h>
 #include <ibflow/io.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 typedef struct ibf_flow {
 	ibf_port_id_t src, dst;
@@ -40,8 +38,5 @@ ibf_status_t ibf_traffic_write(const ibf_fabric_t *f, const ibf_traffic_t *tr,
 			       FILE *fp, ibf_err_t *err);
 void ibf_traffic_free(ibf_traffic_t *tr);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif
