@@ -81,14 +81,12 @@ static bool parse_args(int argc, char **argv, struct order_args *a, int *rc)
 		.exit = "0 written, 2 bad usage or bad input (an unknown node "
 			"is named;\nnothing is written).",
 	};
-	const char *ops[1];
 
 	memset(a, 0, sizeof(*a));
 	a->out = "-";
 	a->slots = 1;
-	if (!ibf_cli_parse(&cli, argc, argv, ops, rc))
+	if (!ibf_cli_parse(&cli, argc, argv, &a->nodes, rc))
 		return false;
-	a->nodes = ops[0];
 	return check_sources(a, rc);
 }
 
