@@ -81,10 +81,11 @@ static bool present(const ibf_pgft_t *pg, uint64_t guid)
 	return n != IBF_NO_ID && pg->level[n] != IBF_PGFT_NO_LEVEL;
 }
 
-/* Nothing is there twice: the fabric's node GUIDs are distinct, and a
- * node or link of old (itself sorted without repeats) joins only where
- * the fabric lacks it. */
-static void sort_unique(ibf_pgft_memory_t *m)
+/* Sort for the lookups.  The check for repeats that comes with it has
+ * nothing to find here: the fabric's node GUIDs are distinct, and a node
+ * or link of old (itself without repeats) joins only where the fabric
+ * lacks it. */
+static void sort_memory(ibf_pgft_memory_t *m)
 {
 	(void)ibf_pgft_memory_sort(m);
 }
@@ -102,7 +103,7 @@ static void merge_links(ibf_pgft_memory_t *m, const ibf_pgft_memory_t *old)
 					  old->links[i].port) &&
 		    ibf_pgft_memory_node(m, old->links[i].guid))
 			m->links[m->nlinks++] = old->links[i];
-	sort_unique(m);
+	sort_memory(m);
 }
 
 ibf_pgft_memory_t *ibf_pgft_memory_from(const ibf_pgft_t *pg,
@@ -135,7 +136,7 @@ ibf_pgft_memory_t *ibf_pgft_memory_from(const ibf_pgft_t *pg,
 		if (!present(pg, old->nodes[i].guid) &&
 		    !slot_taken(pg, &old->nodes[i]))
 			m->nodes[m->nnodes++] = old->nodes[i];
-	sort_unique(m);
+	sort_memory(m);
 	merge_links(m, old);
 	return m;
 }
