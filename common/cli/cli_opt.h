@@ -127,6 +127,10 @@ typedef struct ibf_opt {
 #define IBF_OPT_JSON(tgt, what) \
 	IBF_OPT_STR("json", tgt, "FILE", "write " what " as JSON (\"-\" = " \
 		    "stdout,\nthe text then goes to stderr)")
+/* --seed S of eval's traffic patterns and random rank map (eval, sim) */
+#define IBF_OPT_PATTERN_SEED(tgt) \
+	IBF_OPT_U64("seed", tgt, "S", "seed of patterns and random map", \
+		    .def = "0")
 #define IBF_OPT_OUTPUT(tgt) \
 	IBF_OPT_STR("output", tgt, "FILE", "output file, written atomically", \
 		    .letter = 'o', .def = "stdout")

@@ -92,8 +92,7 @@ static bool parse_args(int argc, char **argv, struct eval_args *a, int *rc)
 			    "topology's host\norder), random (seeded shuffle), "
 			    "or a host list\nfile giving the rank order (e.g. "
 			    "route --order-out)", .def = "direct"),
-		IBF_OPT_U64("seed", &a->o.seed, "S", "seed of patterns and "
-			    "random map", .def = "0"),
+		IBF_OPT_PATTERN_SEED(&a->o.seed),
 		IBF_OPT_FLAG("opt", &a->o.opt, "also the MMF multi-commodity-flow "
 			     "optimum (exact on\nPGFTs; elsewhere said not "
 			     "computed)"),

@@ -87,8 +87,7 @@ static bool parse_args(int argc, char **argv, struct sim_args *a, int *rc)
 			    "or block (all-to-all)", .def = "1048576"),
 		IBF_OPT_STR("map", &a->map, "MAP", "pattern rank placement: "
 			    "direct, random or a host list", .def = "direct"),
-		IBF_OPT_U64("seed", &a->seed, "S", "seed of patterns and random "
-			    "map", .def = "0"),
+		IBF_OPT_PATTERN_SEED(&a->seed),
 		IBF_OPT_UINT("mtu", &a->mtu, "BYTES", 256, 4096, "payload per "
 			     "packet: the path MTU (no\ntopology format "
 			     "carries one; ibsim's\nports have 2048)",
