@@ -679,6 +679,48 @@ static void test_errors(void **state)
 	}
 }
 
+/* The brackets and parentheses of a port line: each refused with what
+ * was expected, the whole message after "t.txt:2: " checked. */
+static void test_port_line_syntax(void **state)
+{
+	static const struct {
+		const char *port_line, *msg;
+	} cases[] = {
+		{ "[x] \"S-0000000000000001\"[2]", "expected \"[port]\"" },
+		{ "[256] \"S-0000000000000001\"[2]", "expected \"[port]\"" },
+		{ "[1 \"S-0000000000000001\"[2]", "expected \"[port]\"" },
+		{ "[1](zz) \"S-0000000000000001\"[2]",
+		  "bad port GUID in parentheses" },
+		{ "[1](10 \"S-0000000000000001\"[2]",
+		  "bad port GUID in parentheses" },
+		{ "[1] \"S-0000000000000001\"[x]",
+		  "expected \"[remote port]\"" },
+		{ "[1] \"S-0000000000000001\"[2",
+		  "expected \"[remote port]\"" },
+		{ "[1] \"S-0000000000000001\"",
+		  "expected \"[remote port]\" after the remote node id" },
+		{ "[1] \"S-0000000000000001\"[2](q)", "bad remote port GUID" },
+		{ "[1] \"S-0000000000000001\"[2](1", "bad remote port GUID" },
+	};
+	char text[256], want[128];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ibf_fabric_t *f;
+		ibf_err_t err;
+
+		snprintf(text, sizeof(text), SW("1") "%s\n",
+			 cases[i].port_line);
+		snprintf(want, sizeof(want), "t.txt:2: %s", cases[i].msg);
+		assert_int_equal(read_fmt(text, IBF_TOPO_IBNETDISCOVER, 0, &f,
+					  &err), IBF_ERR_PARSE);
+		if (strcmp(err.msg, want))
+			fail_msg("'%s': got '%s', want '%s'",
+				 cases[i].port_line, err.msg, want);
+	}
+}
+
 static void test_binary(void **state)
 {
 	static const char bin[] = "Switch 4 \"S-0000000000000001\"\n\0junk";
@@ -743,6 +785,7 @@ int main(void)
 		cmocka_unit_test(test_dot_escapes),
 		cmocka_unit_test(test_write_file),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_port_line_syntax),
 		cmocka_unit_test(test_binary),
 		cmocka_unit_test(test_lst_errors),
 	};

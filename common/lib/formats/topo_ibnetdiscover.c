@@ -500,6 +500,22 @@ static ibf_status_t parse_port_opts(ibnd_t *r, const char **s,
 	}
 }
 
+/* "[N]" at *s, N a port number (0..255). */
+static bool scan_bracketed_port(const char **s, unsigned *port)
+{
+	return *(*s)++ == '[' && ibf_scan_uint(s, 255, port) &&
+	       *(*s)++ == ']';
+}
+
+/* "(GUID)" in hex at *s, if there is one: false only for a bad one. */
+static bool scan_optional_guid(const char **s, uint64_t *guid)
+{
+	if (**s != '(')
+		return true;
+	(*s)++;
+	return ibf_scan_u64(s, 16, guid) && *(*s)++ == ')';
+}
+
 /* "[1](10000a)  "S-..."[2](guid)  # lid 10 lmc 1 "desc" lid 4 4xSDR" */
 static ibf_status_t parse_port(ibnd_t *r, const char *s, ibf_err_t *err)
 {
@@ -519,24 +535,19 @@ static ibf_status_t parse_port(ibnd_t *r, const char *s, ibf_err_t *err)
 				      "port line outside a node record");
 	node = ibf_node(r->f, r->cur);
 	is_ca = node->type != IBF_NODE_SWITCH;
-	s++;
-	if (!ibf_scan_uint(&s, 255, &port) || *s++ != ']')
+	if (!scan_bracketed_port(&s, &port))
 		return ibf_text_error(r->t, err, IBF_ERR_PARSE,
 				      "expected \"[port]\"");
-	if (*s == '(') {
-		s++;
-		if (!ibf_scan_u64(&s, 16, &pguid) || *s++ != ')')
-			return ibf_text_error(r->t, err, IBF_ERR_PARSE,
-					      "bad port GUID in parentheses");
-	}
+	if (!scan_optional_guid(&s, &pguid))
+		return ibf_text_error(r->t, err, IBF_ERR_PARSE,
+				      "bad port GUID in parentheses");
 	if (!ibf_scan_quoted_span(&s, &rid, &ridn) || !ridn ||
 	    ridn > IBF_TOPO_DESC_MAX)
 		return ibf_text_error(r->t, err, IBF_ERR_PARSE,
 				      "expected the quoted id of the remote "
 				      "node");
 	if (*s == '[') {
-		s++;
-		if (!ibf_scan_uint(&s, 255, &rport) || *s++ != ']')
+		if (!scan_bracketed_port(&s, &rport))
 			return ibf_text_error(r->t, err, IBF_ERR_PARSE,
 					      "expected \"[remote port]\"");
 	} else if (!r->ibsim) {
@@ -544,12 +555,9 @@ static ibf_status_t parse_port(ibnd_t *r, const char *s, ibf_err_t *err)
 				      "expected \"[remote port]\" after the "
 				      "remote node id");
 	}
-	if (*s == '(') {
-		s++;
-		if (!ibf_scan_u64(&s, 16, &rguid) || *s++ != ')')
-			return ibf_text_error(r->t, err, IBF_ERR_PARSE,
-					      "bad remote port GUID");
-	}
+	if (!scan_optional_guid(&s, &rguid))
+		return ibf_text_error(r->t, err, IBF_ERR_PARSE,
+				      "bad remote port GUID");
 	m = r->ibsim && port <= node->nports ?
 	    r->masks[ibf_node_port_id(r->f, r->cur, port)] : r->defmask;
 	if ((st = parse_port_opts(r, &s, &m, err)) != IBF_OK)
