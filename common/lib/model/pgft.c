@@ -40,6 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
+
 #define NO_LEVEL IBF_PGFT_NO_LEVEL
 #define NAME_LEN 192
 #define NLV (IBF_PGFT_MAX_H + 2)
@@ -1710,20 +1712,18 @@ static ibf_status_t recognize(rec_t *r, const ibf_pgft_shape_t *hint)
 {
 	const ibf_fabric_t *f = r->f;
 	ibf_pgft_t *pg = r->pg;
+	size_t n = (size_t)f->nnodes + 1;   /* per node, and one spare */
 	ibf_status_t st;
 
-	size_t nb = ((size_t)f->nnodes + 1) * sizeof(uint32_t);
 
-	r->uf = malloc(nb);
-	r->grank = malloc(nb);
-	r->trank = malloc(nb);
-	r->lo = malloc(nb);
-	r->hi = malloc(nb);
-	r->grp = malloc(nb);
-	r->dig = malloc(nb);
-	r->key = malloc(nb);
-	if (!r->uf || !r->grank || !r->trank || !r->lo || !r->hi ||
-	    !r->grp || !r->dig || !r->key)
+	if (IBF_CALLOC_ALL(IBF_CALLOC_ARRAY(r->uf, n),
+			   IBF_CALLOC_ARRAY(r->grank, n),
+			   IBF_CALLOC_ARRAY(r->trank, n),
+			   IBF_CALLOC_ARRAY(r->lo, n),
+			   IBF_CALLOC_ARRAY(r->hi, n),
+			   IBF_CALLOC_ARRAY(r->grp, n),
+			   IBF_CALLOC_ARRAY(r->dig, n),
+			   IBF_CALLOC_ARRAY(r->key, n)))
 		return nomem(r);
 	if ((st = check_connected(r)) != IBF_OK ||
 	    (st = assign_levels(r)) != IBF_OK ||

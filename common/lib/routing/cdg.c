@@ -140,19 +140,15 @@ int ibf_cdg_scratch_init(ibf_cdg_scratch_t *s, uint32_t nch)
 	size_t n = (size_t)nch + 1;
 
 	memset(s, 0, sizeof(*s));
-	s->mark = calloc(n, sizeof(*s->mark));
-	s->stack = malloc(n * sizeof(*s->stack));
-	s->set = malloc(n * sizeof(*s->set));
-	s->set_ord = malloc(n * sizeof(*s->set_ord));
-	return s->mark && s->stack && s->set && s->set_ord ? 0 : -1;
+	return IBF_CALLOC_ALL(IBF_CALLOC_ARRAY(s->mark, n),
+			      IBF_CALLOC_ARRAY(s->stack, n),
+			      IBF_CALLOC_ARRAY(s->set, n),
+			      IBF_CALLOC_ARRAY(s->set_ord, n));
 }
 
 void ibf_cdg_scratch_free(ibf_cdg_scratch_t *s)
 {
-	free(s->mark);
-	free(s->stack);
-	free(s->set);
-	free(s->set_ord);
+	IBF_FREE_ALL(s->mark, s->stack, s->set, s->set_ord);
 	memset(s, 0, sizeof(*s));
 }
 

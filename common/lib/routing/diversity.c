@@ -12,6 +12,8 @@
 
 #include <ibflow/diversity.h>
 
+#include "base/array.h"
+
 struct div_ctx {
 	const ibf_lfts_t *l;
 	unsigned maxlen;       /* switches: a longer route has looped */
@@ -29,15 +31,8 @@ struct div_ctx {
 
 static void ctx_free(struct div_ctx *c)
 {
-	free(c->path);
-	free(c->len);
-	free(c->node);
-	free(c->arc_to);
-	free(c->arc_from);
-	free(c->link);
-	free(c->cap);
-	free(c->prev);
-	free(c->queue);
+	IBF_FREE_ALL(c->path, c->len, c->node, c->arc_to, c->arc_from, c->link,
+		     c->cap, c->prev, c->queue);
 }
 
 static int ctx_init(struct div_ctx *c, const ibf_lfts_t *l, unsigned n)
@@ -48,17 +43,15 @@ static int ctx_init(struct div_ctx *c, const ibf_lfts_t *l, unsigned n)
 	c->l = l;
 	c->maxlen = l->nswitches + 1;
 	k = (size_t)n * c->maxlen + 1;
-	c->path = malloc(k * sizeof(*c->path));
-	c->len = malloc((n + 1) * sizeof(*c->len));
-	c->node = malloc(k * sizeof(*c->node));
-	c->arc_to = malloc(2 * k * sizeof(*c->arc_to));
-	c->arc_from = malloc(2 * k * sizeof(*c->arc_from));
-	c->link = malloc(k * sizeof(*c->link));
-	c->cap = malloc(2 * k);
-	c->prev = malloc(k * sizeof(*c->prev));
-	c->queue = malloc(k * sizeof(*c->queue));
-	return c->path && c->len && c->node && c->arc_to && c->arc_from &&
-	       c->link && c->cap && c->prev && c->queue;
+	return !IBF_CALLOC_ALL(IBF_CALLOC_ARRAY(c->path, k),
+			       IBF_CALLOC_ARRAY(c->len, (size_t)n + 1),
+			       IBF_CALLOC_ARRAY(c->node, k),
+			       IBF_CALLOC_ARRAY(c->arc_to, 2 * k),
+			       IBF_CALLOC_ARRAY(c->arc_from, 2 * k),
+			       IBF_CALLOC_ARRAY(c->link, k),
+			       IBF_CALLOC_ARRAY(c->cap, 2 * k),
+			       IBF_CALLOC_ARRAY(c->prev, k),
+			       IBF_CALLOC_ARRAY(c->queue, k));
 }
 
 /* Switch-to-switch links of the route from switch index s to dlid; -1 if

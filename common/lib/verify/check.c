@@ -21,6 +21,7 @@
 
 #include <json-c/json.h>
 
+#include "base/array.h"
 #include "base/parallel.h"
 
 #define MAX_THREADS 64
@@ -321,12 +322,11 @@ static ibf_status_t ctx_init(struct chk_ctx *c, const ibf_lfts_t *l)
 
 	c->l = l;
 	c->hist_len = f->nswitches + 3; /* longest route: every switch */
-	c->attach = malloc(ne * sizeof(*c->attach));
-	c->nsrc_at = calloc(ns, sizeof(*c->nsrc_at));
-	c->leaves = malloc(ns * sizeof(*c->leaves));
-	c->direct = malloc(ne * sizeof(*c->direct));
-	c->dlids = malloc(((size_t)f->lid_top + 1) * sizeof(*c->dlids));
-	if (!c->attach || !c->nsrc_at || !c->leaves || !c->direct || !c->dlids)
+	if (IBF_CALLOC_ALL(IBF_CALLOC_ARRAY(c->attach, ne),
+			   IBF_CALLOC_ARRAY(c->nsrc_at, ns),
+			   IBF_CALLOC_ARRAY(c->leaves, ns),
+			   IBF_CALLOC_ARRAY(c->direct, ne),
+			   IBF_CALLOC_ARRAY(c->dlids, (size_t)f->lid_top + 1)))
 		return IBF_ERR_NOMEM;
 	for (i = 0; i < f->nendpoints; i++) {
 		ibf_node_id_t x = f->ports[f->ports[f->endpoints[i]].peer].node;

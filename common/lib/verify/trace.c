@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
+
 const char *ibf_trace_result_str(ibf_trace_result_t r)
 {
 	switch (r) {
@@ -158,17 +160,15 @@ ibf_status_t ibf_trace_tree_create(const ibf_lfts_t *l, ibf_trace_tree_t **out)
 	if (!t)
 		return IBF_ERR_NOMEM;
 	t->lfts = l;
-	t->result = malloc(n);
-	t->port = malloc(n);
-	t->dist = malloc(n * sizeof(*t->dist));
-	t->node = malloc(n * sizeof(*t->node));
-	t->done = calloc(n, sizeof(*t->done));
-	t->onstack = calloc(n, sizeof(*t->onstack));
-	t->pos = malloc(n * sizeof(*t->pos));
-	t->next = malloc(n * sizeof(*t->next));
-	t->stack = malloc(n * sizeof(*t->stack));
-	if (!t->result || !t->port || !t->dist || !t->node || !t->done ||
-	    !t->onstack || !t->pos || !t->next || !t->stack) {
+	if (IBF_CALLOC_ALL(IBF_CALLOC_ARRAY(t->result, n),
+			   IBF_CALLOC_ARRAY(t->port, n),
+			   IBF_CALLOC_ARRAY(t->dist, n),
+			   IBF_CALLOC_ARRAY(t->node, n),
+			   IBF_CALLOC_ARRAY(t->done, n),
+			   IBF_CALLOC_ARRAY(t->onstack, n),
+			   IBF_CALLOC_ARRAY(t->pos, n),
+			   IBF_CALLOC_ARRAY(t->next, n),
+			   IBF_CALLOC_ARRAY(t->stack, n))) {
 		ibf_trace_tree_destroy(t);
 		return IBF_ERR_NOMEM;
 	}
@@ -180,16 +180,8 @@ void ibf_trace_tree_destroy(ibf_trace_tree_t *t)
 {
 	if (!t)
 		return;
-	free(t->result);
-	free(t->port);
-	free(t->dist);
-	free(t->node);
-	free(t->done);
-	free(t->onstack);
-	free(t->pos);
-	free(t->next);
-	free(t->stack);
-	free(t);
+	IBF_FREE_ALL(t->result, t->port, t->dist, t->node, t->done, t->onstack,
+		     t->pos, t->next, t->stack, t);
 }
 
 static inline void tree_set(ibf_trace_tree_t *t, uint32_t s,
