@@ -284,14 +284,14 @@ static void mark(struct planner *pl, uint32_t a, uint32_t b,
 
 /* v with its columns renamed to elimination positions (make_order()),
  * sorted again; the echelon form works on positions throughout. */
-static const ibf_probe_vec_t *permuted(const struct planner *pl,
-				       const ibf_probe_vec_t *v,
-				       ibf_probe_vec_t *w)
+const ibf_probe_vec_t *ibf_probe_vec_permute(const uint32_t *perm,
+					     const ibf_probe_vec_t *v,
+					     ibf_probe_vec_t *w)
 {
 	unsigned i, j;
 
 	for (i = 0; i < v->n; i++) {
-		uint32_t pc = pl->perm[v->col[i]];
+		uint32_t pc = perm[v->col[i]];
 
 		for (j = i; j > 0 && w->col[j - 1] > pc; j--) {
 			w->col[j] = w->col[j - 1];
@@ -303,6 +303,13 @@ static const ibf_probe_vec_t *permuted(const struct planner *pl,
 	w->n = v->n;
 	w->nlinks = 0;
 	return w;
+}
+
+static const ibf_probe_vec_t *permuted(const struct planner *pl,
+				       const ibf_probe_vec_t *v,
+				       ibf_probe_vec_t *w)
+{
+	return ibf_probe_vec_permute(pl->perm, v, w);
 }
 
 /* Add v to the echelon form if it raises the rank: 1 added, 0 not, -1 no
@@ -1451,19 +1458,17 @@ static int cmp_u64(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-static int make_order(struct planner *pl)
+int ibf_probe_col_order(const ibf_fabric_t *f, const ibf_probe_cols_t *cols,
+			uint32_t *perm)
 {
-	const ibf_fabric_t *f = pl->l->fabric;
-	uint32_t nc = pl->cols.ncols, c, *lev, *q, qh = 0, qt = 0, u;
+	uint32_t nc = cols->ncols, c, *lev, *q, qh = 0, qt = 0, u;
 	uint64_t *key;
 	const uint64_t cmask = (1ull << 39) - 1;
 
-	pl->perm = malloc(nc * sizeof(*pl->perm));
-	pl->xcol = malloc(nc * sizeof(*pl->xcol));
 	key = malloc(nc * sizeof(*key));
 	lev = malloc(f->nnodes * sizeof(*lev));
 	q = malloc(f->nnodes * sizeof(*q));
-	if (!pl->perm || !pl->xcol || !key || !lev || !q) {
+	if (!key || !lev || !q) {
 		free(key);
 		free(lev);
 		free(q);
@@ -1496,22 +1501,33 @@ static int make_order(struct planner *pl)
 		qh++;
 	}
 	for (c = 0; c < nc; c++) {
-		ibf_port_id_t p = pl->cols.col_port[c];
+		ibf_port_id_t p = cols->col_port[c];
 		uint32_t lu = lev[f->ports[p].node];
 		uint32_t lv = lev[f->ports[f->ports[p].peer].node];
 		uint64_t lo = lu < lv ? lu : lv, up = lv > lu;
 
-		if (c < pl->cols.nhostcols || lo > 1000)
+		if (c < cols->nhostcols || lo > 1000)
 			lo = 0;
 		key[c] = ((1023 - lo) << 40) | (up << 39) | c;
 	}
 	qsort(key, nc, sizeof(*key), cmp_u64);
 	for (c = 0; c < nc; c++)
-		pl->perm[key[c] & cmask] = c;
+		perm[key[c] & cmask] = c;
 	free(key);
 	free(lev);
 	free(q);
 	return 0;
+}
+
+static int make_order(struct planner *pl)
+{
+	uint32_t nc = pl->cols.ncols;
+
+	pl->perm = malloc(nc * sizeof(*pl->perm));
+	pl->xcol = malloc(nc * sizeof(*pl->xcol));
+	if (!pl->perm || !pl->xcol)
+		return -1;
+	return ibf_probe_col_order(pl->l->fabric, &pl->cols, pl->perm);
 }
 
 /* Pairs sorted by round (counting sort), empty rounds dropped. */
@@ -1625,9 +1641,37 @@ ibf_status_t ibf_probe_plan_by(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 			 &beaten, out, err);
 }
 
-/* Passes first; where they miss the lower bound, perfect rounds, and the
- * plan with fewer rounds is kept (both are maximal independent sets of
- * the same rank). */
+/* Where the fabric has the shape for it (symmetric model, three-level
+ * fat tree, rank = 3 x hosts), six perfect rounds by design replace the
+ * passes' plan: the same rank, so as maximal. */
+static ibf_status_t by_design(const ibf_lfts_t *l, const ibf_hostlist_t *h,
+			      ibf_probe_model_t model, ibf_probe_plan_t *out,
+			      ibf_err_t *err)
+{
+	ibf_probe_plan_t alt;
+	int res;
+
+	if (model != IBF_PROBE_SYMMETRIC)
+		return IBF_OK;
+	res = ibf_probe_plan_lattice(l, h, out->npairs, &alt);
+	if (res < 0) {
+		ibf_probe_plan_free(out);
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	}
+	if (res == 1 && alt.nrounds < out->nrounds) {
+		alt.nlinks = out->nlinks;
+		alt.tested += out->tested;
+		ibf_probe_plan_free(out);
+		*out = alt;
+	} else if (res == 1) {
+		ibf_probe_plan_free(&alt);
+	}
+	return IBF_OK;
+}
+
+/* Passes first; where they miss the lower bound, rounds by design where
+ * the fabric allows, else perfect rounds, and the plan with fewer rounds
+ * is kept (all are maximal independent sets of the same rank). */
 ibf_status_t ibf_probe_plan(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 			    const ibf_probe_opts_t *o, ibf_probe_plan_t *out,
 			    ibf_err_t *err)
@@ -1646,6 +1690,9 @@ ibf_status_t ibf_probe_plan(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if ((st = plan_once(l, h, model, tries, false, 0, 0, &beaten, out,
 			    err)) != IBF_OK)
+		return st;
+	if (out->nrounds > out->lower_bound &&
+	    (st = by_design(l, h, model, out, err)) != IBF_OK)
 		return st;
 	if (out->nrounds > out->lower_bound) {
 		if ((st = plan_once(l, h, model, tries, true, out->nrounds,
