@@ -227,9 +227,15 @@ struct planner {
 	struct region_buf *rb; /* region search buffers (allocated on use) */
 };
 
+/* Work arrays of the liveness sweeps (find_live(), judge_free()). */
 struct scratch {
 	uint32_t *x, *D, *sum, *stack, *hx, *hsw, *fr;
 	uint8_t *state;
+	uint32_t *S;		/* [n x (switches + 1)]: route_sums() */
+	uint32_t *slot;		/* [n]: a host's slot in a row of S */
+	uint32_t *first, *second; /* [switches + 1]: hosts on a switch */
+	uint32_t *used, nused;	/* switches with hosts */
+	uint32_t *direct, ndirect; /* hosts cabled to another host */
 };
 
 static int64_t find_live(struct planner *pl, struct scratch *sc,
@@ -982,6 +988,12 @@ static void scratch_free(struct scratch *sc)
 	free(sc->hx);
 	free(sc->hsw);
 	free(sc->fr);
+	free(sc->S);
+	free(sc->slot);
+	free(sc->first);
+	free(sc->second);
+	free(sc->used);
+	free(sc->direct);
 }
 
 static int scratch_init(struct scratch *sc, uint32_t ncols, uint32_t n,
@@ -997,8 +1009,15 @@ static int scratch_init(struct scratch *sc, uint32_t ncols, uint32_t n,
 	sc->hx = malloc(n * sizeof(*sc->hx));
 	sc->hsw = malloc(n * sizeof(*sc->hsw));
 	sc->fr = malloc(n * sizeof(*sc->fr));
+	sc->S = malloc((size_t)n * nsw * sizeof(*sc->S));
+	sc->slot = malloc(n * sizeof(*sc->slot));
+	sc->first = malloc(nsw * sizeof(*sc->first));
+	sc->second = malloc(nsw * sizeof(*sc->second));
+	sc->used = malloc(nsw * sizeof(*sc->used));
+	sc->direct = malloc(n * sizeof(*sc->direct));
 	if (!sc->x || !sc->D || !sc->sum || !sc->state || !sc->stack ||
-	    !sc->hx || !sc->hsw || !sc->fr) {
+	    !sc->hx || !sc->hsw || !sc->fr || !sc->S || !sc->slot ||
+	    !sc->first || !sc->second || !sc->used || !sc->direct) {
 		scratch_free(sc);
 		return -1;
 	}
@@ -1101,9 +1120,6 @@ static void dest_sums(const struct planner *pl, ibf_port_id_t pb,
 	}
 }
 
-/* D[b * n + a] = x along the route a -> b (one destination per row, so
- * the rows are written in order); false if a route is broken (the caller
- * traces it for the message). */
 #define TILE 64u
 
 /* Per source host: its column's share and its leaf switch (NONE when it
@@ -1124,36 +1140,77 @@ static void source_shares(const struct planner *pl, const uint32_t *x,
 	}
 }
 
-static bool route_sums(struct planner *pl, const uint32_t *x, uint32_t *D,
+/* Where the routes into each destination start: every host's slot in a
+ * row of S (its switch, or nsw, a slot holding 0, for a host cabled
+ * straight to another), the switches that have hosts with up to two of
+ * them (to name a source other than the destination), and the hosts
+ * cabled straight to another. */
+static void source_slots(const struct planner *pl, struct scratch *sc)
+{
+	uint32_t n = pl->n, nsw = pl->l->fabric->nswitches, a, s;
+
+	for (s = 0; s <= nsw; s++)
+		sc->first[s] = sc->second[s] = NONE;
+	sc->nused = sc->ndirect = 0;
+	for (a = 0; a < n; a++) {
+		s = sc->hsw[a];
+		sc->slot[a] = s == NONE ? nsw : s;
+		if (s == NONE) {
+			sc->direct[sc->ndirect++] = a;
+		} else if (sc->first[s] == NONE) {
+			sc->first[s] = a;
+			sc->used[sc->nused++] = s;
+		} else if (sc->second[s] == NONE) {
+			sc->second[s] = a;
+		}
+	}
+}
+
+/* Every host's route to host b delivered (dest_sums() has just filled
+ * state for b); else a broken source in *bad_a. */
+static bool routes_to_ok(const struct planner *pl, const struct scratch *sc,
+			 uint32_t b, uint32_t *bad_a)
+{
+	const ibf_fabric_t *f = pl->l->fabric;
+	ibf_port_id_t pb = pl->h->ports[b];
+	uint32_t i, s, a;
+
+	for (i = 0; i < sc->nused; i++) {
+		s = sc->used[i];
+		a = sc->first[s] != b ? sc->first[s] : sc->second[s];
+		if (sc->state[s] != 2 && a != NONE) {
+			*bad_a = a;
+			return false;
+		}
+	}
+	for (i = 0; i < sc->ndirect; i++) {
+		a = sc->direct[i];
+		if (a != b && f->ports[pl->h->ports[a]].peer != pb) {
+			*bad_a = a;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Row b of S: x summed along each switch's route to host b (slot nsw: 0);
+ * the pair a -> b then sums hx[a] + S[b][slot[a]].  Rows of switches
+ * rather than of hosts: 5x smaller than an n x n table on the 3,456-host
+ * tree, and nothing but the sums is written.  False if a route is broken
+ * (the caller traces it for the message). */
+static bool route_sums(struct planner *pl, const uint32_t *x,
 		       struct scratch *sc, uint32_t *bad_a, uint32_t *bad_b)
 {
-	uint32_t *sum = sc->sum, *stack = sc->stack, *hx = sc->hx;
-	uint32_t *hsw = sc->hsw;
-	uint8_t *state = sc->state;
-	const ibf_fabric_t *f = pl->l->fabric;
-	uint32_t n = pl->n, a, b;
+	uint32_t n = pl->n, nsw = pl->l->fabric->nswitches, b;
 
-	source_shares(pl, x, hx, hsw);
+	source_shares(pl, x, sc->hx, sc->hsw);
+	source_slots(pl, sc);
 	for (b = 0; b < n; b++) {
-		ibf_port_id_t pb = pl->h->ports[b];
-		uint32_t *row = D + (size_t)b * n;
+		uint32_t *row = sc->S + (size_t)b * (nsw + 1);
 
-		dest_sums(pl, pb, x, sum, state, stack);
-		for (a = 0; a < n; a++) {
-			uint32_t s = hsw[a];
-
-			if (a == b)
-				continue;
-			if (s != NONE && state[s] == 2) {
-				row[a] = addmod(hx[a], sum[s]);
-				continue;
-			}
-			if (s == NONE &&
-			    f->ports[pl->h->ports[a]].peer == pb) {
-				row[a] = hx[a];
-				continue;
-			}
-			*bad_a = a;
+		dest_sums(pl, pl->h->ports[b], x, row, sc->state, sc->stack);
+		row[nsw] = 0;
+		if (!routes_to_ok(pl, sc, b, bad_a)) {
 			*bad_b = b;
 			return false;
 		}
@@ -1188,10 +1245,11 @@ static int64_t find_live(struct planner *pl, struct scratch *sc,
 			 ibf_err_t *err)
 {
 	uint32_t n = pl->n, a, b, a0, b0, ba, bb;
+	size_t stride = (size_t)pl->l->fabric->nswitches + 1;
 	int64_t nlive = 0;
 
 	null_vector(pl, sc);
-	if (!route_sums(pl, sc->x, sc->D, sc, &ba, &bb)) {
+	if (!route_sums(pl, sc->x, sc, &ba, &bb)) {
 		ibf_probe_vec_t v;
 
 		if (ibf_probe_vec_make(pl->l, &pl->cols, pl->h->ports[ba],
@@ -1203,15 +1261,20 @@ static int64_t find_live(struct planner *pl, struct scratch *sc,
 	}
 	if (pl->nlive)
 		memset(pl->nlive, 0, n * sizeof(*pl->nlive));
-	/* Symmetric sweep in tiles: both D[a][b] and D[b][a] stay cached. */
+	/* Symmetric sweep in tiles: the S rows of both tiles stay cached. */
 	for (a0 = 0; a0 < n; a0 += TILE)
 		for (b0 = a0; b0 < n; b0 += TILE)
-			for (a = a0; a < a0 + TILE && a < n; a++)
+			for (a = a0; a < a0 + TILE && a < n; a++) {
+				const uint32_t *sa = sc->S + (size_t)a * stride;
+				uint32_t ha = sc->hx[a], la = sc->slot[a];
+
 				for (b = b0 > a ? b0 : a + 1;
 				     b < b0 + TILE && b < n; b++) {
 					uint32_t s = addmod(
-						sc->D[(size_t)a * n + b],
-						sc->D[(size_t)b * n + a]);
+						addmod(ha, sc->S[(size_t)b *
+								 stride + la]),
+						addmod(sc->hx[b],
+						       sa[sc->slot[b]]));
 					uint8_t v = s ? LIVE : DEAD;
 
 					set_live(pl, a, b, v);
@@ -1221,6 +1284,7 @@ static int64_t find_live(struct planner *pl, struct scratch *sc,
 						pl->nlive[b]++;
 					}
 				}
+			}
 	return nlive;
 }
 
