@@ -14,12 +14,14 @@
  *
  * Rounds.  Instead of choosing a basis and colouring it afterwards (the
  * paper's Welsh-Powell step, ~n rounds), the pairs are chosen with the
- * rounds in view, by two strategies (docs/probe.md#planning): passes,
- * where every host takes partners into the first round with room (rounds
- * = the busiest host's pairs); and, where that misses the lower bound
- * ceil(pairs / (n/2)), rounds built one at a time as perfect matchings as
- * far as greedy choice and region searches get them (the bound needs the
- * pairs spread evenly over the hosts).  The plan with fewer rounds wins.
+ * rounds in view (docs/probe.md#planning): passes, where every host
+ * takes partners into the first round with room (rounds = the busiest
+ * host's pairs); where that misses the lower bound ceil(pairs / (n/2)),
+ * six perfect rounds by design on three-level fat trees of the right
+ * shape (probe_lattice.c, symmetric model), else rounds built one at a
+ * time as perfect matchings as far as greedy choice and region searches
+ * get them (the bound needs the pairs spread evenly over the hosts).  The
+ * plan with fewer rounds wins.
  */
 #include <stdlib.h>
 #include <string.h>
