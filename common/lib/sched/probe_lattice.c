@@ -56,7 +56,7 @@ struct lattice {
 	uint32_t *coord, *host;
 };
 
-/* ---- shape ---------------------------------------------------------------- */
+/* ---- shape -------------------------------------------------------------- */
 
 /* The last three switches on the longer of the routes from the first and
  * from the last host to x (leaf, middle, top); false when neither climbs
@@ -168,7 +168,7 @@ static bool shape(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 	return true;
 }
 
-/* ---- design --------------------------------------------------------------- */
+/* ---- design ------------------------------------------------------------- */
 
 /* The colours a host of leaf index x0 gets outside the leaf layer. */
 static void need_colours(uint32_t x0, uint32_t *need)
@@ -243,7 +243,7 @@ static uint32_t partner_host(const struct lattice *lt, uint32_t x,
 	return lt->host[y[0] + lt->m[0] * (y[1] + lt->m[1] * y[2])];
 }
 
-/* ---- the rounds, checked ---------------------------------------------------- */
+/* ---- the rounds, checked ------------------------------------------------ */
 
 struct check {
 	ibf_probe_cols_t cols;
@@ -366,7 +366,9 @@ int ibf_probe_plan_lattice(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 	free(lt.coord);
 	free(lt.host);
 	if (res != 1) {
-		ibf_probe_plan_free(out);
+		free(out->pairs);
+		free(out->round_start);
+		memset(out, 0, sizeof(*out));
 		return res;
 	}
 	out->nhosts = n;
