@@ -605,6 +605,73 @@ static void test_paper_tree_at_bound(void **state)
 	fx_free(&x);
 }
 
+/* Rounds by design do not hang on the host list's order (labels come
+ * from the routes), stand aside where the shape or the rank does not fit
+ * (the plan is then still checked: rounds by the walker, rank by the
+ * test's elimination), and are never offered on a fabric without it. */
+static void test_by_design_shape(void **state)
+{
+	ibf_probe_opts_t o = { 0, IBF_PROBE_SYMMETRIC };
+	ibf_port_id_t *ports;
+	ibf_probe_plan_t p;
+	ibf_hostlist_t all;
+	ibf_err_t err;
+	struct fx x, k;
+	unsigned i, n, nc, rounds;
+	int *rows;
+
+	(void)state;
+	fx_make(&x, "xgft:3:6,6,12:1,6,6", "dmodk");
+	all = x.h;
+	n = all.n;
+	nc = x.f->nports;
+	ports = malloc(n * sizeof(*ports));
+	assert_non_null(ports);
+	/* 5 is prime to 432: a permutation of the hosts */
+	for (i = 0; i < n; i++)
+		ports[i] = all.ports[(5 * i + 7) % n];
+	for (x.h.n = n; x.h.n >= n - 2; x.h.n -= 2) {
+		x.h.ports = ports;
+		ibf_err_clear(&err);
+		assert_int_equal(ibf_probe_plan(x.r->lfts, &x.h, &o, &p, &err),
+				 IBF_OK);
+		rounds = count_rounds(&x, &p);
+		assert_int_equal(rounds, p.nrounds);
+		print_message("%u hosts, shuffled: %u pairs, %u rounds, lower "
+			      "bound %u\n", x.h.n, p.npairs, rounds,
+			      p.lower_bound);
+		if (x.h.n == n)	/* the whole tree: the bound */
+			assert_int_equal(rounds, 6);
+		else	/* two hosts fewer: no box, rank not 3n */
+			assert_true(5 * rounds <= 6 * p.lower_bound);
+		rows = malloc((size_t)p.npairs * nc * sizeof(*rows));
+		assert_non_null(rows);
+		for (i = 0; i < p.npairs; i++)
+			pair_vec_m(x.r->lfts, IBF_PROBE_SYMMETRIC,
+				   x.h.ports[p.pairs[i].a],
+				   x.h.ports[p.pairs[i].b],
+				   rows + (size_t)nc * i);
+		assert_int_equal(rank_mod_q(rows, p.npairs, nc), p.npairs);
+		free(rows);
+		ibf_probe_plan_free(&p);
+	}
+	/* rank other than 3n: not even tried */
+	x.h = all;
+	assert_int_equal(ibf_probe_plan_lattice(x.r->lfts, &x.h, 3 * n - 1,
+						&p), 0);
+	assert_int_equal(ibf_probe_plan_lattice(x.r->lfts, &x.h, 3 * n, &p),
+			 1);
+	assert_int_equal(p.nrounds, 6);
+	ibf_probe_plan_free(&p);
+	/* kary:4,3: four hosts a leaf, no box of the design's shape */
+	fx_make(&k, "kary:4,3", "dmodk");
+	assert_int_equal(ibf_probe_plan_lattice(k.r->lfts, &k.h, 3 * k.h.n,
+						&p), 0);
+	fx_free(&k);
+	free(ports);
+	fx_free(&x);
+}
+
 /* ---- the echelon form mod p ---------------------------------------------- */
 
 #define ECH_NC 8u
@@ -1165,6 +1232,7 @@ int main(void)
 		cmocka_unit_test(test_brute_force),
 		cmocka_unit_test(test_rounds_benchmark),
 		cmocka_unit_test(test_paper_tree_at_bound),
+		cmocka_unit_test(test_by_design_shape),
 		cmocka_unit_test(test_echelon),
 		cmocka_unit_test(test_echelon_truncate),
 		cmocka_unit_test(test_array_grow_par),

@@ -3,11 +3,12 @@
  * Six perfect rounds by design on a three-level fat tree, symmetric model
  * (docs/probe.md, "Rounds by design").
  *
- * Shape.  Every host x is reached, from far enough away, down one switch
- * path top -> middle -> leaf; under D-mod-K on a full-bisection XGFT that
- * path depends on x alone.  Label x by three coordinates: x0 (hosts with
- * the same middle or the same top switch share it), x1 (same leaf or same
- * top) and its pod (same leaf or same middle).  Two hosts that differ in
+ * Shape.  Every host x is reached, from far enough away (from the first
+ * host or from one farthest from it), down one switch path top -> middle
+ * -> leaf; under D-mod-K on a full-bisection XGFT that path depends on x
+ * alone.  Label x by three coordinates: x0 (hosts with the same middle
+ * or the same top switch share it), x1 (same leaf or same top) and its
+ * pod (same leaf or same middle).  Two hosts that differ in
  * one coordinate only -- the same leaf; the same x0 in one pod; the same
  * position (x0, x1) in two pods -- route both ways over the same cables,
  * so each such pair measures twice the sum of its two hosts' "own"
@@ -58,22 +59,50 @@ struct lattice {
 
 /* ---- shape -------------------------------------------------------------- */
 
-/* The last three switches on the longer of the routes from the first and
- * from the last host to x (leaf, middle, top); false when neither climbs
- * three switches or a route is broken. */
+/* Egress ports of the route from host a to host b into hops; their
+ * count, 0 when the route is broken or too long. */
+static unsigned route(const ibf_lfts_t *l, const ibf_hostlist_t *h,
+		      uint32_t a, uint32_t b, ibf_port_id_t *hops)
+{
+	unsigned nh;
+
+	if (a == b ||
+	    ibf_trace(l, h->ports[a], l->fabric->ports[h->ports[b]].lid, hops,
+		      IBF_PROBE_MAX_HOPS, &nh) != IBF_TRACE_OK ||
+	    nh > IBF_PROBE_MAX_HOPS)
+		return 0;
+	return nh;
+}
+
+/* A host farthest (in hops) from the first one: in another pod, so that
+ * every host is far from one of the two. */
+static uint32_t farthest(const ibf_lfts_t *l, const ibf_hostlist_t *h)
+{
+	ibf_port_id_t hops[IBF_PROBE_MAX_HOPS];
+	uint32_t x, far = 0;
+	unsigned nh, most = 0;
+
+	for (x = 1; x < h->n; x++)
+		if ((nh = route(l, h, 0, x, hops)) > most) {
+			most = nh;
+			far = x;
+		}
+	return far;
+}
+
+/* The last three switches on the longer of the routes from host 0 and
+ * from host far to x (leaf, middle, top); false when neither climbs three
+ * switches or a route is broken. */
 static bool descent(const ibf_lfts_t *l, const ibf_hostlist_t *h,
-		    uint32_t x, ibf_node_id_t sw[3])
+		    uint32_t far, uint32_t x, ibf_node_id_t sw[3])
 {
 	const ibf_fabric_t *f = l->fabric;
 	ibf_port_id_t hops[IBF_PROBE_MAX_HOPS], best[3];
 	unsigned s, nh, most = 0, k;
-	const uint32_t src[2] = { 0, h->n - 1 };
+	const uint32_t src[2] = { 0, far };
 
 	for (s = 0; s < 2; s++) {
-		if (src[s] == x ||
-		    ibf_trace(l, h->ports[src[s]], f->ports[h->ports[x]].lid,
-			      hops, IBF_PROBE_MAX_HOPS, &nh) != IBF_TRACE_OK ||
-		    nh > IBF_PROBE_MAX_HOPS || nh <= most)
+		if ((nh = route(l, h, src[s], x, hops)) <= most)
 			continue;
 		most = nh;
 		for (k = 0; k < 3 && k < nh; k++)
@@ -139,11 +168,12 @@ static bool shape(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 		  struct lattice *lt, ibf_node_id_t *sw, uint32_t *scratch)
 {
 	uint32_t n = h->n, nn = l->fabric->nnodes, x, k, *lab;
+	uint32_t far = farthest(l, h);
 	/* coordinate k: classes of the two levels other than k's own */
 	static const unsigned lv[3][2] = { { 1, 2 }, { 0, 2 }, { 0, 1 } };
 
 	for (x = 0; x < n; x++)
-		if (!descent(l, h, x, sw + 3 * x))
+		if (!descent(l, h, far, x, sw + 3 * x))
 			return false;
 	lab = scratch + nn + n;
 	for (k = 0; k < 3; k++) {
