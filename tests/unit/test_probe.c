@@ -672,6 +672,58 @@ static void test_by_design_shape(void **state)
 	fx_free(&x);
 }
 
+/* One route of the paper's tree moved to another up port (host 0's leaf
+ * towards the last host: still delivered, but that pair no longer routes
+ * both ways over the same cables): whatever the planner makes of it, the
+ * plan holds -- rounds host- and link-disjoint by the test's walker over
+ * the changed tables, pairs independent by the test's elimination. */
+static void test_by_design_checked(void **state)
+{
+	ibf_probe_opts_t o = { 0, IBF_PROBE_SYMMETRIC };
+	const ibf_node_t *leaf;
+	ibf_probe_plan_t p;
+	ibf_err_t err;
+	struct fx x;
+	unsigned i, nc, sw, dlid, up, old;
+	int *rows;
+
+	(void)state;
+	fx_make(&x, "xgft:3:6,6,12:1,6,6", "dmodk");
+	nc = x.f->nports;
+	leaf = &x.f->nodes[x.f->ports[x.f->ports[x.h.ports[0]].peer].node];
+	sw = x.f->switch_index[x.f->ports[x.f->ports[x.h.ports[0]].peer].node];
+	dlid = x.f->ports[x.h.ports[x.h.n - 1]].lid;
+	old = x.r->lfts->port[(size_t)sw * x.r->lfts->stride + dlid];
+	for (up = 1; up <= leaf->nports; up++) {
+		ibf_port_id_t peer = x.f->ports[leaf->first_port + up].peer;
+
+		if (up != old && peer != IBF_NO_ID &&
+		    x.f->nodes[x.f->ports[peer].node].type == IBF_NODE_SWITCH)
+			break;
+	}
+	assert_true(up <= leaf->nports);
+	x.r->lfts->port[(size_t)sw * x.r->lfts->stride + dlid] = (uint8_t)up;
+	ibf_err_clear(&err);
+	assert_int_equal(ibf_probe_plan(x.r->lfts, &x.h, &o, &p, &err),
+			 IBF_OK);
+	assert_int_equal(count_rounds(&x, &p), p.nrounds);
+	print_message("one route moved: %u pairs, %u rounds, lower bound "
+		      "%u\n", p.npairs, p.nrounds, p.lower_bound);
+	rows = malloc((size_t)p.npairs * nc * sizeof(*rows));
+	assert_non_null(rows);
+	for (i = 0; i < p.npairs; i++)
+		pair_vec_m(x.r->lfts, IBF_PROBE_SYMMETRIC,
+			   x.h.ports[p.pairs[i].a], x.h.ports[p.pairs[i].b],
+			   rows + (size_t)nc * i);
+	assert_int_equal(rank_mod_q(rows, p.npairs, nc), p.npairs);
+	free(rows);
+	ibf_probe_plan_free(&p);
+	/* the design's checks caught the moved route */
+	assert_int_equal(ibf_probe_plan_lattice(x.r->lfts, &x.h, 3 * x.h.n,
+						&p), 0);
+	fx_free(&x);
+}
+
 /* ---- the echelon form mod p ---------------------------------------------- */
 
 #define ECH_NC 8u
@@ -1233,6 +1285,7 @@ int main(void)
 		cmocka_unit_test(test_rounds_benchmark),
 		cmocka_unit_test(test_paper_tree_at_bound),
 		cmocka_unit_test(test_by_design_shape),
+		cmocka_unit_test(test_by_design_checked),
 		cmocka_unit_test(test_echelon),
 		cmocka_unit_test(test_echelon_truncate),
 		cmocka_unit_test(test_array_grow_par),
