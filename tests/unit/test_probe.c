@@ -562,6 +562,24 @@ static unsigned rank_mod_q(const int *rows, unsigned nr, unsigned nc)
 	return rank;
 }
 
+/* Rank of the plan's pairs over the symmetric model's columns, by the
+ * test's walker and rank_mod_q(). */
+static unsigned plan_rank_symmetric(const struct fx *x,
+				    const ibf_probe_plan_t *p)
+{
+	unsigned nc = x->f->nports, i, rank;
+	int *rows = malloc(((size_t)p->npairs + 1) * nc * sizeof(*rows));
+
+	assert_non_null(rows);
+	for (i = 0; i < p->npairs; i++)
+		pair_vec_m(x->r->lfts, IBF_PROBE_SYMMETRIC,
+			   x->h.ports[p->pairs[i].a],
+			   x->h.ports[p->pairs[i].b], rows + (size_t)nc * i);
+	rank = rank_mod_q(rows, p->npairs, nc);
+	free(rows);
+	return rank;
+}
+
 /* The PMM paper's 12-port 3-tree, D-mod-K, symmetric model: 1,296 pairs
  * (one per cable: every link's latency determined) in 6 rounds, the lower
  * bound 1,296 / 216, every round a perfect matching.  Rounds counted and
@@ -574,7 +592,6 @@ static void test_paper_tree_at_bound(void **state)
 	ibf_probe_plan_t p;
 	ibf_err_t err;
 	struct fx x;
-	int *rows;
 
 	(void)state;
 	fx_make(&x, "xgft:3:6,6,12:1,6,6", "dmodk");
@@ -593,14 +610,7 @@ static void test_paper_tree_at_bound(void **state)
 	for (r = 0; r < 6; r++)
 		assert_int_equal(p.round_start[r + 1] - p.round_start[r],
 				 x.h.n / 2);
-	rows = malloc((size_t)p.npairs * nc * sizeof(*rows));
-	assert_non_null(rows);
-	for (i = 0; i < p.npairs; i++)
-		pair_vec_m(x.r->lfts, IBF_PROBE_SYMMETRIC,
-			   x.h.ports[p.pairs[i].a], x.h.ports[p.pairs[i].b],
-			   rows + (size_t)nc * i);
-	assert_int_equal(rank_mod_q(rows, p.npairs, nc), cables);
-	free(rows);
+	assert_int_equal(plan_rank_symmetric(&x, &p), cables);
 	ibf_probe_plan_free(&p);
 	fx_free(&x);
 }
@@ -617,14 +627,12 @@ static void test_by_design_shape(void **state)
 	ibf_hostlist_t all;
 	ibf_err_t err;
 	struct fx x, k;
-	unsigned i, n, nc, rounds;
-	int *rows;
+	unsigned i, n, rounds;
 
 	(void)state;
 	fx_make(&x, "xgft:3:6,6,12:1,6,6", "dmodk");
 	all = x.h;
 	n = all.n;
-	nc = x.f->nports;
 	ports = malloc(n * sizeof(*ports));
 	assert_non_null(ports);
 	/* 5 is prime to 432: a permutation of the hosts */
@@ -644,15 +652,7 @@ static void test_by_design_shape(void **state)
 			assert_int_equal(rounds, 6);
 		else	/* two hosts fewer: no box, rank not 3n */
 			assert_true(5 * rounds <= 6 * p.lower_bound);
-		rows = malloc((size_t)p.npairs * nc * sizeof(*rows));
-		assert_non_null(rows);
-		for (i = 0; i < p.npairs; i++)
-			pair_vec_m(x.r->lfts, IBF_PROBE_SYMMETRIC,
-				   x.h.ports[p.pairs[i].a],
-				   x.h.ports[p.pairs[i].b],
-				   rows + (size_t)nc * i);
-		assert_int_equal(rank_mod_q(rows, p.npairs, nc), p.npairs);
-		free(rows);
+		assert_int_equal(plan_rank_symmetric(&x, &p), p.npairs);
 		ibf_probe_plan_free(&p);
 	}
 	/* rank other than 3n: not even tried */
@@ -684,12 +684,10 @@ static void test_by_design_checked(void **state)
 	ibf_probe_plan_t p;
 	ibf_err_t err;
 	struct fx x;
-	unsigned i, nc, sw, dlid, up, old;
-	int *rows;
+	unsigned sw, dlid, up, old;
 
 	(void)state;
 	fx_make(&x, "xgft:3:6,6,12:1,6,6", "dmodk");
-	nc = x.f->nports;
 	leaf = &x.f->nodes[x.f->ports[x.f->ports[x.h.ports[0]].peer].node];
 	sw = x.f->switch_index[x.f->ports[x.f->ports[x.h.ports[0]].peer].node];
 	dlid = x.f->ports[x.h.ports[x.h.n - 1]].lid;
@@ -709,14 +707,7 @@ static void test_by_design_checked(void **state)
 	assert_int_equal(count_rounds(&x, &p), p.nrounds);
 	print_message("one route moved: %u pairs, %u rounds, lower bound "
 		      "%u\n", p.npairs, p.nrounds, p.lower_bound);
-	rows = malloc((size_t)p.npairs * nc * sizeof(*rows));
-	assert_non_null(rows);
-	for (i = 0; i < p.npairs; i++)
-		pair_vec_m(x.r->lfts, IBF_PROBE_SYMMETRIC,
-			   x.h.ports[p.pairs[i].a], x.h.ports[p.pairs[i].b],
-			   rows + (size_t)nc * i);
-	assert_int_equal(rank_mod_q(rows, p.npairs, nc), p.npairs);
-	free(rows);
+	assert_int_equal(plan_rank_symmetric(&x, &p), p.npairs);
 	ibf_probe_plan_free(&p);
 	/* the design's checks caught the moved route */
 	assert_int_equal(ibf_probe_plan_lattice(x.r->lfts, &x.h, 3 * x.h.n,
