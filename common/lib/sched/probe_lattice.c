@@ -53,7 +53,7 @@
 /* Hosts by coordinates: coord[3x .. 3x+2] = (x0, x1, pod), host[] the
  * inverse, m[] the extent of each coordinate. */
 struct lattice {
-	uint32_t n, m[3];
+	uint32_t m[3];
 	uint32_t *coord, *host;
 };
 
@@ -375,7 +375,7 @@ int ibf_probe_plan_lattice(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 			   uint32_t rank, ibf_probe_plan_t *out)
 {
 	uint32_t n = h->n, nn = l->fabric->nnodes;
-	struct lattice lt = { .n = n };
+	struct lattice lt;
 	ibf_node_id_t *sw;
 	uint32_t *scratch;
 	int res = 0;
