@@ -7,7 +7,8 @@
 # flagged (exit 1); bad input exits 2 with FILE:LINE.  The same with
 # --model symmetric (unit latencies are the same both ways), the model
 # read back from the plan; a plan without "model" (written before there
-# was a choice) solves as directed; an unknown model exits 2.
+# was a choice) solves as directed; an unknown model exits 2.  The
+# paper's 3-tree planned in the symmetric model at its lower bound.
 set -uo pipefail
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -123,6 +124,25 @@ for p in s["pairs"]:
 # host links are determined alone: one link, one way, latency 1
 single = [l for l in s["links"] if len(l["links"]) == 1]
 assert len(single) >= 16 and all(abs(l["latency"] - 1) < 1e-9 for l in single)
+PY
+
+# The PMM paper's 12-port 3-tree, D-mod-K, symmetric model: rank 1,296
+# (one per cable) in 6 rounds of 216, its lower bound (rounds by design).
+"$IBF" gen xgft:3:6,6,12:1,6,6 -o "$W/p.topo" &&
+	"$IBF" route --topo "$W/p.topo" --engine dmodk -o "$W/p.lfts" >/dev/null
+grep -o '^Ca.*# "h[0-9]* HCA-1"' "$W/p.topo" | grep -o 'h[0-9]* HCA-1' >"$W/phosts"
+t_check "probe-plan --model symmetric, the paper's tree" 0 "$IBF" probe-plan \
+	--topo "$W/p.topo" --lfts "$W/p.lfts" --hosts "$W/phosts" \
+	--model symmetric --json "$W/planp.json"
+python3 - "$W" <<'PY' && t_pass "paper's tree, symmetric: 1,296 pairs in 6 rounds of 216 hosts-disjoint, the lower bound" || t_fail "paper's tree plan JSON" "$(head -c 300 "$W/planp.json")"
+import json, sys
+p = json.load(open(sys.argv[1] + "/planp.json"))
+assert p["rank"] == p["pairs"] == p["links"] == 1296, p["rank"]
+assert len(p["rounds"]) == p["lower_bound"] == 6, len(p["rounds"])
+for r in p["rounds"]:
+    hs = [h for pair in r for h in pair]
+    assert len(r) == 216 and len(set(hs)) == 432
+assert len({tuple(sorted(pair)) for r in p["rounds"] for pair in r}) == 1296
 PY
 
 # A plan written before there was a choice (no "model"): directed.

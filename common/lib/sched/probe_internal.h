@@ -50,6 +50,11 @@ static inline bool ibf_probe_cols_halved(const ibf_probe_cols_t *c,
 }
 void ibf_probe_cols_free(ibf_probe_cols_t *c);
 
+/* Elimination order of the columns (probe_plan.c): perm[col] = position,
+ * links high in the tree first, host columns last; -1 out of memory. */
+int ibf_probe_col_order(const ibf_fabric_t *f, const ibf_probe_cols_t *cols,
+			uint32_t *perm);
+
 /* A pair vector: sorted distinct columns with their counts. */
 typedef struct ibf_probe_vec {
 	unsigned n;
@@ -62,6 +67,12 @@ typedef struct ibf_probe_vec {
 ibf_status_t ibf_probe_vec_make(const ibf_lfts_t *l, ibf_probe_cols_t *c,
 				ibf_port_id_t a, ibf_port_id_t b,
 				ibf_probe_vec_t *v, ibf_err_t *err);
+
+/* v with its columns renamed by perm (ibf_probe_col_order()) into w,
+ * sorted again; returns w (its links are not copied). */
+const ibf_probe_vec_t *ibf_probe_vec_permute(const uint32_t *perm,
+					     const ibf_probe_vec_t *v,
+					     ibf_probe_vec_t *w);
 
 /* Echelon form mod IBF_PROBE_PRIME, rows stored sparse with a leading 1;
  * a row holds no pivot column of an older row (it is reduced against them
@@ -97,6 +108,17 @@ void ibf_probe_ech_truncate(ibf_probe_ech_t *e, uint32_t nrows);
 ibf_status_t ibf_probe_plan_by(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 			       const ibf_probe_opts_t *o, bool perfect,
 			       ibf_probe_plan_t *out, ibf_err_t *err);
+
+/* Six rounds by design on a three-level fat tree whose pairs of hosts at
+ * the same place (same leaf, same index under the same middle switch, or
+ * the same position in another pod) route both ways over the same cables
+ * (probe_lattice.c; docs/probe.md).  Symmetric model only, and only where
+ * rank = 3 x hosts: then six perfect rounds are a basis.  Every round is
+ * checked host- and link-disjoint and every pair independent (mod p)
+ * before the plan is returned.  1 planned (out filled), 0 the fabric or
+ * the host list has not that shape, -1 out of memory. */
+int ibf_probe_plan_lattice(const ibf_lfts_t *l, const ibf_hostlist_t *h,
+			   uint32_t rank, ibf_probe_plan_t *out);
 
 /* live[a * n + b] = 1 when pair (a, b) of h is outside the span of e's
  * rows (a pair inside always gets 0; one outside gets 1 unless two random

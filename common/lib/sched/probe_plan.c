@@ -14,18 +14,18 @@
  *
  * Rounds.  Instead of choosing a basis and colouring it afterwards (the
  * paper's Welsh-Powell step, ~n rounds), the pairs are chosen with the
- * rounds in view, by two strategies (docs/probe.md#planning): passes,
- * where every host takes partners into the first round with room (rounds
- * = the busiest host's pairs); and, where that misses the lower bound
- * ceil(pairs / (n/2)), rounds built one at a time as perfect matchings as
- * far as greedy choice and region searches get them (the bound needs the
- * pairs spread evenly over the hosts).  The plan with fewer rounds wins.
+ * rounds in view (docs/probe.md#planning): passes, where every host
+ * takes partners into the first round with room (rounds = the busiest
+ * host's pairs); where that misses the lower bound ceil(pairs / (n/2)),
+ * six perfect rounds by design on three-level fat trees of the right
+ * shape (probe_lattice.c, symmetric model), else rounds built one at a
+ * time as perfect matchings as far as greedy choice and region searches
+ * get them (the bound needs the pairs spread evenly over the hosts).  The
+ * plan with fewer rounds wins.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include <ibflow/trace.h>
 
 #include "base/array.h"
 #include "base/rng.h"
@@ -49,134 +49,6 @@ ibf_status_t ibf_probe_model_parse(const char *s, ibf_probe_model_t *m)
 		*m = IBF_PROBE_SYMMETRIC;
 	else
 		return IBF_ERR_INVALID;
-	return IBF_OK;
-}
-
-/* ---- columns and vectors ------------------------------------------------- */
-
-ibf_status_t ibf_probe_cols_init(const ibf_fabric_t *f,
-				 const ibf_hostlist_t *h,
-				 ibf_probe_model_t model,
-				 ibf_probe_cols_t *c, ibf_err_t *err)
-{
-	uint32_t i, nc = 0;
-	ibf_port_id_t p;
-
-	memset(c, 0, sizeof(*c));
-	if (model != IBF_PROBE_DIRECTED && model != IBF_PROBE_SYMMETRIC)
-		return ibf_err_set(err, IBF_ERR_INVALID, "unknown probe "
-				   "model %d", (int)model);
-	c->model = model;
-	c->port_col = malloc((size_t)f->nports * sizeof(*c->port_col));
-	c->col_port = malloc((size_t)f->nports * sizeof(*c->col_port));
-	if (!c->port_col || !c->col_port) {
-		ibf_probe_cols_free(c);
-		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
-	}
-	for (p = 0; p < f->nports; p++)
-		c->port_col[p] = NONE;
-	for (i = 0; i < h->n; i++) {
-		p = h->ports[i];
-		c->port_col[p] = nc;
-		if (f->ports[p].peer != IBF_NO_ID)
-			c->port_col[f->ports[p].peer] = nc;
-		c->col_port[nc++] = p;
-	}
-	c->nhostcols = nc;
-	for (p = 0; p < f->nports; p++)
-		if (c->port_col[p] == NONE && f->ports[p].peer != IBF_NO_ID) {
-			c->port_col[p] = nc;
-			if (model == IBF_PROBE_SYMMETRIC)
-				c->port_col[f->ports[p].peer] = nc;
-			c->col_port[nc++] = p;
-		}
-	c->ncols = nc;
-	return IBF_OK;
-}
-
-void ibf_probe_cols_free(ibf_probe_cols_t *c)
-{
-	free(c->port_col);
-	free(c->col_port);
-	memset(c, 0, sizeof(*c));
-}
-
-static ibf_status_t leg(const ibf_lfts_t *l, ibf_port_id_t a, ibf_port_id_t b,
-			ibf_port_id_t *out, unsigned *n, ibf_err_t *err)
-{
-	const ibf_fabric_t *f = l->fabric;
-	unsigned dlid = f->ports[b].lid;
-	ibf_trace_result_t r;
-	unsigned nh = 0;
-
-	r = ibf_trace(l, a, dlid, out, IBF_PROBE_MAX_HOPS, &nh);
-	if (r != IBF_TRACE_OK || nh > IBF_PROBE_MAX_HOPS) {
-		char ba[64], bb[64];
-
-		return ibf_err_set(err, IBF_ERR_INVALID,
-				   "route %s -> %s (LID %u): %s",
-				   ibf_port_host_name(f, a, ba, sizeof(ba)),
-				   ibf_port_host_name(f, b, bb, sizeof(bb)),
-				   dlid, r == IBF_TRACE_OK ? "too long" :
-				   ibf_trace_result_str(r));
-	}
-	*n = nh;
-	return IBF_OK;
-}
-
-ibf_status_t ibf_probe_pair_links(const ibf_lfts_t *l, ibf_port_id_t a,
-				  ibf_port_id_t b, ibf_port_id_t *links,
-				  unsigned max, unsigned *n, ibf_err_t *err)
-{
-	ibf_port_id_t buf[2 * IBF_PROBE_MAX_HOPS];
-	unsigned n1, n2;
-	ibf_status_t st;
-
-	if ((st = leg(l, a, b, buf, &n1, err)) != IBF_OK ||
-	    (st = leg(l, b, a, buf + n1, &n2, err)) != IBF_OK)
-		return st;
-	if (n1 + n2 > max)
-		return ibf_err_set(err, IBF_ERR_RANGE, "path too long");
-	memcpy(links, buf, (n1 + n2) * sizeof(*buf));
-	*n = n1 + n2;
-	return IBF_OK;
-}
-
-ibf_status_t ibf_probe_vec_make(const ibf_lfts_t *l, ibf_probe_cols_t *c,
-				ibf_port_id_t a, ibf_port_id_t b,
-				ibf_probe_vec_t *v, ibf_err_t *err)
-{
-	unsigned i, j, k, n;
-	ibf_status_t st;
-
-	st = ibf_probe_pair_links(l, a, b, v->links, 2 * IBF_PROBE_MAX_HOPS,
-				  &v->nlinks, err);
-	if (st != IBF_OK)
-		return st;
-	/* Few entries: insertion sort by column, then merge equal ones. */
-	n = 0;
-	for (i = 0; i < v->nlinks; i++) {
-		uint32_t col = c->port_col[v->links[i]];
-
-		for (j = 0; j < n && v->col[j] < col; j++)
-			;
-		if (j < n && v->col[j] == col) {
-			v->val[j]++;
-			continue;
-		}
-		for (k = n; k > j; k--) {
-			v->col[k] = v->col[k - 1];
-			v->val[k] = v->val[k - 1];
-		}
-		v->col[j] = col;
-		v->val[j] = 1;
-		n++;
-	}
-	/* Host columns (directed): injection and ejection once each = 1 x
-	 * their sum. */
-	for (j = 0; j < n && ibf_probe_cols_halved(c, v->col[j]); j++)
-		v->val[j] /= 2;
-	v->n = n;
 	return IBF_OK;
 }
 
@@ -227,9 +99,15 @@ struct planner {
 	struct region_buf *rb; /* region search buffers (allocated on use) */
 };
 
+/* Work arrays of the liveness sweeps (find_live(), judge_free()). */
 struct scratch {
 	uint32_t *x, *D, *sum, *stack, *hx, *hsw, *fr;
 	uint8_t *state;
+	uint32_t *S;		/* [n x (switches + 1)]: route_sums() */
+	uint32_t *slot;		/* [n]: a host's slot in a row of S */
+	uint32_t *first, *second; /* [switches + 1]: hosts on a switch */
+	uint32_t *used, nused;	/* switches with hosts */
+	uint32_t *direct, ndirect; /* hosts cabled to another host */
 };
 
 static int64_t find_live(struct planner *pl, struct scratch *sc,
@@ -282,27 +160,11 @@ static void mark(struct planner *pl, uint32_t a, uint32_t b,
 		pl->link_busy[v->links[i]] = on ? a : NONE;
 }
 
-/* v with its columns renamed to elimination positions (make_order()),
- * sorted again; the echelon form works on positions throughout. */
 static const ibf_probe_vec_t *permuted(const struct planner *pl,
 				       const ibf_probe_vec_t *v,
 				       ibf_probe_vec_t *w)
 {
-	unsigned i, j;
-
-	for (i = 0; i < v->n; i++) {
-		uint32_t pc = pl->perm[v->col[i]];
-
-		for (j = i; j > 0 && w->col[j - 1] > pc; j--) {
-			w->col[j] = w->col[j - 1];
-			w->val[j] = w->val[j - 1];
-		}
-		w->col[j] = pc;
-		w->val[j] = v->val[i];
-	}
-	w->n = v->n;
-	w->nlinks = 0;
-	return w;
+	return ibf_probe_vec_permute(pl->perm, v, w);
 }
 
 /* Add v to the echelon form if it raises the rank: 1 added, 0 not, -1 no
@@ -975,6 +837,12 @@ static void scratch_free(struct scratch *sc)
 	free(sc->hx);
 	free(sc->hsw);
 	free(sc->fr);
+	free(sc->S);
+	free(sc->slot);
+	free(sc->first);
+	free(sc->second);
+	free(sc->used);
+	free(sc->direct);
 }
 
 static int scratch_init(struct scratch *sc, uint32_t ncols, uint32_t n,
@@ -990,8 +858,15 @@ static int scratch_init(struct scratch *sc, uint32_t ncols, uint32_t n,
 	sc->hx = malloc(n * sizeof(*sc->hx));
 	sc->hsw = malloc(n * sizeof(*sc->hsw));
 	sc->fr = malloc(n * sizeof(*sc->fr));
+	sc->S = malloc((size_t)n * nsw * sizeof(*sc->S));
+	sc->slot = malloc(n * sizeof(*sc->slot));
+	sc->first = malloc(nsw * sizeof(*sc->first));
+	sc->second = malloc(nsw * sizeof(*sc->second));
+	sc->used = malloc(nsw * sizeof(*sc->used));
+	sc->direct = malloc(n * sizeof(*sc->direct));
 	if (!sc->x || !sc->D || !sc->sum || !sc->state || !sc->stack ||
-	    !sc->hx || !sc->hsw || !sc->fr) {
+	    !sc->hx || !sc->hsw || !sc->fr || !sc->S || !sc->slot ||
+	    !sc->first || !sc->second || !sc->used || !sc->direct) {
 		scratch_free(sc);
 		return -1;
 	}
@@ -1094,9 +969,6 @@ static void dest_sums(const struct planner *pl, ibf_port_id_t pb,
 	}
 }
 
-/* D[b * n + a] = x along the route a -> b (one destination per row, so
- * the rows are written in order); false if a route is broken (the caller
- * traces it for the message). */
 #define TILE 64u
 
 /* Per source host: its column's share and its leaf switch (NONE when it
@@ -1117,36 +989,77 @@ static void source_shares(const struct planner *pl, const uint32_t *x,
 	}
 }
 
-static bool route_sums(struct planner *pl, const uint32_t *x, uint32_t *D,
+/* Where the routes into each destination start: every host's slot in a
+ * row of S (its switch, or nsw, a slot holding 0, for a host cabled
+ * straight to another), the switches that have hosts with up to two of
+ * them (to name a source other than the destination), and the hosts
+ * cabled straight to another. */
+static void source_slots(const struct planner *pl, struct scratch *sc)
+{
+	uint32_t n = pl->n, nsw = pl->l->fabric->nswitches, a, s;
+
+	for (s = 0; s <= nsw; s++)
+		sc->first[s] = sc->second[s] = NONE;
+	sc->nused = sc->ndirect = 0;
+	for (a = 0; a < n; a++) {
+		s = sc->hsw[a];
+		sc->slot[a] = s == NONE ? nsw : s;
+		if (s == NONE) {
+			sc->direct[sc->ndirect++] = a;
+		} else if (sc->first[s] == NONE) {
+			sc->first[s] = a;
+			sc->used[sc->nused++] = s;
+		} else if (sc->second[s] == NONE) {
+			sc->second[s] = a;
+		}
+	}
+}
+
+/* Every host's route to host b delivered (dest_sums() has just filled
+ * state for b); else a broken source in *bad_a. */
+static bool routes_to_ok(const struct planner *pl, const struct scratch *sc,
+			 uint32_t b, uint32_t *bad_a)
+{
+	const ibf_fabric_t *f = pl->l->fabric;
+	ibf_port_id_t pb = pl->h->ports[b];
+	uint32_t i, s, a;
+
+	for (i = 0; i < sc->nused; i++) {
+		s = sc->used[i];
+		a = sc->first[s] != b ? sc->first[s] : sc->second[s];
+		if (sc->state[s] != 2 && a != NONE) {
+			*bad_a = a;
+			return false;
+		}
+	}
+	for (i = 0; i < sc->ndirect; i++) {
+		a = sc->direct[i];
+		if (a != b && f->ports[pl->h->ports[a]].peer != pb) {
+			*bad_a = a;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Row b of S: x summed along each switch's route to host b (slot nsw: 0);
+ * the pair a -> b then sums hx[a] + S[b][slot[a]].  Rows of switches
+ * rather than of hosts: 5x smaller than an n x n table on the 3,456-host
+ * tree, and nothing but the sums is written.  False if a route is broken
+ * (the caller traces it for the message). */
+static bool route_sums(struct planner *pl, const uint32_t *x,
 		       struct scratch *sc, uint32_t *bad_a, uint32_t *bad_b)
 {
-	uint32_t *sum = sc->sum, *stack = sc->stack, *hx = sc->hx;
-	uint32_t *hsw = sc->hsw;
-	uint8_t *state = sc->state;
-	const ibf_fabric_t *f = pl->l->fabric;
-	uint32_t n = pl->n, a, b;
+	uint32_t n = pl->n, nsw = pl->l->fabric->nswitches, b;
 
-	source_shares(pl, x, hx, hsw);
+	source_shares(pl, x, sc->hx, sc->hsw);
+	source_slots(pl, sc);
 	for (b = 0; b < n; b++) {
-		ibf_port_id_t pb = pl->h->ports[b];
-		uint32_t *row = D + (size_t)b * n;
+		uint32_t *row = sc->S + (size_t)b * (nsw + 1);
 
-		dest_sums(pl, pb, x, sum, state, stack);
-		for (a = 0; a < n; a++) {
-			uint32_t s = hsw[a];
-
-			if (a == b)
-				continue;
-			if (s != NONE && state[s] == 2) {
-				row[a] = addmod(hx[a], sum[s]);
-				continue;
-			}
-			if (s == NONE &&
-			    f->ports[pl->h->ports[a]].peer == pb) {
-				row[a] = hx[a];
-				continue;
-			}
-			*bad_a = a;
+		dest_sums(pl, pl->h->ports[b], x, row, sc->state, sc->stack);
+		row[nsw] = 0;
+		if (!routes_to_ok(pl, sc, b, bad_a)) {
 			*bad_b = b;
 			return false;
 		}
@@ -1181,10 +1094,11 @@ static int64_t find_live(struct planner *pl, struct scratch *sc,
 			 ibf_err_t *err)
 {
 	uint32_t n = pl->n, a, b, a0, b0, ba, bb;
+	size_t stride = (size_t)pl->l->fabric->nswitches + 1;
 	int64_t nlive = 0;
 
 	null_vector(pl, sc);
-	if (!route_sums(pl, sc->x, sc->D, sc, &ba, &bb)) {
+	if (!route_sums(pl, sc->x, sc, &ba, &bb)) {
 		ibf_probe_vec_t v;
 
 		if (ibf_probe_vec_make(pl->l, &pl->cols, pl->h->ports[ba],
@@ -1196,15 +1110,20 @@ static int64_t find_live(struct planner *pl, struct scratch *sc,
 	}
 	if (pl->nlive)
 		memset(pl->nlive, 0, n * sizeof(*pl->nlive));
-	/* Symmetric sweep in tiles: both D[a][b] and D[b][a] stay cached. */
+	/* Symmetric sweep in tiles: the S rows of both tiles stay cached. */
 	for (a0 = 0; a0 < n; a0 += TILE)
 		for (b0 = a0; b0 < n; b0 += TILE)
-			for (a = a0; a < a0 + TILE && a < n; a++)
+			for (a = a0; a < a0 + TILE && a < n; a++) {
+				const uint32_t *sa = sc->S + (size_t)a * stride;
+				uint32_t ha = sc->hx[a], la = sc->slot[a];
+
 				for (b = b0 > a ? b0 : a + 1;
 				     b < b0 + TILE && b < n; b++) {
 					uint32_t s = addmod(
-						sc->D[(size_t)a * n + b],
-						sc->D[(size_t)b * n + a]);
+						addmod(ha, sc->S[(size_t)b *
+								 stride + la]),
+						addmod(sc->hx[b],
+						       sa[sc->slot[b]]));
 					uint8_t v = s ? LIVE : DEAD;
 
 					set_live(pl, a, b, v);
@@ -1214,6 +1133,7 @@ static int64_t find_live(struct planner *pl, struct scratch *sc,
 						pl->nlive[b]++;
 					}
 				}
+			}
 	return nlive;
 }
 
@@ -1437,81 +1357,15 @@ static int run_planner(struct planner *pl, unsigned tries, bool perfect,
 	return res ? res : repack(pl, err);
 }
 
-/* Elimination order.  Columns are eliminated by level, top first: a link
- * between levels l and l+1 (level = hops to the nearest host) before any
- * link lower down, down links before up links, host columns last.  On
- * fat trees a pair vector then meets its NCA's links first, and rows
- * reduced against older pivots stay short (about 8 entries on the
- * 3,456-host tree against 38 with host columns first), so reductions
- * walk short chains.  perm[col] = position. */
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
 static int make_order(struct planner *pl)
 {
-	const ibf_fabric_t *f = pl->l->fabric;
-	uint32_t nc = pl->cols.ncols, c, *lev, *q, qh = 0, qt = 0, u;
-	uint64_t *key;
-	const uint64_t cmask = (1ull << 39) - 1;
+	uint32_t nc = pl->cols.ncols;
 
 	pl->perm = malloc(nc * sizeof(*pl->perm));
 	pl->xcol = malloc(nc * sizeof(*pl->xcol));
-	key = malloc(nc * sizeof(*key));
-	lev = malloc(f->nnodes * sizeof(*lev));
-	q = malloc(f->nnodes * sizeof(*q));
-	if (!pl->perm || !pl->xcol || !key || !lev || !q) {
-		free(key);
-		free(lev);
-		free(q);
+	if (!pl->perm || !pl->xcol)
 		return -1;
-	}
-	/* Breadth-first from the hosts. */
-	for (u = 0; u < f->nnodes; u++) {
-		lev[u] = UINT32_MAX;
-		if (!ibf_node_is_switch(f, u)) {
-			lev[u] = 0;
-			q[qt++] = u;
-		}
-	}
-	while (qh < qt) {
-		const ibf_node_t *nd = &f->nodes[q[qh]];
-		unsigned k;
-
-		for (k = 1; k <= nd->nports; k++) {
-			ibf_port_id_t pp = f->ports[nd->first_port + k].peer;
-			ibf_node_id_t v;
-
-			if (pp == IBF_NO_ID)
-				continue;
-			v = f->ports[pp].node;
-			if (lev[v] == UINT32_MAX) {
-				lev[v] = lev[q[qh]] + 1;
-				q[qt++] = v;
-			}
-		}
-		qh++;
-	}
-	for (c = 0; c < nc; c++) {
-		ibf_port_id_t p = pl->cols.col_port[c];
-		uint32_t lu = lev[f->ports[p].node];
-		uint32_t lv = lev[f->ports[f->ports[p].peer].node];
-		uint64_t lo = lu < lv ? lu : lv, up = lv > lu;
-
-		if (c < pl->cols.nhostcols || lo > 1000)
-			lo = 0;
-		key[c] = ((1023 - lo) << 40) | (up << 39) | c;
-	}
-	qsort(key, nc, sizeof(*key), cmp_u64);
-	for (c = 0; c < nc; c++)
-		pl->perm[key[c] & cmask] = c;
-	free(key);
-	free(lev);
-	free(q);
-	return 0;
+	return ibf_probe_col_order(pl->l->fabric, &pl->cols, pl->perm);
 }
 
 /* Pairs sorted by round (counting sort), empty rounds dropped. */
@@ -1625,9 +1479,37 @@ ibf_status_t ibf_probe_plan_by(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 			 &beaten, out, err);
 }
 
-/* Passes first; where they miss the lower bound, perfect rounds, and the
- * plan with fewer rounds is kept (both are maximal independent sets of
- * the same rank). */
+/* Where the fabric has the shape for it (symmetric model, three-level
+ * fat tree, rank = 3 x hosts), six perfect rounds by design replace the
+ * passes' plan: the same rank, so as maximal. */
+static ibf_status_t by_design(const ibf_lfts_t *l, const ibf_hostlist_t *h,
+			      ibf_probe_model_t model, ibf_probe_plan_t *out,
+			      ibf_err_t *err)
+{
+	ibf_probe_plan_t alt;
+	int res;
+
+	if (model != IBF_PROBE_SYMMETRIC)
+		return IBF_OK;
+	res = ibf_probe_plan_lattice(l, h, out->npairs, &alt);
+	if (res < 0) {
+		ibf_probe_plan_free(out);
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	}
+	if (res == 1 && alt.nrounds < out->nrounds) {
+		alt.nlinks = out->nlinks;
+		alt.tested += out->tested;
+		ibf_probe_plan_free(out);
+		*out = alt;
+	} else if (res == 1) {
+		ibf_probe_plan_free(&alt);
+	}
+	return IBF_OK;
+}
+
+/* Passes first; where they miss the lower bound, rounds by design where
+ * the fabric allows, else perfect rounds, and the plan with fewer rounds
+ * is kept (all are maximal independent sets of the same rank). */
 ibf_status_t ibf_probe_plan(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 			    const ibf_probe_opts_t *o, ibf_probe_plan_t *out,
 			    ibf_err_t *err)
@@ -1646,6 +1528,9 @@ ibf_status_t ibf_probe_plan(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if ((st = plan_once(l, h, model, tries, false, 0, 0, &beaten, out,
 			    err)) != IBF_OK)
+		return st;
+	if (out->nrounds > out->lower_bound &&
+	    (st = by_design(l, h, model, out, err)) != IBF_OK)
 		return st;
 	if (out->nrounds > out->lower_bound) {
 		if ((st = plan_once(l, h, model, tries, true, out->nrounds,
