@@ -47,11 +47,14 @@ static ibf_status_t flights_push(struct flights *fl, const struct flight *x,
 	return IBF_OK;
 }
 
-/* The next to end, out of the list. */
-static ibf_status_t flights_pop(struct flights *fl, struct flight *out,
-				ibf_err_t *err)
+/* The next to end, out of the list: reported as wait does, *key its
+ * key. */
+static ibf_status_t flights_pop(struct flights *fl, uint32_t *tag,
+				double *min, double *max, ibf_status_t *st,
+				double *key, ibf_err_t *err)
 {
 	uint32_t i, first = 0;
+	const struct flight *x;
 
 	if (!fl->n)
 		return ibf_err_set(err, IBF_ERR_INVALID, "wait: no measurement "
@@ -59,20 +62,16 @@ static ibf_status_t flights_pop(struct flights *fl, struct flight *out,
 	for (i = 1; i < fl->n; i++)
 		if (fl->f[i].key < fl->f[first].key)
 			first = i;
-	*out = fl->f[first];
-	memmove(fl->f + first, fl->f + first + 1,
-		(fl->n - first - 1) * sizeof(*fl->f));
-	fl->n--;
-	return IBF_OK;
-}
-
-static void flight_report(const struct flight *x, uint32_t *tag, double *min,
-			  double *max, ibf_status_t *st)
-{
+	x = &fl->f[first];
 	*tag = x->tag;
 	*min = x->min;
 	*max = x->max;
 	*st = x->st;
+	*key = x->key;
+	memmove(fl->f + first, fl->f + first + 1,
+		(fl->n - first - 1) * sizeof(*fl->f));
+	fl->n--;
+	return IBF_OK;
 }
 
 /* ---- table -------------------------------------------------------------- */
@@ -182,12 +181,9 @@ ibf_status_t ibf_infer_table_wait(void *ctx, uint32_t *tag, double *min,
 				  ibf_err_t *err)
 {
 	ibf_infer_table_t *t = ctx;
-	struct flight x;
-	ibf_status_t rc = flights_pop(&t->flying, &x, err);
+	double place;
 
-	if (rc == IBF_OK)
-		flight_report(&x, tag, min, max, st);
-	return rc;
+	return flights_pop(&t->flying, tag, min, max, st, &place, err);
 }
 
 /* ---- synthetic oracle --------------------------------------------------- */
@@ -611,16 +607,16 @@ ibf_status_t ibf_infer_synth_wait(void *ctx, uint32_t *tag, double *min,
 				  ibf_err_t *err)
 {
 	ibf_infer_synth_t *s = ctx;
-	struct flight x;
-	ibf_status_t rc = flights_pop(&s->flying, &x, err);
+	double end;
+	ibf_status_t rc = flights_pop(&s->flying, tag, min, max, st, &end,
+				      err);
 
 	if (rc != IBF_OK)
 		return rc;
 	if (s->o.sleep)
-		wait_us(x.key - s->charged);
-	if (x.key > s->charged)
-		s->charged = x.key;
-	flight_report(&x, tag, min, max, st);
+		wait_us(end - s->charged);
+	if (end > s->charged)
+		s->charged = end;
 	return IBF_OK;
 }
 
