@@ -100,8 +100,8 @@ static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 			     .def = "4"),
 		IBF_OPT_UINT("parallel", &a->io.parallel, "N", 1,
 			     IBF_INFER_PARALLEL_MAX, "hosts inserted at once, "
-			     "measuring in rounds of\npairs that share no host "
-			     "and no link of the\ntree so far; 1 = one pair at "
+			     "a pair starting\nwhen it shares no host and no "
+			     "tree link\nwith those in flight; 1 = one pair at "
 			     "a time", .def = "16"),
 		IBF_OPT_UINT("lmc", &a->lmc, "N", 0, IBF_LMC_MAX, "LMC of the "
 			     "inferred topology's LIDs, and\nof topologies read "
@@ -258,7 +258,8 @@ static int open_source(struct args *a, struct source *s, ibf_err_t *err)
 			return ibf_cli_fail(CMD, err);
 		s->o = (ibf_infer_oracle_t){ s->set.nnames,
 					     ibf_infer_table_measure,
-					     s->table, NULL };
+					     s->table, ibf_infer_table_start,
+					     ibf_infer_table_wait };
 		s->names = (const char *const *)s->set.names;
 	} else {
 		ibf_fabric_t *f = load_fabric(a->synth, a->lmc);
@@ -274,8 +275,8 @@ static int open_source(struct args *a, struct source *s, ibf_err_t *err)
 			return ibf_cli_fail(CMD, err);
 		s->o = (ibf_infer_oracle_t){ ibf_infer_synth_nhosts(s->synth),
 					     ibf_infer_synth_measure,
-					     s->synth,
-					     ibf_infer_synth_measure_batch };
+					     s->synth, ibf_infer_synth_start,
+					     ibf_infer_synth_wait };
 		s->names = ibf_infer_synth_names(s->synth);
 		if (!a->has_tol)
 			a->tol = ibf_infer_synth_min_hop_rtt(s->synth) / 2;

@@ -87,7 +87,8 @@ int main(int argc, char **argv)
 		io.order = order;
 	{
 		ibf_infer_oracle_t o = { n, ibf_infer_synth_measure, s,
-					 ibf_infer_synth_measure_batch };
+					 ibf_infer_synth_start,
+					 ibf_infer_synth_wait };
 
 		t0 = now();
 		if (ibf_infer_run(&o, &io, &r, &err) != IBF_OK) {
@@ -105,7 +106,8 @@ int main(int argc, char **argv)
 	printf("%-22s hosts %4u lookahead %-3s pairs %5llu (search %5llu) "
 	       "per_host %.2f max %3u max_add %3u bound %3u | fp %.4f fn %.4f "
 	       "| ratio p05 %.3f med %.3f p95 %.3f | cpu %.3f s charged %.3f s "
-	       "model %.3f s wall %.3f s | parallel %u rounds %llu max %u\n",
+	       "model %.3f s wall %.3f s | parallel %u in flight max %u mean "
+	       "%.2f\n",
 	       spec, n,
 	       argc > 5 ? argv[5] : "4", (unsigned long long)r.stats.pairs,
 	       (unsigned long long)r.stats.lookahead_pairs,
@@ -116,8 +118,8 @@ int main(int argc, char **argv)
 	       a.ratio_median, a.ratio_p95, r.stats.cpu_s,
 	       ibf_infer_synth_charged(s) * 1e-6,
 	       r.stats.cpu_s + ibf_infer_synth_charged(s) * 1e-6, wall,
-	       r.stats.parallel, (unsigned long long)r.stats.batches,
-	       r.stats.max_batch);
+	       r.stats.parallel, r.stats.max_in_flight,
+	       r.stats.mean_in_flight);
 	free(order);
 	free(hops);
 	free(meas);

@@ -159,7 +159,7 @@ same = live == open(d + "/replay.topo").read()
 m = re.search(r"pairs measured (\d+) of (\d+)", out)
 t = re.search(r"time: total ([0-9.]+) s", out)
 pp = re.search(r"ping-pongs (\d+)", out)
-rounds = re.search(r"rounds of measurements (\d+) .*most pairs in a round (\d+)", out)
+flights = re.search(r"pairs in flight at most (\d+), ([0-9.]+) on average", out)
 n = len(ev["hosts"])
 sw_true = sum(1 for l in open(d + "/truth.topo") if l.startswith("Switch"))
 # The RTTs against the configured delays: measured minimum = c + 2 x
@@ -204,13 +204,13 @@ mx, my = sum(xs) / k, sum(ys) / k
 o = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / max(1e-9, sum((x - mx) ** 2 for x in xs))
 c = my - o * mx
 res = sorted(y - c - o * x for x, y in zip(xs, ys))
-print("| %s | %d | %s | %s us | %s / %s | %.4f / %.4f | %.3f-%.3f | %s s | %s | %d / %d | %s | %.0f + %.0f/link | %.0f..%.0f (max %.0f) | %s | %s: %s rounds, at most %s pairs |" % (
+print("| %s | %d | %s | %s us | %s / %s | %.4f / %.4f | %.3f-%.3f | %s s | %s | %d / %d | %s | %.0f + %.0f/link | %.0f..%.0f (max %.0f) | %s | %s: at most %s pairs in flight, %s on average |" % (
     spec, n, lv, delay, m.group(1), m.group(2),
     acc["false_positive_rate"], acc["false_negative_rate"],
     acc["ratio_p05"], acc["ratio_p95"], t.group(1), pp.group(1),
     ev["switches"], sw_true, "yes" if same else "NO", c, o,
     res[int(0.05 * k)], res[max(0, int(0.95 * k) - 1)],
-    max(-res[0], res[-1]), la, par, rounds.group(1), rounds.group(2)))
+    max(-res[0], res[-1]), la, par, flights.group(1), flights.group(2)))
 PY
 }
 
@@ -228,7 +228,7 @@ in_vm() {
 	trap '"$NF" --name "$NAME" down >/dev/null 2>&1' EXIT
 	echo "VM: $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r); delays $DELAY us per link (seed $SEED), --tol $TOL, repeat rule ${UCX_IBFLOW_PROBE_STALL:-10}/${UCX_IBFLOW_PROBE_MAX:-30}/${UCX_IBFLOW_PROBE_RUNS:-3}"
 	echo
-	echo "| fabric | hosts | levels | delays | pairs measured / all | false pos / neg | RTT ratio 5%-95% | time (measuring) | ping-pongs | switches inferred / true | live tree = replay | RTT - configured: c + o/link (us) | residual 5%-95% (us) | VM load avg | parallel: rounds |"
+	echo "| fabric | hosts | levels | delays | pairs measured / all | false pos / neg | RTT ratio 5%-95% | time (measuring) | ping-pongs | switches inferred / true | live tree = replay | RTT - configured: c + o/link (us) | residual 5%-95% (us) | VM load avg | parallel: pairs in flight |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for spec in "$@"; do
 		for ((run = 1; run <= RUNS; run++)); do

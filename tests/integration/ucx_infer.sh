@@ -138,10 +138,11 @@ else
 fi
 
 # Parallel mode, both ways: --parallel 4 and UCX_IBFLOW_INFER_PARALLEL=4.
-# The trace's rounds (tests/trace_rounds.py, no ibflow code): no host in
-# two pairs of a round, some round with more than one pair, as many
-# rounds as printed; the replay with the same --parallel gives the same
-# file, and the serial mode (--parallel 1) still replays too.
+# The trace's flights (tests/trace_flights.py, no ibflow code): no host in
+# two pairs in flight at once, at times more than one pair in flight, the
+# most at once as printed; the replay with the same --parallel (pairs
+# ending in the file's order) gives the same file, and the serial mode
+# (--parallel 1) still replays too.
 # replay_same TRACE TOPO N: the offline replay with --parallel N (and the
 # live run's other options) gives TOPO byte for byte
 replay_same() {
@@ -155,8 +156,8 @@ for how in "--parallel 4" "UCX_IBFLOW_INFER_PARALLEL=4"; do
 	esac
 	if t_expect_exit 0 "${cmd[@]}" --np $NP --lookahead 2 -o "$W/par.topo" \
 		--trace "$W/par.trace"; then
-		r=$(sed -n 's/^rounds of measurements \([0-9]*\) (4 hosts at once.*/\1/p' "$T_OUT")
-		if got=$(python3 "$T_REPO/tests/trace_rounds.py" "$W/par.trace" "${r:-0}" 2>&1) &&
+		r=$(sed -n 's/^pairs in flight at most \([0-9]*\), .* (4 hosts at once)$/\1/p' "$T_OUT")
+		if got=$(python3 "$T_REPO/tests/trace_flights.py" "$W/par.trace" "${r:-0}" 2>&1) &&
 		   replay_same "$W/par.trace" "$W/par.topo" 4; then
 			t_pass "ibflow-infer $how: $got; the replay gives the same topology"
 		else
@@ -168,9 +169,9 @@ for how in "--parallel 4" "UCX_IBFLOW_INFER_PARALLEL=4"; do
 done
 if t_expect_exit 0 "$INFER" --parallel 1 --np $NP --lookahead 2 -o "$W/ser.topo" \
 	--trace "$W/ser.trace" &&
-   grep -q '^rounds of measurements [0-9]* (1 hosts at once, most pairs in a round 1)' "$T_OUT" &&
+   grep -q '^pairs in flight at most 1, 1.00 on average (1 hosts at once)' "$T_OUT" &&
    replay_same "$W/ser.trace" "$W/ser.topo" 1; then
-	t_pass "ibflow-infer --parallel 1: one pair a round, replays to the same topology"
+	t_pass "ibflow-infer --parallel 1: one pair at a time, replays to the same topology"
 else
 	t_fail "ibflow-infer --parallel 1" "exit $T_RC: $(t_errhead) $(head -c 200 "$W/replay.err")"
 fi

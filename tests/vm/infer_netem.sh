@@ -128,13 +128,13 @@ else
 fi
 
 # The run above is in parallel mode (the default, 16 hosts at once;
-# issue 23): its trace's rounds, read here, must pair no host twice, and
-# the ping-pongs must have run concurrently (a round of several pairs):
-# tests/trace_rounds.py.
-python3 "$T_REPO/tests/trace_rounds.py" "$C/live.trace" >"$D/rounds" 2>&1
+# issue 23): its trace's flights, read here, must never have a host in
+# two pairs in flight, and the ping-pongs must have run concurrently (at
+# times several pairs in flight): tests/trace_flights.py.
+python3 "$T_REPO/tests/trace_flights.py" "$C/live.trace" >"$D/flights" 2>&1
 if [ $? -eq 0 ]; then
-	t_pass "$N: parallel rounds, no host twice in a round: $(cat "$D/rounds")"
+	t_pass "$N: pairs in flight together, no host twice in flight: $(cat "$D/flights")"
 else
-	t_fail "$N: parallel rounds" "$(tail -c 300 "$D/rounds")"
+	t_fail "$N: pairs in flight" "$(tail -c 300 "$D/flights")"
 fi
 t_done

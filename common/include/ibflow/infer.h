@@ -47,22 +47,29 @@ typedef ibf_status_t (*ibf_infer_measure_fn)(void *ctx, uint32_t a,
 					     uint32_t b, double *min,
 					     double *max, ibf_err_t *err);
 
-/* Several measurements at once (the parallel search): pairs[2i],
- * pairs[2i+1] for i < npairs, no host in two pairs.  Fills min[i],
- * max[i] and st[i] (IBF_OK or IBF_ERR_NOT_FOUND, as measure's status);
- * returns IBF_OK, or another status (err filled) to abort.  The pairs
- * are meant to run concurrently. */
-typedef ibf_status_t (*ibf_infer_batch_fn)(void *ctx, const uint32_t *pairs,
-					   uint32_t npairs, double *min,
-					   double *max, ibf_status_t *st,
-					   ibf_err_t *err);
+/* Measurements in flight (the parallel search, docs/infer.md "In
+ * parallel"): start begins measuring hosts a and b (a != b) and returns;
+ * the caller names it by tag.  wait blocks until one started
+ * measurement is over and reports it: its tag, [min, max] and its status
+ * as measure's (IBF_OK or IBF_ERR_NOT_FOUND) in *st.  Both return IBF_OK,
+ * or another status (err filled) to abort.  No host is in two
+ * measurements in flight; each unordered pair is started at most once.
+ * Which one wait reports first is the oracle's business (the first to
+ * finish); the search is deterministic given that order. */
+typedef ibf_status_t (*ibf_infer_start_fn)(void *ctx, uint32_t a, uint32_t b,
+					   uint32_t tag, ibf_err_t *err);
+typedef ibf_status_t (*ibf_infer_wait_fn)(void *ctx, uint32_t *tag,
+					  double *min, double *max,
+					  ibf_status_t *st, ibf_err_t *err);
 
 typedef struct ibf_infer_oracle {
 	uint32_t nhosts;
 	ibf_infer_measure_fn measure;
 	void *ctx;
-	/* NULL: a batch is measured by calling measure() pair by pair. */
-	ibf_infer_batch_fn measure_batch;
+	/* Both NULL: the parallel search measures with measure(), one
+	 * pair at a time in the order started. */
+	ibf_infer_start_fn start;
+	ibf_infer_wait_fn wait;
 } ibf_infer_oracle_t;
 
 /* ---- inference ---------------------------------------------------------- */
@@ -90,9 +97,10 @@ typedef struct ibf_infer_opts {
 	uint64_t seed;
 	/* Hosts inserted concurrently: 0 = default
 	 * (IBF_INFER_PARALLEL_DEFAULT), 1 = one measurement at a time (the
-	 * paper), N = up to N hosts search at once; their measurements are
-	 * handed out in batches of pairs that share no host and no link of
-	 * the tree inferred so far (docs/infer.md, "In parallel"). */
+	 * paper), N = up to N hosts search at once; a measurement one asks
+	 * for starts as soon as it shares no host and no link of the tree
+	 * inferred so far with those in flight (docs/infer.md, "In
+	 * parallel"). */
 	unsigned parallel;
 } ibf_infer_opts_t;
 
@@ -118,7 +126,9 @@ typedef struct ibf_infer_meas {
 	uint32_t a, b;
 	double min, max;
 	uint8_t lookahead; /* measured by the close-host search */
-	uint32_t round;    /* the round (batch) it was measured in, from 1 */
+	/* Started after this many measurements were over (serial: its
+	 * index); the trace shows from it what was in flight. */
+	uint32_t started_after;
 } ibf_infer_meas_t;
 
 typedef struct ibf_infer_stats {
@@ -131,9 +141,9 @@ typedef struct ibf_infer_stats {
 				    paper bounds it by p(d-1)+1) */
 	double cpu_s;            /* time in the algorithm, oracle excluded */
 	double oracle_s;         /* time inside the oracle's calls */
-	uint64_t batches;        /* rounds of measurements (serial: pairs
-				    asked, unavailable ones included) */
-	uint32_t max_batch;      /* most pairs in one round */
+	uint32_t max_in_flight;  /* most measurements in flight at once */
+	double mean_in_flight;   /* in flight on average, counted when
+				    each one ends (serial: 1) */
 	uint32_t parallel;       /* the opts' parallel, default resolved */
 } ibf_infer_stats_t;
 
@@ -187,6 +197,15 @@ void ibf_infer_table_destroy(ibf_infer_table_t *t);
 ibf_status_t ibf_infer_table_measure(void *ctx, uint32_t a, uint32_t b,
 				     double *min, double *max,
 				     ibf_err_t *err);
+/* Measurements in flight over the table: wait reports the one whose
+ * pair comes first in the file (pairs the table lacks before any), so a
+ * trace of a parallel run, whose pairs are in the order they ended,
+ * replays that run. */
+ibf_status_t ibf_infer_table_start(void *ctx, uint32_t a, uint32_t b,
+				   uint32_t tag, ibf_err_t *err);
+ibf_status_t ibf_infer_table_wait(void *ctx, uint32_t *tag, double *min,
+				  double *max, ibf_status_t *st,
+				  ibf_err_t *err);
 
 /* ---- synthetic oracle --------------------------------------------------- */
 
@@ -235,19 +254,24 @@ void ibf_infer_synth_destroy(ibf_infer_synth_t *s);
 ibf_status_t ibf_infer_synth_measure(void *ctx, uint32_t a, uint32_t b,
 				     double *min, double *max,
 				     ibf_err_t *err);
-/* A round of pairs measured side by side (ibf_infer_batch_fn): charged
- * as its longest pair. */
-ibf_status_t ibf_infer_synth_measure_batch(void *ctx, const uint32_t *pairs,
-					   uint32_t npairs, double *min,
-					   double *max, ibf_status_t *st,
-					   ibf_err_t *err);
+/* Measurements in flight (ibf_infer_start_fn, ibf_infer_wait_fn): an
+ * event simulation on a virtual clock; a measurement ends its charged
+ * time after its start, wait reports the earliest end (ties: the first
+ * started) and moves the clock there.  The time charged is then the
+ * makespan. */
+ibf_status_t ibf_infer_synth_start(void *ctx, uint32_t a, uint32_t b,
+				   uint32_t tag, ibf_err_t *err);
+ibf_status_t ibf_infer_synth_wait(void *ctx, uint32_t *tag, double *min,
+				  double *max, ibf_status_t *st,
+				  ibf_err_t *err);
 uint32_t ibf_infer_synth_nhosts(const ibf_infer_synth_t *s);
 const char *const *ibf_infer_synth_names(const ibf_infer_synth_t *s);
 /* True RTTs, [a * nhosts + b]. */
 const double *ibf_infer_synth_truth(const ibf_infer_synth_t *s);
 /* The smallest per-hop RTT (twice the smallest link latency). */
 double ibf_infer_synth_min_hop_rtt(const ibf_infer_synth_t *s);
-/* Time charged so far (the sum over measurements). */
+/* Time charged so far: the virtual clock (serial: the sum over
+ * measurements). */
 double ibf_infer_synth_charged(const ibf_infer_synth_t *s);
 /* One fresh measurement of every pair, outside the count and the charge
  * (for predicted/measured ratios): out[a * nhosts + b] = its MIN. */

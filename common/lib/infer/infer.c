@@ -190,11 +190,17 @@ static void hang(struct tree *t, uint32_t x, uint32_t h, double len)
 
 /* ---- inference context -------------------------------------------------- */
 
+/* have[]/chave[] of a pair started and not over yet (parallel mode). */
+#define IN_FLIGHT 3
+
 /* Parallel mode: one host being inserted.  Its measurements live in
  * row idx of the caches (ctx cmin, cmax, chave); its search is re-run
- * from the start on the current tree after every batch (replay), taking
- * what it measured from the cache, until it needs a pair not measured
- * yet (want) or places the host. */
+ * from the start on the current tree whenever a measurement ends
+ * (replay), taking what it measured from the cache, until it needs a
+ * pair not measured yet (want) or places the host.  It has at most one
+ * measurement in flight (its host is in it), named by idx to the
+ * oracle; a slot whose host was placed meanwhile waits for it before it
+ * takes the next host. */
 struct slot {
 	uint32_t idx;
 	uint32_t h;
@@ -204,6 +210,11 @@ struct slot {
 	uint32_t first;          /* the search's random first host, kept
 				    while the tree grows under it */
 	uint32_t pairs, add_pairs;
+	uint32_t flying;         /* the pair (h, flying) in flight, or NONE */
+	uint32_t fly_anchor;     /* its links: the tree path to this host */
+	uint32_t fly_after;      /* measurements over when it started */
+	bool fly_look;
+	bool placed;             /* h is in the tree; only the flight is left */
 };
 
 struct ctx {
@@ -236,20 +247,23 @@ struct ctx {
 	/* Parallel mode (docs/infer.md, "In parallel"). */
 	struct slot *slots;      /* nslots, their caches by idx */
 	uint32_t nslots;
-	uint32_t *act, nact;     /* active slots, in activation order */
+	uint32_t *act, nact;     /* searching slots, in activation order */
 	double *cmin, *cmax;     /* [nslots * n] */
 	uint8_t *chave;          /* as have, per slot and host */
 	struct slot *cur;        /* the slot being replayed, or NULL */
 	bool blocked;            /* the replay stopped at an unmeasured pair */
-	/* One batch: pairs, their slots and results; host and link marks. */
-	uint32_t *bpair, *bslot;
-	double *bmin, *bmax;
-	ibf_status_t *bst;
+	/* Measurements in flight: how many, and (an oracle without
+	 * start/wait) the slots in the order started; their hosts and
+	 * links, marked anew before pairs are admitted. */
+	uint32_t nflying;
+	uint32_t *fifo, nfifo;
+	uint64_t flight_sum;     /* in flight, summed when each one ends */
 	uint8_t *hmark, *emark;  /* [n] hosts, [2n] links by lower node */
 };
 
 static ibf_status_t record(struct ctx *c, uint32_t a, uint32_t b,
-			   double mn, double mx, bool look)
+			   double mn, double mx, bool look,
+			   uint32_t started_after)
 {
 	if (c->nmeas == c->measc) {
 		ibf_infer_meas_t *m = ibf_array_grow32(c->meas, &c->measc,
@@ -266,7 +280,7 @@ static ibf_status_t record(struct ctx *c, uint32_t a, uint32_t b,
 	c->meas[c->nmeas].min = mn;
 	c->meas[c->nmeas].max = mx;
 	c->meas[c->nmeas].lookahead = look;
-	c->meas[c->nmeas].round = (uint32_t)c->st->batches;
+	c->meas[c->nmeas].started_after = started_after;
 	c->nmeas++;
 	return IBF_OK;
 }
@@ -292,11 +306,12 @@ static void bounds_from(struct ctx *c, uint32_t k)
 	}
 }
 
-/* What the oracle said of h and k, checked and counted: IBF_OK with
- * *have 1 (measured, recorded) or 2 (unavailable), or the failure. */
+/* What the oracle said of h and k (started after `after`
+ * measurements were over), checked and counted: IBF_OK with *have 1
+ * (measured, recorded) or 2 (unavailable), or the failure. */
 static ibf_status_t take(struct ctx *c, uint32_t h, uint32_t k,
 			 ibf_status_t st, double mn, double mx, bool look,
-			 uint8_t *have)
+			 uint32_t after, uint8_t *have)
 {
 	if (st == IBF_ERR_NOT_FOUND) {
 		*have = 2;
@@ -315,7 +330,7 @@ static ibf_status_t take(struct ctx *c, uint32_t h, uint32_t k,
 		c->st->lookahead_pairs++;
 	else
 		c->st->add_pairs++;
-	return record(c, h, k, mn, mx, look);
+	return record(c, h, k, mn, mx, look, after);
 }
 
 /* Parallel mode: the replayed search's measurement of k comes from its
@@ -326,7 +341,7 @@ static ibf_status_t replayed(struct ctx *c, uint32_t k, bool *ok)
 	struct slot *s = c->cur;
 	size_t at = (size_t)s->idx * c->t.n + k;
 
-	if (!c->chave[at]) {
+	if (!c->chave[at] || c->chave[at] == IN_FLIGHT) {
 		s->want = k;
 		s->want_look = c->in_lookahead;
 		c->blocked = true;
@@ -358,8 +373,7 @@ static ibf_status_t measure(struct ctx *c, uint32_t h, uint32_t k, bool *ok)
 	t0 = ibf_infer_now();
 	st = c->o->measure(c->o->ctx, h, k, &mn, &mx, c->err);
 	c->st->oracle_s += ibf_infer_now() - t0;
-	c->st->batches++;
-	st = take(c, h, k, st, mn, mx, c->in_lookahead, &c->have[k]);
+	st = take(c, h, k, st, mn, mx, c->in_lookahead, c->nmeas, &c->have[k]);
 	if (st != IBF_OK || c->have[k] != 1)
 		return st;
 	c->hmin[k] = mn;
@@ -404,9 +418,52 @@ static void cand_drop(struct ctx *c, uint32_t i)
 	c->cands[i] = c->cands[--c->ncands];
 }
 
+static uint32_t anchor(const struct ctx *c, const struct slot *s);
+static bool path_links(struct ctx *c, uint32_t a, uint32_t b, bool take);
+
+/* By its bounds, is j more likely near the host than b? */
+static bool nearer_bounds(const struct ctx *c, uint32_t j, uint32_t b)
+{
+	return c->lb[j] < c->lb[b] ||
+	       (c->lb[j] == c->lb[b] && c->ub[j] < c->ub[b]);
+}
+
+/* Parallel mode: could the replayed search's pair with tree host j start
+ * now - j and the links from j to the anchor a (NONE: j's own link) free
+ * of the measurements in flight?  (Marks and tour: replay_all.) */
+static bool startable(struct ctx *c, uint32_t j, uint32_t a)
+{
+	return !c->hmark[j] && path_links(c, j, a == NONE ? j : a, false);
+}
+
+/* Parallel mode: best is a candidate not measured yet.  Those with the
+ * same lower bound (often 0: nothing is known of them yet) are as likely
+ * near the host by the first rule: of them, the nearest by the upper
+ * bound that can start now, so that searches asking for the same hosts
+ * spread over the free ones; best when none can.  (Taking any lower
+ * bound within the coincidence radius of best's was tried: more pairs
+ * in flight but 10-50 % more pairs, and no faster.) */
+static uint32_t cand_startable(struct ctx *c, uint32_t best)
+{
+	uint32_t i, a = anchor(c, c->cur), pick = NONE;
+	double lb = c->lb[c->cands[best]];
+
+	for (i = 0; i < c->ncands; i++) {
+		uint32_t j = c->cands[i];
+
+		if (c->have[j] == 1 || c->lb[j] != lb ||
+		    (pick != NONE && !nearer_bounds(c, j, c->cands[pick])))
+			continue;
+		if (startable(c, j, a))
+			pick = i;
+	}
+	return pick != NONE ? pick : best;
+}
+
 /* The candidate to measure next: one already measured (free) first, then
- * the smallest lower bound, then the smallest upper bound. */
-static uint32_t cand_best(const struct ctx *c)
+ * the smallest lower bound, then the smallest upper bound (in parallel,
+ * among equal lower bounds one that can start now: cand_startable). */
+static uint32_t cand_best(struct ctx *c)
 {
 	uint32_t i, best = NONE;
 
@@ -424,26 +481,37 @@ static uint32_t cand_best(const struct ctx *c)
 			continue;
 		}
 		if (c->have[j] == 1 ? c->hmin[j] < c->hmin[b] :
-		    c->lb[j] < c->lb[b] ||
-		    (c->lb[j] == c->lb[b] && c->ub[j] < c->ub[b]))
+		    nearer_bounds(c, j, b))
 			best = i;
 	}
+	if (c->cur && c->cur->flying == NONE && best != NONE &&
+	    c->have[c->cands[best]] != 1)
+		best = cand_startable(c, best);
 	return best;
 }
 
 /* The search's random first candidate.  A replayed search (parallel
  * mode) keeps the host it drew first: the tree, and so the draw's range,
- * may have grown since, and a new draw would cost a new measurement. */
+ * may have grown since, and a new draw would cost a new measurement.
+ * It draws among the candidates that can start now, if any. */
 static uint32_t first_pick(struct ctx *c)
 {
 	struct slot *s = c->cur;
-	uint32_t i;
+	uint32_t i, nfree = 0, r;
 
 	if (s && s->first != NONE)
 		for (i = 0; i < c->ncands; i++)
 			if (c->cands[i] == s->first)
 				return i;
-	i = (uint32_t)ibf_rng_below(&c->rng, c->ncands);
+	for (i = 0; s && s->flying == NONE && i < c->ncands; i++)
+		nfree += startable(c, c->cands[i], NONE);
+	if (!nfree) {
+		i = (uint32_t)ibf_rng_below(&c->rng, c->ncands);
+	} else {
+		r = (uint32_t)ibf_rng_below(&c->rng, nfree);
+		for (i = 0; !startable(c, c->cands[i], NONE) || r--; i++)
+			;
+	}
 	if (s)
 		s->first = c->cands[i];
 	return i;
@@ -605,6 +673,20 @@ static void hang_host(struct ctx *c, uint32_t x, uint32_t h)
 	hang(&c->t, x, h, n ? sum / n : 0);
 }
 
+/* h cannot be placed: none of the tree's hosts (what) can be measured
+ * with it.  In parallel, while other searches may still grow the tree,
+ * the search waits for them (it asks for nothing); else it fails. */
+static ibf_status_t unmeasurable(struct ctx *c, uint32_t h, const char *what)
+{
+	if (c->cur && c->nact > 1) {
+		c->cur->want = NONE;
+		c->blocked = true;
+		return IBF_ERR_UNSUPPORTED;
+	}
+	return ibf_err_set(c->err, IBF_ERR_INVALID, "host %u: %s can be "
+			   "measured with it", h, what);
+}
+
 static ibf_status_t add(struct ctx *c, uint32_t h)
 {
 	uint32_t a, x = NONE, i;
@@ -633,9 +715,7 @@ static ibf_status_t add(struct ctx *c, uint32_t h)
 		cand_drop(c, i);
 	}
 	if (a == NONE)
-		return ibf_err_set(c->err, IBF_ERR_INVALID, "host %u: no "
-				   "host of the tree can be measured with it",
-				   h);
+		return unmeasurable(c, h, "no host of the tree");
 	if (c->t.nnodes == c->t.n && c->t.kid[c->t.root] == NONE) {
 		hang_host(c, a, h); /* the second host */
 		return IBF_OK;
@@ -659,9 +739,7 @@ static ibf_status_t add(struct ctx *c, uint32_t h)
 			a = b;
 	}
 	if (x == NONE)
-		return ibf_err_set(c->err, IBF_ERR_INVALID, "host %u: no "
-				   "second host of the tree can be measured "
-				   "with it", h);
+		return unmeasurable(c, h, "no second host of the tree");
 	hang_host(c, x, h);
 	return IBF_OK;
 }
@@ -851,11 +929,10 @@ static void ctx_free(struct ctx *c)
 	IBF_FREE_ALL(c->hmin, c->hmax, c->have, c->asked, c->lb, c->ub, c->cand,
 		     c->cands, c->dist, c->stack, c->from, c->path, c->pos,
 		     c->meas, c->slots, c->act, c->cmin, c->cmax, c->chave,
-		     c->bpair, c->bslot, c->bmin, c->bmax, c->bst, c->hmark,
-		     c->emark);
+		     c->fifo, c->hmark, c->emark);
 }
 
-/* The parallel mode's slots, caches and batch arrays for k slots. */
+/* The parallel mode's slots, caches and flight marks for k slots. */
 static int par_alloc(struct ctx *c, uint32_t k)
 {
 	size_t n = c->t.n, i;
@@ -866,20 +943,15 @@ static int par_alloc(struct ctx *c, uint32_t k)
 	c->cmin = malloc(k * n * sizeof(*c->cmin));
 	c->cmax = malloc(k * n * sizeof(*c->cmax));
 	c->chave = calloc(k * n, 1);
-	c->bpair = malloc(2 * k * sizeof(*c->bpair));
-	c->bslot = malloc(k * sizeof(*c->bslot));
-	c->bmin = malloc(k * sizeof(*c->bmin));
-	c->bmax = malloc(k * sizeof(*c->bmax));
-	c->bst = malloc(k * sizeof(*c->bst));
+	c->fifo = malloc(k * sizeof(*c->fifo));
 	c->hmark = malloc(n);
 	c->emark = malloc(2 * n);
 	if (!c->slots || !c->act || !c->cmin || !c->cmax || !c->chave ||
-	    !c->bpair || !c->bslot || !c->bmin || !c->bmax || !c->bst ||
-	    !c->hmark || !c->emark)
+	    !c->fifo || !c->hmark || !c->emark)
 		return -1;
 	for (i = 0; i < k; i++) {
 		c->slots[i].idx = (uint32_t)i;
-		c->slots[i].h = NONE;
+		c->slots[i].h = c->slots[i].flying = NONE;
 	}
 	return 0;
 }
@@ -1011,88 +1083,133 @@ static bool path_links(struct ctx *c, uint32_t a, uint32_t b, bool take)
 	return true;
 }
 
-/* The next batch, from the active slots' wanted pairs (h, k).  A pair's
- * links are those of the tree path from k to the slot's anchor (the
- * closest host its search found, near where h will hang; before any,
- * k's own link): h's route to k crosses the tree there.  Pairs are taken
- * oldest slot first (the oldest searches are nearest to placing their
- * hosts, which grows the tree for all), each when its k is in no pair
- * taken yet and its links are in none of theirs.  The first is always
- * taken, so every batch makes progress.  (Shortest paths first was
- * tried: more rounds, 302 for 283 on a shuffled xgft:2:8,8, 16 slots.) */
-static uint32_t batch_build(struct ctx *c)
+/* Mark the hosts of the measurements in flight and the links of the
+ * tree path from each one's tree host to its anchor, on the tree as it
+ * is now (it may have grown since they started). */
+static void flights_mark(struct ctx *c)
 {
-	uint32_t i, np = 0;
+	uint32_t i;
 
 	memset(c->hmark, 0, c->t.n);
 	memset(c->emark, 0, 2 * (size_t)c->t.n);
 	tour(&c->t, c->stack, c->from);
-	for (i = 0; i < c->nact; i++) {
-		struct slot *s = &c->slots[c->act[i]];
-		uint32_t k = s->want, a;
+	for (i = 0; i < c->nslots; i++) {
+		const struct slot *s = &c->slots[i];
 
-		if (k == NONE || c->hmark[k])
+		if (s->flying == NONE)
 			continue;
-		a = anchor(c, s);
-		if (a == NONE)
-			a = k;
-		if (!path_links(c, k, a, false))
-			continue;
-		path_links(c, k, a, true);
-		c->hmark[k] = 1;
-		c->bpair[2 * np] = s->h;
-		c->bpair[2 * np + 1] = k;
-		c->bslot[np++] = c->act[i];
+		c->hmark[s->h] = c->hmark[s->flying] = 1;
+		path_links(c, s->flying, s->fly_anchor, true);
 	}
-	return np;
 }
 
-/* Measure a batch (all at once when the oracle can) and file the
- * results in the slots' caches. */
-static ibf_status_t batch_measure(struct ctx *c, uint32_t np)
+/* Start slot s's measurement of (s->h, k), whose links lead to anchor a. */
+static ibf_status_t flight_start(struct ctx *c, struct slot *s, uint32_t k,
+				 uint32_t a)
 {
 	const ibf_infer_oracle_t *o = c->o;
-	double t0 = ibf_infer_now();
 	ibf_status_t st = IBF_OK;
-	uint32_t i;
+	double t0 = ibf_infer_now();
 
-	if (o->measure_batch) {
-		for (i = 0; i < np; i++)
-			c->bst[i] = IBF_ERR_INVALID;
-		st = o->measure_batch(o->ctx, c->bpair, np, c->bmin, c->bmax,
-				      c->bst, c->err);
-	} else {
-		for (i = 0; i < np && st == IBF_OK; i++) {
-			c->bmin[i] = c->bmax[i] = 0;
-			c->bst[i] = o->measure(o->ctx, c->bpair[2 * i],
-					       c->bpair[2 * i + 1], &c->bmin[i],
-					       &c->bmax[i], c->err);
-			if (c->bst[i] != IBF_ERR_NOT_FOUND)
-				st = c->bst[i];
-		}
-	}
+	s->flying = k;
+	s->fly_anchor = a;
+	s->fly_look = s->want_look;
+	s->fly_after = c->nmeas;
+	c->chave[(size_t)s->idx * c->t.n + k] = IN_FLIGHT;
+	if (++c->nflying > c->st->max_in_flight)
+		c->st->max_in_flight = c->nflying;
+	if (o->start)
+		st = o->start(o->ctx, s->h, k, s->idx, c->err);
+	else
+		c->fifo[c->nfifo++] = s->idx;
 	c->st->oracle_s += ibf_infer_now() - t0;
-	c->st->batches++;
-	if (np > c->st->max_batch)
-		c->st->max_batch = np;
-	for (i = 0; i < np && st == IBF_OK; i++) {
-		struct slot *s = &c->slots[c->bslot[i]];
-		uint32_t k = c->bpair[2 * i + 1];
-		size_t at = (size_t)s->idx * c->t.n + k;
+	return st;
+}
 
-		if (c->bst[i] != IBF_OK && c->bst[i] != IBF_ERR_NOT_FOUND &&
-		    o->measure_batch)
-			return ibf_err_set(c->err, IBF_ERR_INVALID, "the "
-					   "oracle's round left hosts %u and "
-					   "%u without a result", s->h, k);
-		st = take(c, s->h, k, c->bst[i], c->bmin[i], c->bmax[i],
-			  s->want_look, &c->chave[at]);
-		if (st != IBF_OK || c->chave[at] != 1)
-			continue;
-		c->cmin[at] = c->bmin[i];
-		c->cmax[at] = c->bmax[i];
+/* Start slot s's wanted pair if it shares no host and no link with those
+ * in flight (marked: flights_mark and the pairs started since).  A
+ * pair's links are those of the tree path from its tree host k to its
+ * slot's anchor (the closest host its search found, near where h will
+ * hang; before any, k's own link): h's route to k crosses the tree
+ * there.  Needs a current Euler tour. */
+static ibf_status_t admit(struct ctx *c, struct slot *s)
+{
+	uint32_t k = s->want, a;
+
+	if (k == NONE || s->flying != NONE || c->hmark[k])
+		return IBF_OK;
+	a = anchor(c, s);
+	if (a == NONE)
+		a = k;
+	if (!path_links(c, k, a, false))
+		return IBF_OK;
+	path_links(c, k, a, true);
+	c->hmark[k] = c->hmark[s->h] = 1;
+	return flight_start(c, s, k, a);
+}
+
+/* The oracle's next measurement over: its slot (tag) and result.  An
+ * oracle without start/wait measures the oldest started now. */
+static ibf_status_t flight_next(struct ctx *c, struct slot **sp, double *mn,
+				double *mx, ibf_status_t *pst)
+{
+	const ibf_infer_oracle_t *o = c->o;
+	uint32_t tag;
+	ibf_status_t st;
+
+	*mn = *mx = 0;
+	if (!o->wait) {
+		tag = c->fifo[0];
+		memmove(c->fifo, c->fifo + 1, --c->nfifo * sizeof(*c->fifo));
+		*pst = o->measure(o->ctx, c->slots[tag].h,
+				  c->slots[tag].flying, mn, mx, c->err);
+		*sp = &c->slots[tag];
+		return *pst == IBF_ERR_NOT_FOUND ? IBF_OK : *pst;
+	}
+	*pst = IBF_ERR_INVALID;
+	if ((st = o->wait(o->ctx, &tag, mn, mx, pst, c->err)) != IBF_OK)
+		return st;
+	if (tag >= c->nslots || c->slots[tag].flying == NONE)
+		return ibf_err_set(c->err, IBF_ERR_INVALID, "the oracle "
+				   "ended measurement %u, which is not in "
+				   "flight", tag);
+	if (*pst != IBF_OK && *pst != IBF_ERR_NOT_FOUND)
+		return ibf_err_set(c->err, IBF_ERR_INVALID, "the oracle left "
+				   "hosts %u and %u without a result",
+				   c->slots[tag].h, c->slots[tag].flying);
+	*sp = &c->slots[tag];
+	return IBF_OK;
+}
+
+/* Wait for one measurement in flight and file its result in its slot's
+ * cache; a slot whose host was placed meanwhile is free again. */
+static ibf_status_t flight_land(struct ctx *c)
+{
+	double mn, mx, t0 = ibf_infer_now();
+	ibf_status_t st, pst;
+	struct slot *s = NULL;
+	uint32_t k;
+	size_t at;
+
+	st = flight_next(c, &s, &mn, &mx, &pst);
+	c->st->oracle_s += ibf_infer_now() - t0;
+	if (st != IBF_OK)
+		return st;
+	c->flight_sum += c->nflying--;
+	k = s->flying;
+	s->flying = NONE;
+	at = (size_t)s->idx * c->t.n + k;
+	st = take(c, s->h, k, pst, mn, mx, s->fly_look, s->fly_after,
+		  &c->chave[at]);
+	if (st == IBF_OK && c->chave[at] == 1) {
+		c->cmin[at] = mn;
+		c->cmax[at] = mx;
 		s->pairs++;
-		s->add_pairs += !s->want_look;
+		s->add_pairs += !s->fly_look;
+	}
+	if (s->placed) {
+		s->placed = false;
+		s->h = NONE;
 	}
 	return st;
 }
@@ -1147,16 +1264,26 @@ static void slots_fill(struct ctx *c, const uint32_t *order, uint32_t *next)
 	}
 }
 
+/* Slot act[ai] placed its host: free, or once its flight lands. */
 static void slot_retire(struct ctx *c, uint32_t ai)
 {
-	c->slots[c->act[ai]].h = NONE;
+	struct slot *s = &c->slots[c->act[ai]];
+
+	if (s->flying != NONE)
+		s->placed = true;
+	else
+		s->h = NONE;
 	memmove(c->act + ai, c->act + ai + 1,
 		(c->nact - ai - 1) * sizeof(*c->act));
 	c->nact--;
 }
 
-/* Replay every active slot, oldest first, until a pass places no host:
- * a host placed changes the tree the others' searches ran on. */
+/* Replay every active slot, oldest first, until a pass places no host (a
+ * host placed changes the tree the others' searches ran on), starting
+ * each one's wanted pair when it can start: the oldest searches are
+ * nearest to placing their hosts, which grows the tree for all.  With
+ * nothing in flight the oldest wanted pair always starts, so the search
+ * goes on. */
 static ibf_status_t replay_all(struct ctx *c, const uint32_t *order,
 			       uint32_t *next, uint32_t *placed,
 			       uint32_t *refit_at)
@@ -1164,6 +1291,7 @@ static ibf_status_t replay_all(struct ctx *c, const uint32_t *order,
 	bool moved = true;
 	ibf_status_t st;
 
+	flights_mark(c);
 	while (moved && *placed < c->t.n) {
 		uint32_t i = 0;
 
@@ -1175,7 +1303,8 @@ static ibf_status_t replay_all(struct ctx *c, const uint32_t *order,
 			if ((st = replay(c, &c->slots[c->act[i]], &done)))
 				return st;
 			if (!done) {
-				i++;
+				if ((st = admit(c, &c->slots[c->act[i++]])))
+					return st;
 				continue;
 			}
 			slot_retire(c, i);
@@ -1189,14 +1318,18 @@ static ibf_status_t replay_all(struct ctx *c, const uint32_t *order,
 				if ((st = refit_now(c, REFIT_ITERATIONS)))
 					return st;
 			}
+			flights_mark(c);
 		}
 	}
 	return IBF_OK;
 }
 
+/* Replay, start what can start, wait for one measurement to end; again
+ * until every host is placed, then let the last flights land (their
+ * pairs are measured and count in the final refit). */
 static ibf_status_t run_par(struct ctx *c, const uint32_t *order)
 {
-	uint32_t next = 1, placed = 1, refit_at = REFIT_EVERY, np;
+	uint32_t next = 1, placed = 1, refit_at = REFIT_EVERY;
 	ibf_status_t st;
 
 	c->t.root = order ? order[0] : 0;
@@ -1205,13 +1338,17 @@ static ibf_status_t run_par(struct ctx *c, const uint32_t *order)
 		st = replay_all(c, order, &next, &placed, &refit_at);
 		if (st != IBF_OK || placed == c->t.n)
 			break;
-		np = batch_build(c);
-		if (!np)
+		if (!c->nflying)
 			return ibf_err_set(c->err, IBF_ERR_INVALID, "parallel "
 					   "inference: no pair to measure");
-		if ((st = batch_measure(c, np)) != IBF_OK)
-			break;
+		if ((st = flight_land(c)) != IBF_OK)
+			return st;
 	}
+	while (st == IBF_OK && c->nflying)
+		st = flight_land(c);
+	if (c->nmeas)
+		c->st->mean_in_flight = (double)c->flight_sum /
+					(c->nmeas + c->st->unavailable);
 	return st == IBF_OK ? refit_now(c, 4 * c->t.nnodes) : st;
 }
 
@@ -1260,8 +1397,10 @@ ibf_status_t ibf_infer_run(const ibf_infer_oracle_t *o,
 	if (st == IBF_OK)
 		st = c.slots ? run_par(&c, opts->order) :
 			       run_all(&c, opts->order);
-	if (!c.slots && out->stats.batches)
-		out->stats.max_batch = 1;
+	if (!c.slots && c.nmeas) {
+		out->stats.max_in_flight = 1;
+		out->stats.mean_in_flight = 1;
+	}
 	if (st == IBF_OK)
 		st = export_tree(&c.t, &out->tree, err);
 	out->meas = c.meas;

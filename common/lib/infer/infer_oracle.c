@@ -15,12 +15,72 @@
 
 #define NONE IBF_INFER_NONE
 
+/* ---- measurements in flight (start / wait) ------------------------------- */
+
+/* One started measurement, its result known at the start; the one with
+ * the least key ends first (ties: the first started). */
+struct flight {
+	uint32_t tag;
+	double key;
+	double min, max;
+	ibf_status_t st;
+};
+
+struct flights {
+	struct flight *f;
+	uint32_t n, cap;
+};
+
+static ibf_status_t flights_push(struct flights *fl, const struct flight *x,
+				 ibf_err_t *err)
+{
+	if (fl->n == fl->cap) {
+		uint32_t cap = fl->cap ? 2 * fl->cap : 16;
+		struct flight *f = realloc(fl->f, cap * sizeof(*f));
+
+		if (!f)
+			return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+		fl->f = f;
+		fl->cap = cap;
+	}
+	fl->f[fl->n++] = *x;
+	return IBF_OK;
+}
+
+/* The next to end, out of the list: reported as wait does, *key its
+ * key. */
+static ibf_status_t flights_pop(struct flights *fl, uint32_t *tag,
+				double *min, double *max, ibf_status_t *st,
+				double *key, ibf_err_t *err)
+{
+	uint32_t i, first = 0;
+	const struct flight *x;
+
+	if (!fl->n)
+		return ibf_err_set(err, IBF_ERR_INVALID, "wait: no measurement "
+				   "in flight");
+	for (i = 1; i < fl->n; i++)
+		if (fl->f[i].key < fl->f[first].key)
+			first = i;
+	x = &fl->f[first];
+	*tag = x->tag;
+	*min = x->min;
+	*max = x->max;
+	*st = x->st;
+	*key = x->key;
+	memmove(fl->f + first, fl->f + first + 1,
+		(fl->n - first - 1) * sizeof(*fl->f));
+	fl->n--;
+	return IBF_OK;
+}
+
 /* ---- table -------------------------------------------------------------- */
 
 struct ibf_infer_table {
 	uint32_t n;
-	struct ibf_hash *index;  /* a * n + b (a < b) -> slot */
+	struct ibf_hash *index;  /* a * n + b (a < b) -> slot, in file order */
 	double *min, *max;
+	struct flights flying;
 };
 
 static uint64_t pair_key(uint32_t n, uint32_t a, uint32_t b)
@@ -81,6 +141,7 @@ void ibf_infer_table_destroy(ibf_infer_table_t *t)
 	ibf_hash_destroy(t->index);
 	free(t->min);
 	free(t->max);
+	free(t->flying.f);
 	free(t);
 }
 
@@ -102,6 +163,29 @@ ibf_status_t ibf_infer_table_measure(void *ctx, uint32_t a, uint32_t b,
 	return IBF_OK;
 }
 
+/* The pair's place in the file is when it ended. */
+ibf_status_t ibf_infer_table_start(void *ctx, uint32_t a, uint32_t b,
+				   uint32_t tag, ibf_err_t *err)
+{
+	ibf_infer_table_t *t = ctx;
+	struct flight x = { .tag = tag, .key = -1 };
+
+	x.st = ibf_infer_table_measure(t, a, b, &x.min, &x.max, err);
+	if (x.st == IBF_OK)
+		x.key = ibf_hash_get_u64(t->index, pair_key(t->n, a, b));
+	return flights_push(&t->flying, &x, err);
+}
+
+ibf_status_t ibf_infer_table_wait(void *ctx, uint32_t *tag, double *min,
+				  double *max, ibf_status_t *st,
+				  ibf_err_t *err)
+{
+	ibf_infer_table_t *t = ctx;
+	double place;
+
+	return flights_pop(&t->flying, tag, min, max, st, &place, err);
+}
+
 /* ---- synthetic oracle --------------------------------------------------- */
 
 struct ibf_infer_synth {
@@ -110,8 +194,9 @@ struct ibf_infer_synth {
 	char **names;
 	double *truth;        /* [n * n] true RTTs */
 	double min_hop_rtt;
-	double charged;
+	double charged;       /* the virtual clock, µs */
 	ibf_rng_t rng, rng_all;
+	struct flights flying; /* key: the end on the clock */
 };
 
 /* Hops from the nearest host, per node (multi-source BFS). */
@@ -422,6 +507,7 @@ void ibf_infer_synth_destroy(ibf_infer_synth_t *s)
 		free(s->names[i]);
 	free(s->names);
 	free(s->truth);
+	free(s->flying.f);
 	free(s);
 }
 
@@ -499,32 +585,38 @@ ibf_status_t ibf_infer_synth_measure(void *ctx, uint32_t a, uint32_t b,
 	return IBF_OK;
 }
 
-/* A round's pairs run side by side: the round is charged (and waited)
- * as its longest pair, not their sum. */
-ibf_status_t ibf_infer_synth_measure_batch(void *ctx, const uint32_t *pairs,
-					   uint32_t np, double *min,
-					   double *max, ibf_status_t *st,
-					   ibf_err_t *err)
+/* Measured at the start (so the generator is drawn in start order), it
+ * ends its charged time later on the clock. */
+ibf_status_t ibf_infer_synth_start(void *ctx, uint32_t a, uint32_t b,
+				   uint32_t tag, ibf_err_t *err)
 {
 	ibf_infer_synth_t *s = ctx;
-	double longest = 0;
-	uint32_t i;
+	struct flight x = { .tag = tag, .st = IBF_OK };
 
-	for (i = 0; i < np; i++) {
-		uint32_t a = pairs[2 * i], b = pairs[2 * i + 1];
-		double took;
+	if (a >= s->n || b >= s->n || a == b)
+		return ibf_err_set(err, IBF_ERR_INVALID, "no pair %u %u", a,
+				   b);
+	x.key = s->charged + synth_one(s, &s->rng,
+				       s->truth[(size_t)a * s->n + b], &x.min,
+				       &x.max);
+	return flights_push(&s->flying, &x, err);
+}
 
-		if (a >= s->n || b >= s->n || a == b)
-			return ibf_err_set(err, IBF_ERR_INVALID, "no pair %u "
-					   "%u", a, b);
-		took = synth_one(s, &s->rng, s->truth[(size_t)a * s->n + b],
-				 &min[i], &max[i]);
-		longest = took > longest ? took : longest;
-		st[i] = IBF_OK;
-	}
-	s->charged += longest;
+ibf_status_t ibf_infer_synth_wait(void *ctx, uint32_t *tag, double *min,
+				  double *max, ibf_status_t *st,
+				  ibf_err_t *err)
+{
+	ibf_infer_synth_t *s = ctx;
+	double end;
+	ibf_status_t rc = flights_pop(&s->flying, tag, min, max, st, &end,
+				      err);
+
+	if (rc != IBF_OK)
+		return rc;
 	if (s->o.sleep)
-		wait_us(longest);
+		wait_us(end - s->charged);
+	if (end > s->charged)
+		s->charged = end;
 	return IBF_OK;
 }
 

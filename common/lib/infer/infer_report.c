@@ -91,8 +91,8 @@ static int stats_json(const ibf_infer_report_t *rep, json_object *root)
 	rc |= add_u64(root, "max_pairs_per_host", s->max_host_pairs);
 	rc |= add_u64(root, "max_insertion_pairs_per_host",
 		      s->max_add_pairs);
-	rc |= add_u64(root, "rounds", s->batches);
-	rc |= add_u64(root, "max_pairs_per_round", s->max_batch);
+	rc |= add_u64(root, "max_in_flight", s->max_in_flight);
+	rc |= add_dbl(root, "mean_in_flight", s->mean_in_flight);
 	rc |= add_u64(root, "parallel", s->parallel);
 	rc |= add_u64(root, "largest_switch", p);
 	rc |= add_u64(root, "diameter", d);
@@ -154,49 +154,74 @@ ibf_status_t ibf_infer_write_json(const ibf_infer_report_t *rep, FILE *fp,
 				"report") : IBF_OK;
 }
 
+/* The measurements started after i were over, as a list per i
+ * (counting sort): first[i]..first[i + 1] in idx. */
+static int starts_index(const ibf_infer_result_t *r, uint32_t **first,
+			uint32_t **idx)
+{
+	uint32_t i, n = r->nmeas;
+
+	*first = calloc((size_t)n + 2, sizeof(**first));
+	*idx = malloc(((size_t)n + 1) * sizeof(**idx));
+	if (!*first || !*idx)
+		return -1;
+	for (i = 0; i < n; i++)
+		(*first)[r->meas[i].started_after + 2]++;
+	for (i = 0; i < n; i++)
+		(*first)[i + 2] += (*first)[i + 1];
+	for (i = 0; i < n; i++)
+		(*idx)[(*first)[r->meas[i].started_after + 1]++] = i;
+	return 0;
+}
+
 ibf_status_t ibf_infer_write_trace(const ibf_infer_result_t *r,
 				   const char *const *names, FILE *fp,
 				   ibf_err_t *err)
 {
-	uint32_t i;
-	ibf_status_t st;
+	uint32_t i, j, *first = NULL, *idx = NULL;
+	/* In parallel, "# start K" where the K-th pair below (from 1)
+	 * started: with the lines in the order the pairs ended, the file
+	 * shows what was in flight at any time. */
+	bool starts = r->stats.parallel > 1;
+	ibf_status_t st = IBF_OK;
 
+	if (starts && starts_index(r, &first, &idx)) {
+		free(first);
+		free(idx);
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	}
 	fprintf(fp, "# pairs measured by ibflow infer, in order: A B RTT or "
 		"A B MIN MAX\n");
 	/* The hosts in index order: measured in parallel, they need not
 	 * first appear in it, and a replay numbers them as here. */
-	if (names && (st = ibf_rtt_write_hosts(fp, names, r->tree.nhosts,
-					       err)) != IBF_OK)
-		return st;
+	if (names)
+		st = ibf_rtt_write_hosts(fp, names, r->tree.nhosts, err);
 	if (!names) {
 		fputs(IBF_RTT_HOSTS_TAG, fp);
 		for (i = 0; i < r->tree.nhosts; i++)
 			fprintf(fp, " h%u", i);
 		fputc('\n', fp);
 	}
-	for (i = 0; i < r->nmeas; i++) {
+	for (i = 0; i < r->nmeas && st == IBF_OK; i++) {
 		const ibf_infer_meas_t *m = &r->meas[i];
 		uint32_t a = m->a < m->b ? m->a : m->b;
 		uint32_t b = m->a < m->b ? m->b : m->a;
 		char ba[32], bb[32];
 
-		/* rounds of concurrent pairs, when there were any */
-		if (r->stats.max_batch > 1 &&
-		    (i == 0 || m->round != r->meas[i - 1].round))
-			fprintf(fp, "# round %u\n", m->round);
-
+		for (j = starts ? first[i] : 0; starts && j < first[i + 1]; j++)
+			fprintf(fp, "# start %u\n", idx[j] + 1);
 		/* The lower index first, as older traces had it. */
 		snprintf(ba, sizeof(ba), "h%u", a);
 		snprintf(bb, sizeof(bb), "h%u", b);
 		st = ibf_rtt_write_line(fp, names ? names[a] : ba,
 					names ? names[b] : bb, m->min, m->max,
 					err);
-		if (st != IBF_OK)
-			return st;
 	}
-	if (ferror(fp))
-		return ibf_err_set(err, IBF_ERR_IO, "write error");
-	return IBF_OK;
+	free(first);
+	free(idx);
+	if (st == IBF_OK && ferror(fp))
+		st = ibf_err_set(err, IBF_ERR_IO, "write error");
+	return st;
 }
 
 /* ---- text ------------------------------------------------------------------ */
@@ -302,9 +327,8 @@ void ibf_infer_write_text(const ibf_infer_report_t *rep, FILE *fp)
 	fprintf(fp, "most pairs for one host %u (insertion alone %u; bound "
 		"p(d-1)+1 = %u)\n", s->max_host_pairs, s->max_add_pairs,
 		d ? p * (d - 1) + 1 : 1);
-	fprintf(fp, "rounds of measurements %llu (%u hosts at once, most "
-		"pairs in a round %u)\n", (unsigned long long)s->batches,
-		s->parallel, s->max_batch);
+	fprintf(fp, "pairs in flight at most %u, %.2f on average (%u hosts "
+		"at once)\n", s->max_in_flight, s->mean_in_flight, s->parallel);
 	text_times(rep, fp);
 	if (rep->acc)
 		text_accuracy(rep, fp);

@@ -461,9 +461,10 @@ static ucs_config_field_t ibf_ucx_config_table[] = {
 	  IBF_UCX_CFG_TIME(range_infer_tol) },
 
 	{ "INFER_PARALLEL", "16",
-	  "Topology inference: hosts inserted at once.  Their measurements run\n"
-	  "in rounds of concurrent ping-pongs whose pairs share no host and no\n"
-	  "link of the tree inferred so far; 1: one pair at a time (the paper).",
+	  "Topology inference: hosts inserted at once.  Their ping-pongs run\n"
+	  "concurrently, a pair starting as soon as it shares no host and no\n"
+	  "link of the tree inferred so far with the pairs in flight; 1: one\n"
+	  "pair at a time (the paper).",
 	  ucs_offsetof(ibf_ucx_cfg_t, infer_parallel),
 	  IBF_UCX_CFG_UINT(range_infer_parallel) },
 

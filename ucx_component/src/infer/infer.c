@@ -9,10 +9,12 @@
  * responder a PONG command and the initiator a PING command (rank 0 is
  * the initiator itself when it is in the pair), and the initiator
  * reports the runs' minimum and maximum.  In parallel mode the
- * algorithm asks for batches of pairs without a common host: all their
- * commands go out first, then rank 0 runs its own pair if it has one,
- * then the reports are awaited together, so the batch's ping-pongs run
- * concurrently, each pair on its own endpoints and tags.  Every other rank
+ * algorithm keeps several pairs without a common host in flight: a pair
+ * starts with its two commands (rank 0 runs its own pair there and
+ * then), and whenever the algorithm waits, the first report to arrive
+ * ends its pair, so the ping-pongs run concurrently, each pair on its
+ * own endpoints and tags, and a new pair starts as soon as one is over.
+ * Every other rank
  * serves commands until DONE.  Ranks that have heard nothing for a
  * while get a NOP so that their wait for the next command can keep the
  * usual bound (UCX_IBFLOW_TIMEOUT) however long the whole run takes.
@@ -41,6 +43,13 @@ typedef struct report {
 	char msg[256];
 } report_t;
 
+/* A pair in flight, by the algorithm's tag. */
+typedef enum flight_state {
+	FLIGHT_NONE = 0,
+	FLIGHT_REMOTE,         /* the initiator's report is awaited */
+	FLIGHT_OVER,           /* rank 0's own pair, measured at its start */
+} flight_state_t;
+
 /* rank 0's oracle state */
 typedef struct driver {
 	ibf_ucx_t *u;
@@ -49,7 +58,9 @@ typedef struct driver {
 	uint64_t exchanges;
 	ibf_ucxi_cmdr_t cmdr;
 	ibf_ucx_err_t uerr;    /* the UCX failure that stopped the run */
-	/* A batch's reports and their receives ([nhosts]). */
+	/* The pairs in flight, their reports and receives, by tag
+	 * ([nhosts]: at most one pair per host). */
+	flight_state_t *state;
 	report_t *rep;
 	ibf_ucxi_req_t *req;
 } driver_t;
@@ -201,74 +212,111 @@ static ibf_ucx_status_t ponger(ibf_ucx_t *u, uint32_t peer, uint32_t seq,
 	return st;
 }
 
-/* The oracle, a batch of pairs of hosts (one pair: the serial mode),
- * measured by the hosts' leader ranks: the commands of every pair, rank
- * 0's own pair, then the initiators' reports. */
-static ibf_status_t measure_batch(void *ctx, const uint32_t *pairs,
-				  uint32_t np, double *min, double *max,
-				  ibf_status_t *ist, ibf_err_t *ierr)
+static ibf_status_t oracle_fail(driver_t *d, ibf_err_t *ierr)
+{
+	return ibf_err_set(ierr, IBF_ERR_IO, "%s", d->uerr.msg);
+}
+
+/* Start the measurement of hosts a and b by their leader ranks: the
+ * responder's command, then the initiator's (rank 0 initiates whenever
+ * it takes part, and measures its pair here and now). */
+static ibf_status_t start(void *ctx, uint32_t a, uint32_t b, uint32_t tag,
+			  ibf_err_t *ierr)
 {
 	driver_t *d = ctx;
 	ibf_ucx_t *u = d->u;
 	ibf_ucx_err_t *e = &d->uerr;
-	uint32_t i, nr = 0, mine = UINT32_MAX, mypeer = 0, myseq = 0;
-	ibf_ucx_status_t st = ibf_ucxi_cmdr_keepalive(&d->cmdr, e);
+	uint32_t ra = u->host_leader[a], rb = u->host_leader[b];
+	uint32_t seq = PP_SEQ_BASE | (d->nmeas++ & PP_SEQ_MASK);
+	ibf_ucx_status_t st;
 
-	for (i = 0; i < np && st == IBF_UCX_OK; i++) {
-		uint32_t ra = u->host_leader[pairs[2 * i]];
-		uint32_t rb = u->host_leader[pairs[2 * i + 1]];
-		uint32_t seq = PP_SEQ_BASE | (d->nmeas++ & PP_SEQ_MASK);
-
-		if (rb == 0) {   /* rank 0 initiates whenever it takes part */
-			rb = ra;
-			ra = 0;
-		}
+	if (tag >= u->nhosts || d->state[tag] != FLIGHT_NONE)
+		return ibf_err_set(ierr, IBF_ERR_INVALID, "measurement %u is "
+				   "in flight already", tag);
+	if (rb == 0) {
+		rb = ra;
+		ra = 0;
+	}
+	st = ibf_ucxi_cmdr_keepalive(&d->cmdr, e);
+	if (st == IBF_UCX_OK)
 		st = send_cmd(d, rb, IBF_UCXI_CMD_PONG, ra, seq, e);
-		if (st != IBF_UCX_OK)
-			break;
-		if (ra == 0) {   /* after every command is out */
-			mine = i;
-			mypeer = rb;
-			myseq = seq;
-			continue;
-		}
+	if (st == IBF_UCX_OK && ra == 0) {
+		memset(&d->rep[tag], 0, sizeof(d->rep[tag]));
+		st = pinger(u, rb, seq, d->po, &d->rep[tag], e);
+		d->state[tag] = FLIGHT_OVER;
+	} else if (st == IBF_UCX_OK) {
 		st = send_cmd(d, ra, IBF_UCXI_CMD_PING, rb, seq, e);
 		if (st == IBF_UCX_OK)
-			st = ibf_ucxi_irecv(u, ra, report_tag(ra), &d->rep[i],
-					    sizeof(d->rep[i]), &d->req[nr++], e);
+			st = ibf_ucxi_irecv(u, ra, report_tag(ra), &d->rep[tag],
+					    sizeof(d->rep[tag]), &d->req[tag],
+					    e);
+		d->state[tag] = FLIGHT_REMOTE;
 	}
-	if (st == IBF_UCX_OK && mine != UINT32_MAX)
-		st = pinger(u, mypeer, myseq, d->po, &d->rep[mine], e);
-	/* the initiators report their own failures within a timeout */
-	if (st == IBF_UCX_OK && nr)
-		st = ibf_ucxi_wait(u, d->req, nr, ibf_ucxi_now() +
-				   2 * u->timeout, 0, e);
-	for (i = 0; i < np && st == IBF_UCX_OK; i++) {
-		report_t *r = &d->rep[i];
+	return st == IBF_UCX_OK ? IBF_OK : oracle_fail(d, ierr);
+}
 
-		if (i != mine && r->status != IBF_UCX_OK) {
-			r->msg[sizeof(r->msg) - 1] = '\0';
-			st = ibf_ucx_err_set(e, (ibf_ucx_status_t)r->status,
-					     "%s", r->msg);
-			break;
-		}
-		d->exchanges += r->exchanges;
-		min[i] = r->min;
-		max[i] = r->max;
-		ist[i] = IBF_OK;
+/* A pair in flight that is over: its tag, or UINT32_MAX.  A failed
+ * receive stops the run (*st). */
+static uint32_t landed(driver_t *d, ibf_ucx_status_t *st)
+{
+	uint32_t t;
+
+	for (t = 0; t < d->u->nhosts; t++) {
+		if (d->state[t] == FLIGHT_OVER)
+			return t;
+		if (d->state[t] == FLIGHT_REMOTE &&
+		    ibf_ucxi_test(&d->req[t], st, &d->uerr))
+			return t;
+	}
+	return UINT32_MAX;
+}
+
+/* The first pair in flight to be over: the initiators report their own
+ * failures within a timeout. */
+static ibf_status_t wait_any(void *ctx, uint32_t *tag, double *min,
+			     double *max, ibf_status_t *ist, ibf_err_t *ierr)
+{
+	driver_t *d = ctx;
+	ibf_ucx_t *u = d->u;
+	double deadline = ibf_ucxi_now() + 2 * u->timeout;
+	ibf_ucx_status_t st = IBF_UCX_OK;
+	uint32_t t;
+	report_t *r;
+
+	while ((t = landed(d, &st)) == UINT32_MAX) {
+		if (ibf_ucxi_now() > deadline)
+			return ibf_err_set(ierr, IBF_ERR_IO, "no measurement "
+					   "reported within %g s (%sTIMEOUT)",
+					   2 * u->timeout, IBF_UCX_VAR_PREFIX);
+		ibf_ucxi_progress_or_sleep(u, 0.1);
+	}
+	d->state[t] = FLIGHT_NONE;
+	r = &d->rep[t];
+	if (st == IBF_UCX_OK && r->status != IBF_UCX_OK) {
+		r->msg[sizeof(r->msg) - 1] = '\0';
+		st = ibf_ucx_err_set(&d->uerr, (ibf_ucx_status_t)r->status,
+				     "%s", r->msg);
 	}
 	if (st != IBF_UCX_OK)
-		return ibf_err_set(ierr, IBF_ERR_IO, "%s", e->msg);
+		return oracle_fail(d, ierr);
+	d->exchanges += r->exchanges;
+	*tag = t;
+	*min = r->min;
+	*max = r->max;
+	*ist = IBF_OK;
 	return IBF_OK;
 }
 
+/* The serial oracle: one pair in flight. */
 static ibf_status_t measure(void *ctx, uint32_t a, uint32_t b, double *min,
 			    double *max, ibf_err_t *ierr)
 {
-	uint32_t pair[2] = { a, b };
-	ibf_status_t st;
+	ibf_status_t st = start(ctx, a, b, 0, ierr), pst;
+	uint32_t tag;
 
-	return measure_batch(ctx, pair, 1, min, max, &st, ierr);
+	if (st == IBF_OK)
+		st = wait_any(ctx, &tag, min, max, &pst, ierr);
+	return st;
 }
 
 /* Ranks other than 0: serve commands until DONE.  A failure of one's
@@ -468,9 +516,11 @@ static ibf_ucx_status_t drive(ibf_ucx_t *u, const ibf_ucx_infer_opts_t *o,
 		return st;
 	}
 	ibf_ucx_err_clear(&d.uerr);
+	d.state = calloc(u->nhosts, sizeof(*d.state));
 	d.rep = calloc(u->nhosts, sizeof(*d.rep));
 	d.req = calloc(u->nhosts, sizeof(*d.req));
-	if (!d.rep || !d.req) {
+	if (!d.state || !d.rep || !d.req) {
+		free(d.state);
 		free(d.rep);
 		free(d.req);
 		st = ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
@@ -484,7 +534,8 @@ static ibf_ucx_status_t drive(ibf_ucx_t *u, const ibf_ucx_infer_opts_t *o,
 	memset(&orc, 0, sizeof(orc));
 	orc.nhosts = u->nhosts;
 	orc.measure = measure;
-	orc.measure_batch = measure_batch;
+	orc.start = start;
+	orc.wait = wait_any;
 	orc.ctx = &d;
 	ibf_err_clear(&ie);
 	if (ibf_infer_run(&orc, &io, &out->r, &ie) != IBF_OK) {
@@ -496,6 +547,7 @@ static ibf_ucx_status_t drive(ibf_ucx_t *u, const ibf_ucx_infer_opts_t *o,
 					     "inference: %s", ie.msg);
 	}
 	out->exchanges = d.exchanges;
+	free(d.state);
 	free(d.rep);
 	free(d.req);
 	/* Everyone must leave its loop, also after a failure. */
