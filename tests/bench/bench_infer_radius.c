@@ -29,7 +29,7 @@ static void die(const char *what, const ibf_err_t *err)
 static void rates(ibf_infer_table_t *t, uint32_t n, const uint32_t *hops,
 		  double tol, double *fp, double *fn)
 {
-	ibf_infer_oracle_t o = { n, ibf_infer_table_measure, t, NULL };
+	ibf_infer_oracle_t o = { n, ibf_infer_table_measure, t, NULL, NULL };
 	ibf_infer_opts_t io = { .tol = tol, .lookahead = 4, .seed = 1 };
 	ibf_infer_accuracy_t acc;
 	ibf_infer_result_t r;

@@ -328,7 +328,7 @@ static void run(ibf_infer_synth_t *s, double tol, unsigned lookahead,
 		uint64_t seed, ibf_infer_result_t *r)
 {
 	ibf_infer_oracle_t o = { ibf_infer_synth_nhosts(s),
-				 ibf_infer_synth_measure, s, NULL };
+				 ibf_infer_synth_measure, s, NULL, NULL };
 	ibf_infer_opts_t io = { .tol = tol, .lookahead = lookahead,
 				.seed = seed };
 	ibf_err_t err;
@@ -568,7 +568,7 @@ static void table_run(const ibf_rtt_meas_t *m, unsigned nm, unsigned n,
 
 	ibf_err_clear(&err);
 	assert_int_equal(ibf_infer_table_create(&set, n, &t, &err), IBF_OK);
-	o = (ibf_infer_oracle_t){ n, ibf_infer_table_measure, t, NULL };
+	o = (ibf_infer_oracle_t){ n, ibf_infer_table_measure, t, NULL, NULL };
 	if (ibf_infer_run(&o, &io, r, &err) != IBF_OK)
 		fail_msg("infer: %s", err.msg);
 	ibf_infer_table_destroy(t);
@@ -700,7 +700,7 @@ static ibf_status_t failing_oracle(void *ctx, uint32_t a, uint32_t b,
 
 static void test_errors(void **state)
 {
-	ibf_infer_oracle_t o = { 4, bad_oracle, NULL, NULL };
+	ibf_infer_oracle_t o = { 4, bad_oracle, NULL, NULL, NULL };
 	uint32_t order[4] = { 0, 1, 1, 2 };
 	ibf_infer_opts_t io = { .order = order };
 	ibf_infer_result_t r;
@@ -716,7 +716,7 @@ static void test_errors(void **state)
 	o.nhosts = 1;
 	assert_int_equal(ibf_infer_run(&o, NULL, &r, &err), IBF_ERR_INVALID);
 	/* The oracle's own error comes through. */
-	o = (ibf_infer_oracle_t){ 5, failing_oracle, &calls, NULL };
+	o = (ibf_infer_oracle_t){ 5, failing_oracle, &calls, NULL, NULL };
 	assert_int_equal(ibf_infer_run(&o, NULL, &r, &err), IBF_ERR_IO);
 	assert_string_equal(err.msg, "link lost");
 	assert_int_equal(calls, 3);
@@ -742,7 +742,7 @@ static void test_trace_replay(void **state)
 
 	(void)state;
 	o = (ibf_infer_oracle_t){ ibf_infer_synth_nhosts(s),
-				  ibf_infer_synth_measure, s, NULL };
+				  ibf_infer_synth_measure, s, NULL, NULL };
 	assert_int_equal(ibf_infer_run(&o, &io, &r, &err), IBF_OK);
 	assert_int_equal(ibf_infer_write_trace(&r, names, fp, &err), IBF_OK);
 	fclose(fp);
@@ -755,7 +755,7 @@ static void test_trace_replay(void **state)
 		assert_string_equal(set.names[i], names[i]);
 	assert_int_equal(ibf_infer_table_create(&set, set.nnames, &t, &err),
 			 IBF_OK);
-	o = (ibf_infer_oracle_t){ set.nnames, ibf_infer_table_measure, t, NULL };
+	o = (ibf_infer_oracle_t){ set.nnames, ibf_infer_table_measure, t, NULL, NULL };
 	assert_int_equal(ibf_infer_run(&o, &io, &back, &err), IBF_OK);
 	assert_int_equal(back.nmeas, r.nmeas);
 	assert_int_equal(back.stats.unavailable, 0);
@@ -1404,7 +1404,7 @@ static void test_parallel(void **state)
 			/* serial and parallel under noise within the bound */
 			noisy = synth(f, 0.49 * l, 0.8, seed);
 			o = (ibf_infer_oracle_t){ n, ibf_infer_synth_measure,
-						  noisy, NULL };
+						  noisy, NULL, NULL };
 			for (io.parallel = 1; io.parallel <= 64;
 			     io.parallel *= 8) {
 				if (ibf_infer_run(&o, &io, &ser, &err) != IBF_OK)

@@ -25,13 +25,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/fabric.h>
 #include <ibflow/rtt_io.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 /* ---- the oracle --------------------------------------------------------- */
 
@@ -441,8 +439,5 @@ ibf_status_t ibf_infer_write_trace(const ibf_infer_result_t *r,
 				   const char *const *names, FILE *fp,
 				   ibf_err_t *err);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif

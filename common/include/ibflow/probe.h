@@ -21,14 +21,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <ibflow/decls.h>
 #include <ibflow/fabric.h>
 #include <ibflow/hosts.h>
 #include <ibflow/lfts.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-#pragma GCC visibility push(default)
+IBF_BEGIN_DECLS
 
 /* Longest leg traced (links). */
 #define IBF_PROBE_MAX_HOPS 64u
@@ -178,8 +176,5 @@ ibf_status_t ibf_probe_solution_write_json(const ibf_fabric_t *f,
 					   const ibf_probe_solution_t *s,
 					   FILE *fp, ibf_err_t *err);
 
-#pragma GCC visibility pop
-#ifdef __cplusplus
-}
-#endif
+IBF_END_DECLS
 #endif
