@@ -256,10 +256,7 @@ static int open_source(struct args *a, struct source *s, ibf_err_t *err)
 		    ibf_infer_table_create(&s->set, s->set.nnames, &s->table,
 					   err) != IBF_OK)
 			return ibf_cli_fail(CMD, err);
-		s->o = (ibf_infer_oracle_t){ s->set.nnames,
-					     ibf_infer_table_measure,
-					     s->table, ibf_infer_table_start,
-					     ibf_infer_table_wait };
+		s->o = ibf_infer_table_oracle(s->table);
 		s->names = (const char *const *)s->set.names;
 	} else {
 		ibf_fabric_t *f = load_fabric(a->synth, a->lmc);
@@ -273,10 +270,7 @@ static int open_source(struct args *a, struct source *s, ibf_err_t *err)
 			       f->nendpoints * sizeof(*s->ports));
 		if (ibf_infer_synth_create(f, &a->so, &s->synth, err) != IBF_OK)
 			return ibf_cli_fail(CMD, err);
-		s->o = (ibf_infer_oracle_t){ ibf_infer_synth_nhosts(s->synth),
-					     ibf_infer_synth_measure,
-					     s->synth, ibf_infer_synth_start,
-					     ibf_infer_synth_wait };
+		s->o = ibf_infer_synth_oracle(s->synth);
 		s->names = ibf_infer_synth_names(s->synth);
 		if (!a->has_tol)
 			a->tol = ibf_infer_synth_min_hop_rtt(s->synth) / 2;
@@ -299,8 +293,8 @@ static int open_source(struct args *a, struct source *s, ibf_err_t *err)
 				double mn, mx;
 
 				s->measured[(size_t)i * n + j] =
-					ibf_infer_table_measure(s->table, i, j,
-								&mn, &mx, NULL)
+					s->o.measure(s->o.ctx, i, j, &mn,
+							     &mx, NULL)
 					== IBF_OK ? mn : NAN;
 			}
 		if (!a->has_tol && (rc = estimate_tol(a, s, err)))

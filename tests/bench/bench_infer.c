@@ -86,9 +86,7 @@ int main(int argc, char **argv)
 	if (getenv("SHUFFLE"))
 		io.order = order;
 	{
-		ibf_infer_oracle_t o = { n, ibf_infer_synth_measure, s,
-					 ibf_infer_synth_start,
-					 ibf_infer_synth_wait };
+		ibf_infer_oracle_t o = ibf_infer_synth_oracle(s);
 
 		t0 = now();
 		if (ibf_infer_run(&o, &io, &r, &err) != IBF_OK) {

@@ -26,16 +26,18 @@ static void die(const char *what, const ibf_err_t *err)
 }
 
 /* False rates of the tree inferred from the table at this radius. */
-static void rates(ibf_infer_table_t *t, uint32_t n, const uint32_t *hops,
+static void rates(ibf_infer_table_t *t, const uint32_t *hops,
 		  double tol, double *fp, double *fn)
 {
-	ibf_infer_oracle_t o = { n, ibf_infer_table_measure, t, NULL, NULL };
+	ibf_infer_oracle_t o = ibf_infer_table_oracle(t);
 	ibf_infer_opts_t io = { .tol = tol, .lookahead = 4, .seed = 1 };
 	ibf_infer_accuracy_t acc;
 	ibf_infer_result_t r;
 	ibf_err_t err;
 
 	ibf_err_clear(&err);
+	o.start = NULL; /* one pair at a time, in the order asked */
+	o.wait = NULL;
 	if (ibf_infer_run(&o, &io, &r, &err) != IBF_OK ||
 	    ibf_infer_accuracy(&r.tree, hops, NULL, 0, 1, &acc, &err) !=
 	    IBF_OK)
@@ -94,7 +96,7 @@ int main(int argc, char **argv)
 	tols[1] = l;
 	tols[2] = 0;
 	for (i = 0; i < 3; i++)
-		rates(t, n, hops, tols[i], &fp[i], &fn[i]);
+		rates(t, hops, tols[i], &fp[i], &fn[i]);
 	printf("%s hosts %u noise %g seed %s: estimate %.3f (%s) l %.3f | "
 	       "fp/fn estimate %.4f/%.4f  tol l %.4f/%.4f  tol 0 "
 	       "%.4f/%.4f\n", argv[1], n, so.noise, argv[5], rad.tol,

@@ -107,7 +107,9 @@ static void infer(const ibf_rtt_set_t *s)
 		return;
 	if (ibf_infer_table_create(s, s->nnames, &t, &err) != IBF_OK)
 		abort();
-	or = (ibf_infer_oracle_t){ s->nnames, ibf_infer_table_measure, t, NULL };
+	or = ibf_infer_table_oracle(t);
+	or.start = NULL; /* one pair at a time, in the order asked */
+	or.wait = NULL;
 	if (ibf_infer_run(&or, &o, &r, &err) == IBF_OK) {
 		check_tree(&r.tree);
 		ibf_infer_result_free(&r);

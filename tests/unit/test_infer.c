@@ -42,6 +42,15 @@ struct graph {
 	unsigned **nb;       /* neighbours */
 };
 
+/* The oracle o measuring one pair at a time, in the order the search
+ * starts them (the search's path for oracles without start and wait). */
+static ibf_infer_oracle_t one_at_a_time(ibf_infer_oracle_t o)
+{
+	o.start = NULL;
+	o.wait = NULL;
+	return o;
+}
+
 static void graph_init(struct graph *g, unsigned n, unsigned nhosts)
 {
 	unsigned i;
@@ -327,8 +336,7 @@ static ibf_infer_synth_t *synth(const ibf_fabric_t *f, double noise,
 static void run(ibf_infer_synth_t *s, double tol, unsigned lookahead,
 		uint64_t seed, ibf_infer_result_t *r)
 {
-	ibf_infer_oracle_t o = { ibf_infer_synth_nhosts(s),
-				 ibf_infer_synth_measure, s, NULL, NULL };
+	ibf_infer_oracle_t o = one_at_a_time(ibf_infer_synth_oracle(s));
 	ibf_infer_opts_t io = { .tol = tol, .lookahead = lookahead,
 				.seed = seed };
 	ibf_err_t err;
@@ -568,7 +576,7 @@ static void table_run(const ibf_rtt_meas_t *m, unsigned nm, unsigned n,
 
 	ibf_err_clear(&err);
 	assert_int_equal(ibf_infer_table_create(&set, n, &t, &err), IBF_OK);
-	o = (ibf_infer_oracle_t){ n, ibf_infer_table_measure, t, NULL, NULL };
+	o = one_at_a_time(ibf_infer_table_oracle(t));
 	if (ibf_infer_run(&o, &io, r, &err) != IBF_OK)
 		fail_msg("infer: %s", err.msg);
 	ibf_infer_table_destroy(t);
@@ -741,8 +749,7 @@ static void test_trace_replay(void **state)
 	unsigned i;
 
 	(void)state;
-	o = (ibf_infer_oracle_t){ ibf_infer_synth_nhosts(s),
-				  ibf_infer_synth_measure, s, NULL, NULL };
+	o = one_at_a_time(ibf_infer_synth_oracle(s));
 	assert_int_equal(ibf_infer_run(&o, &io, &r, &err), IBF_OK);
 	assert_int_equal(ibf_infer_write_trace(&r, names, fp, &err), IBF_OK);
 	fclose(fp);
@@ -755,7 +762,7 @@ static void test_trace_replay(void **state)
 		assert_string_equal(set.names[i], names[i]);
 	assert_int_equal(ibf_infer_table_create(&set, set.nnames, &t, &err),
 			 IBF_OK);
-	o = (ibf_infer_oracle_t){ set.nnames, ibf_infer_table_measure, t, NULL, NULL };
+	o = one_at_a_time(ibf_infer_table_oracle(t));
 	assert_int_equal(ibf_infer_run(&o, &io, &back, &err), IBF_OK);
 	assert_int_equal(back.nmeas, r.nmeas);
 	assert_int_equal(back.stats.unavailable, 0);
@@ -1316,6 +1323,7 @@ static ibf_status_t checked_wait(void *ctx, uint32_t *tag, double *min,
 				 ibf_err_t *err)
 {
 	struct checked *c = ctx;
+	ibf_infer_oracle_t truth;
 	uint32_t i, h, k;
 
 	assert_true(c->nfly > 0);
@@ -1324,7 +1332,8 @@ static ibf_status_t checked_wait(void *ctx, uint32_t *tag, double *min,
 	k = c->fly[i].k;
 	*tag = c->fly[i].tag;
 	c->fly[i] = c->fly[--c->nfly];
-	*st = ibf_infer_synth_measure(c->s, h, k, min, max, err);
+	truth = ibf_infer_synth_oracle(c->s);
+	*st = truth.measure(truth.ctx, h, k, min, max, err);
 	if (*st != IBF_OK)
 		return *st;
 	/* the lowest index among equals, as the scan from host 0 */
@@ -1403,8 +1412,7 @@ static void test_parallel(void **state)
 				    par.stats.mean_in_flight > 1);
 			/* serial and parallel under noise within the bound */
 			noisy = synth(f, 0.49 * l, 0.8, seed);
-			o = (ibf_infer_oracle_t){ n, ibf_infer_synth_measure,
-						  noisy, NULL, NULL };
+			o = one_at_a_time(ibf_infer_synth_oracle(noisy));
 			for (io.parallel = 1; io.parallel <= 64;
 			     io.parallel *= 8) {
 				if (ibf_infer_run(&o, &io, &ser, &err) != IBF_OK)

@@ -190,20 +190,12 @@ typedef struct ibf_infer_table ibf_infer_table_t;
 ibf_status_t ibf_infer_table_create(const ibf_rtt_set_t *s, uint32_t nhosts,
 				    ibf_infer_table_t **out, ibf_err_t *err);
 void ibf_infer_table_destroy(ibf_infer_table_t *t);
-/* The oracle callback (ctx = the table): IBF_ERR_NOT_FOUND for pairs
- * the table lacks. */
-ibf_status_t ibf_infer_table_measure(void *ctx, uint32_t a, uint32_t b,
-				     double *min, double *max,
-				     ibf_err_t *err);
-/* Measurements in flight over the table: wait reports the one whose
- * pair comes first in the file (pairs the table lacks before any), so a
- * trace of a parallel run, whose pairs are in the order they ended,
- * replays that run. */
-ibf_status_t ibf_infer_table_start(void *ctx, uint32_t a, uint32_t b,
-				   uint32_t tag, ibf_err_t *err);
-ibf_status_t ibf_infer_table_wait(void *ctx, uint32_t *tag, double *min,
-				  double *max, ibf_status_t *st,
-				  ibf_err_t *err);
+/* The table as an oracle: measure() one pair at a time
+ * (IBF_ERR_NOT_FOUND for pairs the table lacks), or several in
+ * flight, where wait reports the one whose pair comes first in the file
+ * (pairs the table lacks before any), so a trace of a parallel run,
+ * whose pairs are in the order they ended, replays that run. */
+ibf_infer_oracle_t ibf_infer_table_oracle(ibf_infer_table_t *t);
 
 /* ---- synthetic oracle --------------------------------------------------- */
 
@@ -249,19 +241,12 @@ ibf_status_t ibf_infer_synth_create(const ibf_fabric_t *f,
 				    const ibf_infer_synth_opts_t *o,
 				    ibf_infer_synth_t **out, ibf_err_t *err);
 void ibf_infer_synth_destroy(ibf_infer_synth_t *s);
-ibf_status_t ibf_infer_synth_measure(void *ctx, uint32_t a, uint32_t b,
-				     double *min, double *max,
-				     ibf_err_t *err);
-/* Measurements in flight (ibf_infer_start_fn, ibf_infer_wait_fn): an
- * event simulation on a virtual clock; a measurement ends its charged
+/* The synthetic fabric as an oracle; measurements in flight are an
+ * event simulation on a virtual clock: a measurement ends its charged
  * time after its start, wait reports the earliest end (ties: the first
  * started) and moves the clock there.  The time charged is then the
  * makespan. */
-ibf_status_t ibf_infer_synth_start(void *ctx, uint32_t a, uint32_t b,
-				   uint32_t tag, ibf_err_t *err);
-ibf_status_t ibf_infer_synth_wait(void *ctx, uint32_t *tag, double *min,
-				  double *max, ibf_status_t *st,
-				  ibf_err_t *err);
+ibf_infer_oracle_t ibf_infer_synth_oracle(ibf_infer_synth_t *s);
 uint32_t ibf_infer_synth_nhosts(const ibf_infer_synth_t *s);
 const char *const *ibf_infer_synth_names(const ibf_infer_synth_t *s);
 /* True RTTs, [a * nhosts + b]. */

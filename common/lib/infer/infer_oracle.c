@@ -48,7 +48,7 @@ static ibf_status_t flights_push(struct flights *fl, const struct flight *x,
 }
 
 /* The next to end, out of the list: reported as wait does, *key its
- * key. */
+ * key (key may be NULL). */
 static ibf_status_t flights_pop(struct flights *fl, uint32_t *tag,
 				double *min, double *max, ibf_status_t *st,
 				double *key, ibf_err_t *err)
@@ -67,7 +67,8 @@ static ibf_status_t flights_pop(struct flights *fl, uint32_t *tag,
 	*min = x->min;
 	*max = x->max;
 	*st = x->st;
-	*key = x->key;
+	if (key)
+		*key = x->key;
 	memmove(fl->f + first, fl->f + first + 1,
 		(fl->n - first - 1) * sizeof(*fl->f));
 	fl->n--;
@@ -145,7 +146,7 @@ void ibf_infer_table_destroy(ibf_infer_table_t *t)
 	free(t);
 }
 
-ibf_status_t ibf_infer_table_measure(void *ctx, uint32_t a, uint32_t b,
+static ibf_status_t table_measure(void *ctx, uint32_t a, uint32_t b,
 				     double *min, double *max,
 				     ibf_err_t *err)
 {
@@ -164,26 +165,31 @@ ibf_status_t ibf_infer_table_measure(void *ctx, uint32_t a, uint32_t b,
 }
 
 /* The pair's place in the file is when it ended. */
-ibf_status_t ibf_infer_table_start(void *ctx, uint32_t a, uint32_t b,
-				   uint32_t tag, ibf_err_t *err)
+static ibf_status_t table_start(void *ctx, uint32_t a, uint32_t b,
+				uint32_t tag, ibf_err_t *err)
 {
 	ibf_infer_table_t *t = ctx;
 	struct flight x = { .tag = tag, .key = -1 };
 
-	x.st = ibf_infer_table_measure(t, a, b, &x.min, &x.max, err);
+	x.st = table_measure(t, a, b, &x.min, &x.max, err);
 	if (x.st == IBF_OK)
 		x.key = ibf_hash_get_u64(t->index, pair_key(t->n, a, b));
 	return flights_push(&t->flying, &x, err);
 }
 
-ibf_status_t ibf_infer_table_wait(void *ctx, uint32_t *tag, double *min,
-				  double *max, ibf_status_t *st,
-				  ibf_err_t *err)
+static ibf_status_t table_wait(void *ctx, uint32_t *tag, double *min,
+			       double *max, ibf_status_t *st, ibf_err_t *err)
 {
-	ibf_infer_table_t *t = ctx;
-	double place;
+	return flights_pop(&((ibf_infer_table_t *)ctx)->flying, tag, min, max,
+			   st, NULL, err);
+}
 
-	return flights_pop(&t->flying, tag, min, max, st, &place, err);
+ibf_infer_oracle_t ibf_infer_table_oracle(ibf_infer_table_t *t)
+{
+	return (ibf_infer_oracle_t){ .nhosts = t->n,
+				     .measure = table_measure,
+				     .ctx = t, .start = table_start,
+				     .wait = table_wait };
 }
 
 /* ---- synthetic oracle --------------------------------------------------- */
@@ -567,7 +573,7 @@ static void wait_us(double us)
 		;
 }
 
-ibf_status_t ibf_infer_synth_measure(void *ctx, uint32_t a, uint32_t b,
+static ibf_status_t synth_measure(void *ctx, uint32_t a, uint32_t b,
 				     double *min, double *max,
 				     ibf_err_t *err)
 {
@@ -587,8 +593,8 @@ ibf_status_t ibf_infer_synth_measure(void *ctx, uint32_t a, uint32_t b,
 
 /* Measured at the start (so the generator is drawn in start order), it
  * ends its charged time later on the clock. */
-ibf_status_t ibf_infer_synth_start(void *ctx, uint32_t a, uint32_t b,
-				   uint32_t tag, ibf_err_t *err)
+static ibf_status_t synth_start(void *ctx, uint32_t a, uint32_t b,
+				uint32_t tag, ibf_err_t *err)
 {
 	ibf_infer_synth_t *s = ctx;
 	struct flight x = { .tag = tag, .st = IBF_OK };
@@ -602,9 +608,8 @@ ibf_status_t ibf_infer_synth_start(void *ctx, uint32_t a, uint32_t b,
 	return flights_push(&s->flying, &x, err);
 }
 
-ibf_status_t ibf_infer_synth_wait(void *ctx, uint32_t *tag, double *min,
-				  double *max, ibf_status_t *st,
-				  ibf_err_t *err)
+static ibf_status_t synth_wait(void *ctx, uint32_t *tag, double *min,
+			       double *max, ibf_status_t *st, ibf_err_t *err)
 {
 	ibf_infer_synth_t *s = ctx;
 	double end;
@@ -618,6 +623,14 @@ ibf_status_t ibf_infer_synth_wait(void *ctx, uint32_t *tag, double *min,
 	if (end > s->charged)
 		s->charged = end;
 	return IBF_OK;
+}
+
+ibf_infer_oracle_t ibf_infer_synth_oracle(ibf_infer_synth_t *s)
+{
+	return (ibf_infer_oracle_t){ .nhosts = s->n,
+				     .measure = synth_measure,
+				     .ctx = s, .start = synth_start,
+				     .wait = synth_wait };
 }
 
 uint32_t ibf_infer_synth_nhosts(const ibf_infer_synth_t *s)
