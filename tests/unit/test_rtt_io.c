@@ -29,6 +29,15 @@ static ibf_status_t read_buf(const char *text, ibf_rtt_lookup_fn lookup,
 	return st;
 }
 
+/* The set names exactly these hosts, in this order. */
+static void assert_names(const ibf_rtt_set_t *s, const char *const *names,
+			 uint32_t n)
+{
+	assert_int_equal(s->nnames, n);
+	for (uint32_t i = 0; i < n; i++)
+		assert_string_equal(s->names[i], names[i]);
+}
+
 static void expect_error(const char *text, ibf_rtt_lookup_fn lookup,
 			 const char *want)
 {
@@ -57,11 +66,8 @@ static void test_open(void **state)
 
 	(void)state;
 	assert_int_equal(read_buf(text, NULL, NULL, &s, &err), IBF_OK);
-	assert_int_equal(s.nnames, 4);
-	assert_string_equal(s.names[0], "alpha");
-	assert_string_equal(s.names[1], "beta");
-	assert_string_equal(s.names[2], "gamma");
-	assert_string_equal(s.names[3], "node 7");
+	assert_names(&s, (const char *[]){ "alpha", "beta", "gamma", "node 7" },
+		     4);
 	assert_int_equal(s.n, 5);
 	assert_int_equal(s.m[0].a, 0);
 	assert_int_equal(s.m[0].b, 1);
@@ -190,9 +196,7 @@ static void test_write(void **state)
 			 IBF_ERR_INVALID);
 	fclose(fp);
 	assert_int_equal(read_buf(buf, NULL, NULL, &s, &err), IBF_OK);
-	assert_int_equal(s.nnames, nn);
-	for (i = 0; i < nn; i++)
-		assert_string_equal(s.names[i], names[i]);
+	assert_names(&s, names, nn);
 	for (i = 0; i + 1 < nn; i++) {
 		assert_int_equal(s.m[i].a, i);
 		assert_int_equal(s.m[i].b, i + 1);
@@ -219,11 +223,7 @@ static void test_hosts_line(void **state)
 	assert_int_equal(read_buf("# hosts: c \"b b\" a\n"
 				  "a c 1\nd a 2\n", NULL, NULL, &s, &err),
 			 IBF_OK);
-	assert_int_equal(s.nnames, 4);
-	assert_string_equal(s.names[0], "c");
-	assert_string_equal(s.names[1], "b b");
-	assert_string_equal(s.names[2], "a");
-	assert_string_equal(s.names[3], "d");
+	assert_names(&s, (const char *[]){ "c", "b b", "a", "d" }, 4);
 	assert_int_equal(s.n, 2);
 	assert_int_equal(s.m[0].a, 2);
 	assert_int_equal(s.m[0].b, 0);
@@ -239,10 +239,7 @@ static void test_hosts_line(void **state)
 			 IBF_OK);
 	fclose(fp);
 	assert_int_equal(read_buf(buf, NULL, NULL, &s, &err), IBF_OK);
-	assert_int_equal(s.nnames, 3);
-	assert_string_equal(s.names[0], "zeta");
-	assert_string_equal(s.names[1], "h1 HCA-1");
-	assert_string_equal(s.names[2], "alpha");
+	assert_names(&s, names, 3);
 	assert_int_equal(s.m[0].a, 2);
 	assert_int_equal(s.m[0].b, 0);
 	ibf_rtt_set_free(&s);
