@@ -1357,6 +1357,22 @@ static ibf_status_t checked_one(void *ctx, uint32_t a, uint32_t b,
 	return ibf_err_set(err, IBF_ERR_INVALID, "asked alone");
 }
 
+/* No host's close-host search measured more pairs than its budget, over
+ * all the replays of its search (the pairs are counted by the host they
+ * placed, the first of each). */
+static void assert_budget(const ibf_infer_result_t *r, uint32_t n,
+			  unsigned budget)
+{
+	uint32_t *look = calloc(n, sizeof(*look)), i;
+
+	assert_non_null(look);
+	for (i = 0; i < r->nmeas; i++)
+		if (r->meas[i].lookahead && ++look[r->meas[i].a] > budget)
+			fail_msg("host %u: %u close-host pairs, budget %u",
+				 r->meas[i].a, look[r->meas[i].a], budget);
+	free(look);
+}
+
 /* The parallel search gives the true tree wherever the serial one does
  * (exact measurements, and noise within the bound of test_exact), with
  * pairs in flight together that share no host and no link, whatever
@@ -1405,6 +1421,7 @@ static void test_parallel(void **state)
 			if (!exact(f, &par.tree))
 				fail_msg("%s seed %u: parallel tree differs",
 					 specs[i], seed);
+			assert_budget(&par, n, io.lookahead);
 			assert_int_equal(c.pairs, par.stats.pairs);
 			assert_int_equal(c.nfly, 0);
 			assert_int_equal(c.max_fly, par.stats.max_in_flight);

@@ -210,6 +210,8 @@ struct slot {
 	uint32_t first;          /* the search's random first host, kept
 				    while the tree grows under it */
 	uint32_t pairs, add_pairs;
+	uint32_t look_started;   /* close-host pairs started, over all its
+				    replays (the budget holds for them) */
 	uint32_t flying;         /* the pair (h, flying) in flight, or NONE */
 	uint32_t fly_anchor;     /* its links: the tree path to this host */
 	uint32_t fly_after;      /* measurements over when it started */
@@ -517,6 +519,19 @@ static uint32_t first_pick(struct ctx *c)
 	return i;
 }
 
+/* Parallel mode: may the replayed search measure j?  A pair in its
+ * cache, yes; a new one only while the host's close-host pairs, over all
+ * its replays, are within the budget: a search re-run on a grown tree
+ * takes other turns and would otherwise spend the budget again on each
+ * (up to 19 pairs for one host against the serial 8-13). */
+static bool within_budget(const struct ctx *c, uint32_t j, unsigned budget)
+{
+	const struct slot *s = c->cur;
+
+	return !s || c->chave[(size_t)s->idx * c->t.n + j] ||
+	       s->look_started < budget;
+}
+
 /* The close-host search (the paper's find_close_host): measure
  * candidates, dropping those a measurement shows to be far (tree distance
  * to the host measured > 3x or < x/3, x its RTT); stop at the budget or
@@ -524,8 +539,9 @@ static uint32_t first_pick(struct ctx *c)
  * candidate is random, as the paper's "arbitrary". */
 static ibf_status_t close_host(struct ctx *c, uint32_t h, uint32_t *best)
 {
-	unsigned budget = c->opts->lookahead ? c->opts->lookahead :
-			  IBF_INFER_LOOKAHEAD_DEFAULT;
+	const unsigned full = c->opts->lookahead ? c->opts->lookahead :
+			      IBF_INFER_LOOKAHEAD_DEFAULT;
+	unsigned budget = full;
 	double bx = INFINITY;
 	ibf_status_t st = IBF_OK;
 	uint32_t i;
@@ -543,6 +559,8 @@ static ibf_status_t close_host(struct ctx *c, uint32_t h, uint32_t *best)
 
 		if (bx != INFINITY && c->lb[j] >= bx)
 			break; /* nobody left can be closer */
+		if (!within_budget(c, j, full))
+			break;
 		cand_drop(c, pick);
 		if ((st = measure(c, h, j, &ok)) != IBF_OK)
 			break;
@@ -1114,6 +1132,7 @@ static ibf_status_t flight_start(struct ctx *c, struct slot *s, uint32_t k,
 	s->flying = k;
 	s->fly_anchor = a;
 	s->fly_look = s->want_look;
+	s->look_started += s->want_look;
 	s->fly_after = c->nmeas;
 	c->chave[(size_t)s->idx * c->t.n + k] = IN_FLIGHT;
 	if (++c->nflying > c->st->max_in_flight)
@@ -1258,7 +1277,7 @@ static void slots_fill(struct ctx *c, const uint32_t *order, uint32_t *next)
 		x = c->opts->seed ^ ((uint64_t)s->h << 32 | s->h);
 		s->rng.s = ibf_splitmix64(&x);
 		s->want = s->first = NONE;
-		s->pairs = s->add_pairs = 0;
+		s->pairs = s->add_pairs = s->look_started = 0;
 		memset(c->chave + (size_t)i * c->t.n, 0, c->t.n);
 		c->act[c->nact++] = i;
 	}
