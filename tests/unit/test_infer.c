@@ -1243,12 +1243,16 @@ static void test_radius_none(void **state)
 
 /* An oracle of measurements in flight over the synthetic one that
  * checks every start by the true fabric: no host in two pairs in flight,
- * and the true paths from each pair's tree host k to the host its new
- * host had measured closest when it started (k's own link before any)
- * pairwise without a common link.  Measured without noise, the tree
+ * and the pairs' links pairwise without a common one.  A pair (h, k)'s
+ * links: k's own link before h measured any host, else those of the
+ * true path from k to the host a that h had measured closest when the
+ * pair started whose far end, seen from a, lies past half of RTT(h, a)
+ * (where h's route is taken to join that path; the lengths are the
+ * synthetic oracle's defaults without jitter: 1 µs one way on a host's
+ * link, 0.25 µs on the others).  Measured without noise, the tree
  * inferred so far is the true one over the hosts placed, so these are
- * the links of the tree inferred so far.  The pair to end is drawn at
- * random among those in flight, so any order of ends is met. */
+ * links of the tree inferred so far.  The pair to end is drawn at random
+ * among those in flight, so any order of ends is met. */
 #define CHECKED_MAX 64
 struct checked {
 	ibf_infer_synth_t *s;
@@ -1258,8 +1262,10 @@ struct checked {
 	uint8_t *inpair;         /* hosts in flight */
 	double *best;            /* smallest RTT measured from each host */
 	uint32_t *bestj;         /* ... to which host (UINT32_MAX: none) */
+	const double *truth;     /* true RTTs */
 	struct {
 		uint32_t tag, h, k, a;
+		double from;
 	} fly[CHECKED_MAX];
 	uint32_t nfly, max_fly;
 	uint64_t pairs, rng;
@@ -1287,6 +1293,29 @@ static bool mark_path(struct checked *c, unsigned a, unsigned b)
 	return free_;
 }
 
+/* Mark the links of the true path from a to k whose far end lies past
+ * `from` (RTT scale, from a); false when one is marked already.  The
+ * walk's length must be the oracle's RTT of a and k. */
+static bool mark_route(struct checked *c, unsigned k, unsigned a,
+		       double from)
+{
+	const unsigned *pk = c->par + (size_t)k * c->g.n;
+	unsigned v, u, n = c->g.n;
+	double pos = 0;
+	bool free_ = true;
+
+	for (v = a; v != k; v = u) {
+		u = pk[v];
+		pos += v < c->g.nhosts || u < c->g.nhosts ? 2.0 : 0.5;
+		if (pos <= from)
+			continue;
+		free_ = free_ && !c->mark[v * n + u];
+		c->mark[v * n + u] = c->mark[u * n + v] = 1;
+	}
+	assert_true(fabs(pos - c->truth[(size_t)a * c->g.nhosts + k]) < 1e-9);
+	return free_;
+}
+
 static ibf_status_t checked_start(void *ctx, uint32_t h, uint32_t k,
 				  uint32_t tag, ibf_err_t *err)
 {
@@ -1299,6 +1328,7 @@ static ibf_status_t checked_start(void *ctx, uint32_t h, uint32_t k,
 	c->fly[c->nfly].h = h;
 	c->fly[c->nfly].k = k;
 	c->fly[c->nfly].a = c->bestj[h] != UINT32_MAX ? c->bestj[h] : k;
+	c->fly[c->nfly].from = c->bestj[h] != UINT32_MAX ? c->best[h] / 2 : 0;
 	c->nfly++;
 	memset(c->mark, 0, (size_t)c->g.n * c->g.n);
 	memset(c->inpair, 0, c->g.nhosts);
@@ -1309,7 +1339,8 @@ static ibf_status_t checked_start(void *ctx, uint32_t h, uint32_t k,
 			fail_msg("pair %u %u starts with a host in flight", h,
 				 k);
 		c->inpair[h] = c->inpair[k] = 1;
-		if (!mark_path(c, k, c->fly[i].a))
+		if (!(c->fly[i].a == k ? mark_path(c, k, k) :
+		      mark_route(c, k, c->fly[i].a, c->fly[i].from)))
 			fail_msg("pair %u %u shares a link with one in flight",
 				 h, k);
 	}
@@ -1390,7 +1421,7 @@ static void test_parallel(void **state)
 		ibf_fabric_t *f = gen(specs[i]);
 
 		for (seed = 1; seed <= 3; seed++) {
-			struct checked c = { .s = synth(f, 0, 0.8, seed),
+			struct checked c = { .s = synth(f, 0, 0, seed),
 					     .rng = seed };
 			uint32_t n = ibf_infer_synth_nhosts(c.s), *order, h;
 			double l = ibf_infer_synth_min_hop_rtt(c.s) / 2;
@@ -1404,6 +1435,7 @@ static void test_parallel(void **state)
 
 			graph_of_fabric(f, &c.g);
 			c.par = parents(&c.g);
+			c.truth = ibf_infer_synth_truth(c.s);
 			c.mark = malloc((size_t)c.g.n * c.g.n);
 			c.inpair = malloc(n);
 			c.best = malloc(n * sizeof(*c.best));
@@ -1427,8 +1459,12 @@ static void test_parallel(void **state)
 			assert_int_equal(c.max_fly, par.stats.max_in_flight);
 			assert_true(c.max_fly > 1 &&
 				    par.stats.mean_in_flight > 1);
-			/* serial and parallel under noise within the bound */
-			noisy = synth(f, 0.49 * l, 0.8, seed);
+			/* serial and parallel under noise within the bound,
+			 * links of unequal lengths */
+			noisy = synth(f, 0, 0.8, seed);
+			io.tol = ibf_infer_synth_min_hop_rtt(noisy) / 2;
+			ibf_infer_synth_destroy(noisy);
+			noisy = synth(f, 0.49 * io.tol, 0.8, seed);
 			o = one_at_a_time(ibf_infer_synth_oracle(noisy));
 			for (io.parallel = 1; io.parallel <= 64;
 			     io.parallel *= 8) {

@@ -421,7 +421,10 @@ static void cand_drop(struct ctx *c, uint32_t i)
 }
 
 static uint32_t anchor(const struct ctx *c, const struct slot *s);
-static bool path_links(struct ctx *c, uint32_t a, uint32_t b, bool take);
+static bool path_links(struct ctx *c, uint32_t k, uint32_t a, double from,
+		       bool take);
+static double route_from(const struct ctx *c, const struct slot *s,
+			 uint32_t a);
 
 /* By its bounds, is j more likely near the host than b? */
 static bool nearer_bounds(const struct ctx *c, uint32_t j, uint32_t b)
@@ -435,7 +438,10 @@ static bool nearer_bounds(const struct ctx *c, uint32_t j, uint32_t b)
  * of the measurements in flight?  (Marks and tour: replay_all.) */
 static bool startable(struct ctx *c, uint32_t j, uint32_t a)
 {
-	return !c->hmark[j] && path_links(c, j, a == NONE ? j : a, false);
+	if (a == NONE)
+		a = j;
+	return !c->hmark[j] &&
+	       path_links(c, j, a, route_from(c, c->cur, a), false);
 }
 
 /* Parallel mode: best is a candidate not measured yet.  Those with the
@@ -1072,17 +1078,39 @@ static uint32_t anchor(const struct ctx *c, const struct slot *s)
 	return best;
 }
 
-/* The links of the tree path between hosts a and b (a == b: a's own
- * link), named by their lower node: are they all unmarked (take false),
- * or mark them (take true).  Needs a current Euler tour. */
-static bool path_links(struct ctx *c, uint32_t a, uint32_t b, bool take)
+/* Where the route of slot s's host h to a tree host k is taken to join
+ * the path from k to h's anchor a, as a distance from a (RTT scale):
+ * half of RTT(h, a).  h branches off that path at some B with d(a, B) +
+ * d(B, h) = RTT(h, a); the links past B lead to k on h's route, those
+ * before it do not.  B is at half the RTT when h's side below B is as
+ * long as a's: hosts on one switch with equal links, or an anchor in
+ * another pod of a tree with equal levels, where B is the top switch and
+ * a's side of the path is not on h's route.  So a pair that locates h
+ * across the top holds k's side only, not the anchor's pod uplink as
+ * well (h's own side is unknown until h is located). */
+static double route_from(const struct ctx *c, const struct slot *s,
+			 uint32_t a)
+{
+	size_t at = (size_t)s->idx * c->t.n + a;
+
+	if (a == NONE || c->chave[at] != 1)
+		return -1;
+	return c->cmin[at] / 2;
+}
+
+/* The links of the tree path between tree host k and anchor a that reach
+ * past `from` (RTT scale, measured from a), named by their lower node
+ * (k == a: k's own link): are they all unmarked (take false), or mark
+ * them (take true).  Needs a current Euler tour. */
+static bool path_links(struct ctx *c, uint32_t k, uint32_t a, double from,
+		       bool take)
 {
 	const struct tree *t = &c->t;
 	uint32_t lca = a, v;
 
-	if (a == b) {
+	if (a == k) {
 		/* the root host's link is named by its one child */
-		v = t->parent[a] != NONE ? a : t->kid[a];
+		v = t->parent[k] != NONE ? k : t->kid[k];
 		if (v == NONE)
 			return true;
 		if (!take)
@@ -1090,10 +1118,17 @@ static bool path_links(struct ctx *c, uint32_t a, uint32_t b, bool take)
 		c->emark[v] = 1;
 		return true;
 	}
-	while (!is_anc(t, lca, b))
+	while (!is_anc(t, lca, k))
 		lca = t->parent[lca];
 	for (int side = 0; side < 2; side++)
-		for (v = side ? b : a; v != lca; v = t->parent[v]) {
+		for (v = side ? k : a; v != lca; v = t->parent[v]) {
+			/* the far end of v's link, seen from a */
+			double end = side ? t->rdist[a] - 2 * t->rdist[lca] +
+					    t->rdist[v] :
+				     t->rdist[a] - t->rdist[t->parent[v]];
+
+			if (end <= from)
+				continue;
 			if (!take && c->emark[v])
 				return false;
 			c->emark[v] |= take;
@@ -1101,9 +1136,8 @@ static bool path_links(struct ctx *c, uint32_t a, uint32_t b, bool take)
 	return true;
 }
 
-/* Mark the hosts of the measurements in flight and the links of the
- * tree path from each one's tree host to its anchor, on the tree as it
- * is now (it may have grown since they started). */
+/* Mark the hosts of the measurements in flight and their links (admit),
+ * on the tree as it is now (it may have grown since they started). */
 static void flights_mark(struct ctx *c)
 {
 	uint32_t i;
@@ -1117,7 +1151,8 @@ static void flights_mark(struct ctx *c)
 		if (s->flying == NONE)
 			continue;
 		c->hmark[s->h] = c->hmark[s->flying] = 1;
-		path_links(c, s->flying, s->fly_anchor, true);
+		path_links(c, s->flying, s->fly_anchor,
+			   route_from(c, s, s->fly_anchor), true);
 	}
 }
 
@@ -1148,21 +1183,23 @@ static ibf_status_t flight_start(struct ctx *c, struct slot *s, uint32_t k,
 /* Start slot s's wanted pair if it shares no host and no link with those
  * in flight (marked: flights_mark and the pairs started since).  A
  * pair's links are those of the tree path from its tree host k to its
- * slot's anchor (the closest host its search found, near where h will
- * hang; before any, k's own link): h's route to k crosses the tree
- * there.  Needs a current Euler tour. */
+ * slot's anchor a (the closest host its search found; before any, k's
+ * own link) that reach past where h's route joins that path
+ * (route_from).  Needs a current Euler tour. */
 static ibf_status_t admit(struct ctx *c, struct slot *s)
 {
 	uint32_t k = s->want, a;
+	double from;
 
 	if (k == NONE || s->flying != NONE || c->hmark[k])
 		return IBF_OK;
 	a = anchor(c, s);
 	if (a == NONE)
 		a = k;
-	if (!path_links(c, k, a, false))
+	from = route_from(c, s, a);
+	if (!path_links(c, k, a, from, false))
 		return IBF_OK;
-	path_links(c, k, a, true);
+	path_links(c, k, a, from, true);
 	c->hmark[k] = c->hmark[s->h] = 1;
 	return flight_start(c, s, k, a);
 }
