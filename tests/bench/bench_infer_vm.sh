@@ -30,7 +30,8 @@
 # PARALLEL: hosts inserted at once (--parallel; default 16, 1 = one pair
 # at a time); a list ("1 16") runs every case under each, in that order.
 # Environment: BUILD_DIR, DELAY, TOL, SEED (default 1), RUNS (default 1),
-# VM_MEM (default 6G), VM_TIMEOUT (seconds, default 3000), VM_CPUS (2);
+# VM_MEM (default 6G), VM_TIMEOUT (seconds, default 3000), VM_CPUS (2),
+# TOP=1 (top(1) in the guest every 10 s while the ranks run: top.log);
 # SOFTROCE_VM_ACCEL=tcg where /dev/kvm exists but fails (docs/softroce.md).
 # Under TCG: about 1 minute of ping-pongs per 16-host case at 300-800 us,
 # 5-7 minutes per 64-host case; docs/benchmarks.md has the figures.
@@ -76,7 +77,7 @@ delays() {
 # one_case SPEC TAG PAR: one inference with --parallel PAR; prints the
 # table row, or a failure
 one_case() {
-	local spec=$1 tag=$2 par=$3 d="$OUT/$2" map n boot r h pids=() rc=0 t0 lv la
+	local spec=$1 tag=$2 par=$3 d="$OUT/$2" map n boot r h pids=() rc=0 t0 lv la top_pid=
 	mkdir -p "$d"
 	if ! "$IBF" gen "$spec" -o "$d/truth.topo" >/dev/null ||
 	   ! "$IBF" route --topo "$d/truth.topo" --engine minhop -o "$d/truth.lfts" >/dev/null; then
@@ -114,9 +115,13 @@ one_case() {
 		pids+=($!)
 		r=$((r + 1))
 	done <"$d/ranks"
+	# TOP=1: where the guest's CPUs go while the ranks run
+	[ "${TOP:-0}" = 1 ] && { while sleep 10; do date +%T; head -1 /proc/stat
+		top -b -n 1 -w 200 | head -22; done >"$d/top.log" 2>&1 & top_pid=$!; }
 	for p in "${pids[@]}"; do
 		wait "$p" || rc=1
 	done
+	[ -n "${top_pid:-}" ] && kill "$top_pid" 2>/dev/null
 	echo "ibflow-infer wall $((SECONDS - t0)) s" >>"$d/times"
 	la=$(cut -d' ' -f1-3 /proc/loadavg)
 	cp "$map" "$d/hosts"
@@ -257,7 +262,7 @@ mkdir -p "$OUTDIR"
 [ $# -gt 0 ] || set -- $DEFAULT_CASES
 echo "host: $(nproc) cores, load average before: $(cut -d' ' -f1-3 /proc/loadavg); $("$REPO/scripts/softroce-vm" --check)"
 t0=$(date +%s)
-export BUILD_DIR=$B DELAY TOL SEED RUNS PARALLEL
+export BUILD_DIR=$B DELAY TOL SEED RUNS PARALLEL TOP
 # The build is kept visible in the guest wherever it lies (-p: a build
 # under /tmp, which the guest mounts afresh, included).
 "$REPO/scripts/softroce-vm" -n 0 -m "${VM_MEM:-6G}" -c "${VM_CPUS:-2}" \
