@@ -103,6 +103,10 @@ static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 			     "a pair starting\nwhen it shares no host and no "
 			     "tree link\nwith those in flight; 1 = one pair at "
 			     "a time", .def = "16"),
+		IBF_OPT_UINT("in-flight", &a->io.max_in_flight, "N", 0,
+			     IBF_INFER_PARALLEL_MAX, "at most N pairs in flight "
+			     "at once (hosts\nthat share a few CPUs); 0 = no "
+			     "limit", .def = "0"),
 		IBF_OPT_UINT("lmc", &a->lmc, "N", 0, IBF_LMC_MAX, "LMC of the "
 			     "inferred topology's LIDs, and\nof topologies read "
 			     "without LIDs", .def = "0"),

@@ -1407,7 +1407,7 @@ static void assert_budget(const ibf_infer_result_t *r, uint32_t n,
 /* The parallel search gives the true tree wherever the serial one does
  * (exact measurements, and noise within the bound of test_exact), with
  * pairs in flight together that share no host and no link, whatever
- * order they end in. */
+ * order they end in, and no more in flight than a cap. */
 static void test_parallel(void **state)
 {
 	static const char *const specs[] = {
@@ -1427,8 +1427,10 @@ static void test_parallel(void **state)
 			double l = ibf_infer_synth_min_hop_rtt(c.s) / 2;
 			ibf_infer_oracle_t o = { n, checked_one, &c,
 						 checked_start, checked_wait };
+			/* seed 3: at most 2 pairs in flight */
 			ibf_infer_opts_t io = { .tol = l, .lookahead = 8,
-						.seed = seed, .parallel = 16 };
+						.seed = seed, .parallel = 16,
+						.max_in_flight = seed == 3 ? 2 : 0 };
 			ibf_infer_result_t par, ser;
 			ibf_infer_synth_t *noisy;
 			ibf_err_t err;
@@ -1459,6 +1461,9 @@ static void test_parallel(void **state)
 			assert_int_equal(c.max_fly, par.stats.max_in_flight);
 			assert_true(c.max_fly > 1 &&
 				    par.stats.mean_in_flight > 1);
+			if (io.max_in_flight)
+				assert_true(c.max_fly <= io.max_in_flight);
+			io.max_in_flight = 0;
 			/* serial and parallel under noise within the bound,
 			 * links of unequal lengths */
 			noisy = synth(f, 0, 0.8, seed);

@@ -100,6 +100,12 @@ typedef struct ibf_infer_opts {
 	 * inferred so far with those in flight (docs/infer.md, "In
 	 * parallel"). */
 	unsigned parallel;
+	/* Parallel mode: at most this many measurements in flight at once
+	 * (0 = as many as the slots and the rule above allow).  Where the
+	 * measured hosts share a few CPUs (an emulated fabric on one
+	 * machine), measurements in flight slow each other down and widen
+	 * the RTTs' noise; the links do not. */
+	unsigned max_in_flight;
 } ibf_infer_opts_t;
 
 #define IBF_INFER_PARALLEL_DEFAULT 16u
@@ -143,6 +149,7 @@ typedef struct ibf_infer_stats {
 	double mean_in_flight;   /* in flight on average, counted when
 				    each one ends (serial: 1) */
 	uint32_t parallel;       /* the opts' parallel, default resolved */
+	uint32_t in_flight_cap;  /* the opts' max_in_flight (0: none) */
 } ibf_infer_stats_t;
 
 typedef struct ibf_infer_result {

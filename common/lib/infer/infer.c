@@ -1191,7 +1191,8 @@ static ibf_status_t admit(struct ctx *c, struct slot *s)
 	uint32_t k = s->want, a;
 	double from;
 
-	if (k == NONE || s->flying != NONE || c->hmark[k])
+	if (k == NONE || s->flying != NONE || c->hmark[k] ||
+	    (c->opts->max_in_flight && c->nflying >= c->opts->max_in_flight))
 		return IBF_OK;
 	a = anchor(c, s);
 	if (a == NONE)
@@ -1435,6 +1436,7 @@ ibf_status_t ibf_infer_run(const ibf_infer_oracle_t *o,
 				   IBF_INFER_PARALLEL_MAX);
 	out->stats.parallel = opts->parallel ? opts->parallel :
 			      IBF_INFER_PARALLEL_DEFAULT;
+	out->stats.in_flight_cap = opts->max_in_flight;
 	c.o = o;
 	c.opts = opts;
 	c.err = err;

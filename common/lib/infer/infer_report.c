@@ -94,6 +94,7 @@ static int stats_json(const ibf_infer_report_t *rep, json_object *root)
 	rc |= add_u64(root, "max_in_flight", s->max_in_flight);
 	rc |= add_dbl(root, "mean_in_flight", s->mean_in_flight);
 	rc |= add_u64(root, "parallel", s->parallel);
+	rc |= add_u64(root, "in_flight_cap", s->in_flight_cap);
 	rc |= add_u64(root, "largest_switch", p);
 	rc |= add_u64(root, "diameter", d);
 	rc |= add_u64(root, "bound_per_host", d ? p * (d - 1) + 1 : 1);
@@ -328,7 +329,11 @@ void ibf_infer_write_text(const ibf_infer_report_t *rep, FILE *fp)
 		"p(d-1)+1 = %u)\n", s->max_host_pairs, s->max_add_pairs,
 		d ? p * (d - 1) + 1 : 1);
 	fprintf(fp, "pairs in flight at most %u, %.2f on average (%u hosts "
-		"at once)\n", s->max_in_flight, s->mean_in_flight, s->parallel);
+		"at once", s->max_in_flight, s->mean_in_flight, s->parallel);
+	if (s->in_flight_cap)
+		fprintf(fp, ", in flight at most %u by the cap",
+			s->in_flight_cap);
+	fprintf(fp, ")\n");
 	text_times(rep, fp);
 	if (rep->acc)
 		text_accuracy(rep, fp);

@@ -373,6 +373,9 @@ typedef struct ibf_ucx_infer_opts {
 	unsigned parallel;     /* hosts inserted at once, their pairs measured
 				  concurrently (ibf_infer_opts_t;
 				  UCX_IBFLOW_INFER_PARALLEL) */
+	unsigned max_in_flight; /* pairs in flight at most, 0 = no limit
+				   (ibf_infer_opts_t; UCX_IBFLOW_INFER_IN_FLIGHT,
+				   auto resolved) */
 	ibf_ucx_probe_opts_t probe; /* one pair's measurement: stall,
 				       max_exchanges, runs, warmup, size,
 				       spin_s (UCX_IBFLOW_PROBE_*) */

@@ -75,6 +75,7 @@ typedef struct ibf_ucx_cfg {
 	char *ctl_tcp_ports;             /* "LO-HI" or "" */
 	double infer_tol;                /* seconds of RTT */
 	unsigned infer_parallel;         /* hosts inserted at once */
+	unsigned infer_in_flight;        /* UINT_MAX: auto, 0: unlimited */
 	unsigned bcast;                  /* ibf_ucx_bcast_mode_t */
 	unsigned bcast_thresh;           /* bytes */
 	unsigned bcast_chunk;            /* bytes */

@@ -468,6 +468,16 @@ static ucs_config_field_t ibf_ucx_config_table[] = {
 	  ucs_offsetof(ibf_ucx_cfg_t, infer_parallel),
 	  IBF_UCX_CFG_UINT(range_infer_parallel) },
 
+	{ "INFER_IN_FLIGHT", "auto",
+	  "Topology inference: pairs measured at once at most.  0: as many as\n"
+	  "INFER_PARALLEL and the link rule allow; N: at most N; auto: no\n"
+	  "limit, unless a machine runs more of the job's processes than it\n"
+	  "has CPUs (an emulated fabric on a few cores), then at most its CPU\n"
+	  "count: there the ping-pongs in flight compete for CPUs, which\n"
+	  "slows and widens every RTT measured.",
+	  ucs_offsetof(ibf_ucx_cfg_t, infer_in_flight),
+	  IBF_UCX_CFG_UINT_AUTO(range_conc) },
+
 	{ "BCAST", "off",
 	  "Broadcast (ibf_ucx_bcast_select, MPI_Bcast through libibflow_mpi):\n"
 	  "pipeline (chunks relayed along the hosts in depth-first order of\n"

@@ -24,6 +24,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -424,6 +425,23 @@ static ibf_ucx_status_t unpack(const uint8_t *b, size_t len,
 
 /* ---- the public call ------------------------------------------------------- */
 
+/* INFER_IN_FLIGHT=auto: the fewest CPUs of a machine that runs more of
+ * the job's processes than it has CPUs, or 0 (no limit) when none does. */
+static unsigned cpu_bound_flights(const ibf_ucx_t *u)
+{
+	unsigned cap = 0;
+	uint32_t i, j, procs;
+
+	for (i = 0; i < u->size; i++) {
+		for (procs = 0, j = 0; j < u->size; j++)
+			procs += u->who[j].machine == u->who[i].machine;
+		if (u->who[i].ncpus && procs > u->who[i].ncpus &&
+		    (!cap || u->who[i].ncpus < cap))
+			cap = u->who[i].ncpus;
+	}
+	return cap;
+}
+
 void ibf_ucx_infer_opts_init(const ibf_ucx_t *u, ibf_ucx_infer_opts_t *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -432,6 +450,8 @@ void ibf_ucx_infer_opts_init(const ibf_ucx_t *u, ibf_ucx_infer_opts_t *o)
 	o->lookahead = 0;
 	o->seed = 1;
 	o->parallel = u->cfg->v.infer_parallel;
+	o->max_in_flight = u->cfg->v.infer_in_flight == UINT_MAX ?
+			   cpu_bound_flights(u) : u->cfg->v.infer_in_flight;
 }
 
 void ibf_ucx_infer_result_free(ibf_ucx_infer_result_t *r)
@@ -531,6 +551,7 @@ static ibf_ucx_status_t drive(ibf_ucx_t *u, const ibf_ucx_infer_opts_t *o,
 	io.lookahead = o->lookahead;
 	io.seed = o->seed;
 	io.parallel = o->parallel;
+	io.max_in_flight = o->max_in_flight;
 	memset(&orc, 0, sizeof(orc));
 	orc.nhosts = u->nhosts;
 	orc.measure = measure;
