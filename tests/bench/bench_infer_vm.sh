@@ -28,7 +28,9 @@
 # round trip, o: netem's overhead per link and direction) and the
 # residuals' 5%-95% range: the noise the inference had to tolerate.
 # PARALLEL: hosts inserted at once (--parallel; default 16, 1 = one pair
-# at a time); a list ("1 16") runs every case under each, in that order.
+# at a time); a list ("1 16") runs every case under each, in that order;
+# N/C: --parallel N with at most C pairs in flight
+# (UCX_IBFLOW_INFER_IN_FLIGHT=C; default auto).
 # Environment: BUILD_DIR, DELAY, TOL, SEED (default 1), RUNS (default 1),
 # VM_MEM (default 6G), VM_TIMEOUT (seconds, default 3000), VM_CPUS (2),
 # TOP=1 (top(1) in the guest every 10 s while the ranks run: top.log);
@@ -77,7 +79,9 @@ delays() {
 # one_case SPEC TAG PAR: one inference with --parallel PAR; prints the
 # table row, or a failure
 one_case() {
-	local spec=$1 tag=$2 par=$3 d="$OUT/$2" map n boot r h pids=() rc=0 t0 lv la top_pid=
+	local spec=$1 tag=$2 par=${3%/*} d="$OUT/$2" map n boot r h pids=() rc=0 t0 lv la top_pid=
+	local cap=auto
+	[ "$3" = "$par" ] || cap=${3#*/}
 	mkdir -p "$d"
 	if ! "$IBF" gen "$spec" -o "$d/truth.topo" >/dev/null ||
 	   ! "$IBF" route --topo "$d/truth.topo" --engine minhop -o "$d/truth.lfts" >/dev/null; then
@@ -106,7 +110,7 @@ one_case() {
 	while read -r h; do
 		"$NF" --name "$NAME" exec "$h" env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" \
 			UCX_IBFLOW_TLS=tcp UCX_IBFLOW_NET_DEVICES=fab1 \
-			UCX_IBFLOW_TIMEOUT=300s \
+			UCX_IBFLOW_TIMEOUT=300s UCX_IBFLOW_INFER_IN_FLIGHT="$cap" \
 			IBFLOW_BOOT_ADDR="$boot" IBFLOW_BOOT_RANK=$r IBFLOW_BOOT_SIZE="$n" \
 			timeout 1500 "$INFER" --tol "$TOL" --lookahead 8 --seed 1 \
 			--parallel "$par" \
@@ -138,8 +142,11 @@ one_case() {
 	     /^#/ { print; next }
 	     { for (i = 1; i <= 2; i++) { split($i, a, "@"); $i = "\"" desc[a[2]] "\"" }; print }' \
 		"$d/hosts" "$d/live.trace" >"$d/named.trace"
+	# the replay needs the live run's cap (auto resolved, as it reported)
+	cap=$(sed -n 's/.*in flight at most \([0-9]*\) by the cap.*/\1/p' "$d/out.0")
 	if ! "$IBF" infer --rtt "$d/named.trace" --truth "$d/truth.topo" \
 		--tol "$TOL" --lookahead 8 --seed 1 --parallel "$par" \
+		--in-flight "${cap:-0}" \
 		-o "$d/replay.topo" \
 		--json "$d/eval.json" >"$d/eval.txt" 2>&1; then
 		echo "| $spec | evaluator failed: $(head -c 200 "$d/eval.txt") |"
@@ -147,7 +154,7 @@ one_case() {
 	fi
 	lv=${spec#xgft:}
 	lv=${lv%%:*}
-	python3 - "$d" "$spec" "$lv" "$DELAY" "$la" "$par" <<'PY'
+	python3 - "$d" "$spec" "$lv" "$DELAY" "$la" "$3" <<'PY'
 import json, re, sys
 d, spec, lv, delay, la, par = sys.argv[1:7]
 out = open(d + "/out.0").read()
@@ -240,7 +247,7 @@ in_vm() {
 			for par in ${PARALLEL//,/ }; do
 				tag=$(echo "$spec" | tr ':,' '__').$run
 				# the first setting keeps the old directory name
-				[ "$par" = "${PARALLEL%%[ ,]*}" ] || tag=$tag.p$par
+				[ "$par" = "${PARALLEL%%[ ,]*}" ] || tag=$tag.p${par/\//c}
 				one_case "$spec" "$tag" "$par"
 			done
 		done
