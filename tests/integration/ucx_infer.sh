@@ -102,6 +102,15 @@ print("%d hosts, %d switches, tree; %d distinct pairs of %d in the trace"
 PY
 }
 
+# cap_of OUT: the cap on pairs in flight a run reported (UCX_IBFLOW_INFER_
+# IN_FLIGHT=auto: this machine's CPUs when the ranks outnumber them), or 0;
+# a replay needs it
+cap_of() {
+	local c
+	c=$(sed -n 's/^pairs in flight .* in flight at most \([0-9]*\) by the cap)$/\1/p' "$1")
+	echo "${c:-0}"
+}
+
 # ---- one machine ------------------------------------------------------------
 NP=10
 if t_expect_exit 0 "$INFER" --np $NP --lookahead 2 -o "$W/l.topo" \
@@ -127,11 +136,23 @@ if t_expect_exit 0 "$INFER" --np $NP --lookahead 2 -o "$W/l.topo" \
 	fi
 	# --tol 0: what the live run used (UCX_IBFLOW_INFER_TOL), not an estimate
 	if "$t_ibflow" infer --rtt "$W/l.trace" --tol 0 --lookahead 2 --seed 1 \
+		--in-flight "$(cap_of "$W/l.out")" \
 		-o "$W/replay.topo" >/dev/null 2>"$W/replay.err" &&
 	   cmp -s "$W/l.topo" "$W/replay.topo"; then
 		t_pass "the trace replays offline (ibflow infer --rtt) to the same topology file"
 	else
 		t_fail "offline replay of the trace" "$(head -c 300 "$W/replay.err")"
+	fi
+	# INFER_IN_FLIGHT=auto: $NP ranks on this machine's CPUs
+	ncpu=$(nproc)
+	want=0
+	[ "$NP" -gt "$ncpu" ] && want=$ncpu
+	flights=$(sed -n 's/^pairs in flight at most \([0-9]*\),.*/\1/p' "$W/l.out")
+	if [ "$(cap_of "$W/l.out")" = "$want" ] &&
+	   { [ "$want" = 0 ] || [ "${flights:-99}" -le "$want" ]; }; then
+		t_pass "INFER_IN_FLIGHT=auto: cap $want for $NP ranks on $ncpu CPUs (most in flight: $flights)"
+	else
+		t_fail "INFER_IN_FLIGHT=auto" "cap $(cap_of "$W/l.out"), want $want; most in flight $flights"
 	fi
 else
 	t_fail "ibflow-infer --np $NP" "exit $T_RC: $(t_errhead)"
@@ -143,10 +164,12 @@ fi
 # most at once as printed; the replay with the same --parallel (pairs
 # ending in the file's order) gives the same file, and the serial mode
 # (--parallel 1) still replays too.
-# replay_same TRACE TOPO N: the offline replay with --parallel N (and the
-# live run's other options) gives TOPO byte for byte
+# replay_same TRACE TOPO N CAP: the offline replay with --parallel N,
+# --in-flight CAP (and the live run's other options) gives TOPO byte for
+# byte
 replay_same() {
 	"$t_ibflow" infer --rtt "$1" --tol 0 --lookahead 2 --seed 1 --parallel "$3" \
+		--in-flight "$4" \
 		-o "$1.replay" >/dev/null 2>"$W/replay.err" && cmp -s "$2" "$1.replay"
 }
 for how in "--parallel 4" "UCX_IBFLOW_INFER_PARALLEL=4"; do
@@ -156,9 +179,9 @@ for how in "--parallel 4" "UCX_IBFLOW_INFER_PARALLEL=4"; do
 	esac
 	if t_expect_exit 0 "${cmd[@]}" --np $NP --lookahead 2 -o "$W/par.topo" \
 		--trace "$W/par.trace"; then
-		r=$(sed -n 's/^pairs in flight at most \([0-9]*\), .* (4 hosts at once)$/\1/p' "$T_OUT")
+		r=$(sed -n 's/^pairs in flight at most \([0-9]*\), .* (4 hosts at once[,)].*/\1/p' "$T_OUT")
 		if got=$(python3 "$T_REPO/tests/trace_flights.py" "$W/par.trace" "${r:-0}" 2>&1) &&
-		   replay_same "$W/par.trace" "$W/par.topo" 4; then
+		   replay_same "$W/par.trace" "$W/par.topo" 4 "$(cap_of "$T_OUT")"; then
 			t_pass "ibflow-infer $how: $got; the replay gives the same topology"
 		else
 			t_fail "ibflow-infer $how" "$got $(head -c 300 "$W/replay.err")"
@@ -170,7 +193,7 @@ done
 if t_expect_exit 0 "$INFER" --parallel 1 --np $NP --lookahead 2 -o "$W/ser.topo" \
 	--trace "$W/ser.trace" &&
    grep -q '^pairs in flight at most 1, 1.00 on average (1 hosts at once)' "$T_OUT" &&
-   replay_same "$W/ser.trace" "$W/ser.topo" 1; then
+   replay_same "$W/ser.trace" "$W/ser.topo" 1 0; then
 	t_pass "ibflow-infer --parallel 1: one pair at a time, replays to the same topology"
 else
 	t_fail "ibflow-infer --parallel 1" "exit $T_RC: $(t_errhead) $(head -c 200 "$W/replay.err")"
