@@ -149,7 +149,8 @@ typedef struct ibf_infer_stats {
 	double mean_in_flight;   /* in flight on average, counted when
 				    each one ends (serial: 1) */
 	uint32_t parallel;       /* the opts' parallel, default resolved */
-	uint32_t in_flight_cap;  /* the opts' max_in_flight (0: none) */
+	uint32_t in_flight_cap;  /* the opts' max_in_flight (0: none, or
+				    one pair at a time) */
 } ibf_infer_stats_t;
 
 typedef struct ibf_infer_result {

@@ -1436,7 +1436,9 @@ ibf_status_t ibf_infer_run(const ibf_infer_oracle_t *o,
 				   IBF_INFER_PARALLEL_MAX);
 	out->stats.parallel = opts->parallel ? opts->parallel :
 			      IBF_INFER_PARALLEL_DEFAULT;
-	out->stats.in_flight_cap = opts->max_in_flight;
+	/* one pair at a time: no cap to report (nor to replay with) */
+	out->stats.in_flight_cap = out->stats.parallel > 1 ?
+				   opts->max_in_flight : 0;
 	c.o = o;
 	c.opts = opts;
 	c.err = err;
