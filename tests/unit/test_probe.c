@@ -871,6 +871,82 @@ static void test_echelon_truncate(void **state)
 
 /* Parallel arrays of different element sizes grow together, keep their
  * contents, and an impossible size fails with nothing changed. */
+/* Pair vectors from the cache, for every ordered pair twice (traced, then
+ * read back or, past the lowered cap, traced again): the links are the
+ * walker's legs a -> b then b -> a, in order, and each column's value is
+ * the count of those links in it (halved on a directed host column). */
+static void check_vcache_pair(const struct fx *x, const ibf_probe_cols_t *c,
+			      const ibf_probe_vec_t *v, uint32_t a, uint32_t b)
+{
+	ibf_port_id_t buf[128];
+	unsigned n, i, k;
+
+	n = walk(x->r->lfts, x->h.ports[a], x->h.ports[b], buf);
+	n += walk(x->r->lfts, x->h.ports[b], x->h.ports[a], buf + n);
+	assert_int_equal(v->nlinks, n);
+	for (i = 0; i < n; i++)
+		assert_int_equal(v->links[i], buf[i]);
+	for (k = 0; k < v->n; k++) {
+		uint32_t cnt = 0;
+
+		assert_true(k == 0 || v->col[k - 1] < v->col[k]);
+		for (i = 0; i < n; i++)
+			cnt += c->port_col[buf[i]] == v->col[k];
+		assert_int_equal(v->val[k],
+				 ibf_probe_cols_halved(c, v->col[k]) ?
+				 cnt / 2 : cnt);
+		assert_true(cnt > 0);
+	}
+	for (i = 0; i < n; i++) {	/* every link in some column */
+		for (k = 0; k < v->n && v->col[k] != c->port_col[buf[i]]; k++)
+			;
+		assert_true(k < v->n);
+	}
+}
+
+static void test_vcache(void **state)
+{
+	static const char *const eng[] = { "dmodk", "minhop" };
+	unsigned e, m, round;
+
+	(void)state;
+	for (e = 0; e < 2; e++)
+		for (m = 0; m < 2; m++) {
+			ibf_probe_model_t model = m ? IBF_PROBE_SYMMETRIC :
+						      IBF_PROBE_DIRECTED;
+			ibf_probe_cols_t c;
+			ibf_probe_vcache_t vc;
+			ibf_probe_vec_t v;
+			struct fx x;
+			uint32_t a, b;
+			ibf_err_t err;
+
+			fx_make(&x, "kary:4,3", eng[e]);
+			assert_int_equal(ibf_probe_cols_init(x.f, &x.h, model,
+							     &c, &err), IBF_OK);
+			assert_int_equal(ibf_probe_vcache_init(&vc, x.r->lfts,
+							       &c, &x.h),
+					 IBF_OK);
+			vc.max = 20000;	/* about a third of the pairs */
+			for (round = 0; round < 2; round++)
+				for (a = 0; a < x.h.n; a++)
+					for (b = 0; b < x.h.n; b++) {
+						if (a == b)
+							continue;
+						assert_int_equal(
+							ibf_probe_vcache_get(
+								&vc, a, b, &v,
+								&err), IBF_OK);
+						check_vcache_pair(&x, &c, &v,
+								  a, b);
+					}
+			assert_true(vc.len > 0 && vc.len <= vc.max);
+			ibf_probe_vcache_free(&vc);
+			ibf_probe_cols_free(&c);
+			fx_free(&x);
+		}
+}
+
 static void test_array_grow_par(void **state)
 {
 	uint32_t *a = NULL;
@@ -1280,6 +1356,7 @@ int main(void)
 		cmocka_unit_test(test_echelon),
 		cmocka_unit_test(test_echelon_truncate),
 		cmocka_unit_test(test_array_grow_par),
+		cmocka_unit_test(test_vcache),
 		cmocka_unit_test(test_solve),
 		cmocka_unit_test(test_solve_aggregates),
 		cmocka_unit_test(test_models_hand),

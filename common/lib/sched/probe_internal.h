@@ -68,6 +68,37 @@ ibf_status_t ibf_probe_vec_make(const ibf_lfts_t *l, ibf_probe_cols_t *c,
 				ibf_port_id_t a, ibf_port_id_t b,
 				ibf_probe_vec_t *v, ibf_err_t *err);
 
+/* Pair vectors by host index, each traced once and kept while the
+ * cache has room (the planners look at the same pairs again and again:
+ * each pass, each round, each region search).  Only up to
+ * IBF_PROBE_VCACHE_HOSTS hosts (an index of n (n - 1) / 2 words, 2 MB
+ * at 1,024) and IBF_PROBE_VCACHE_WORDS words of entries (16 MB, some
+ * 110,000 pairs of six-hop paths: all of the 432-host 3-tree's 93,096);
+ * pairs beyond are traced every time.
+ * A vector read back is the one ibf_probe_vec_make() gives. */
+#define IBF_PROBE_VCACHE_HOSTS 1024u
+#define IBF_PROBE_VCACHE_WORDS (4u << 20)
+
+typedef struct ibf_probe_vcache {
+	const ibf_lfts_t *l;
+	const ibf_probe_cols_t *cols;
+	const ibf_hostlist_t *h;
+	uint32_t *at;         /* [pair]: 1 + its entry's offset, 0 none */
+	uint32_t *pool;
+	size_t len, cap;
+	size_t max;           /* words of entries at most (the tests lower it) */
+} ibf_probe_vcache_t;
+
+/* IBF_ERR_NOMEM when the index cannot be had. */
+ibf_status_t ibf_probe_vcache_init(ibf_probe_vcache_t *vc,
+				   const ibf_lfts_t *l,
+				   const ibf_probe_cols_t *c,
+				   const ibf_hostlist_t *h);
+ibf_status_t ibf_probe_vcache_get(ibf_probe_vcache_t *vc, uint32_t a,
+				  uint32_t b, ibf_probe_vec_t *v,
+				  ibf_err_t *err);
+void ibf_probe_vcache_free(ibf_probe_vcache_t *vc);
+
 /* v with its columns renamed by perm (ibf_probe_col_order()) into w,
  * sorted again; returns w (its links are not copied). */
 const ibf_probe_vec_t *ibf_probe_vec_permute(const uint32_t *perm,

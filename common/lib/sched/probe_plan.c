@@ -65,6 +65,7 @@ struct planner {
 	const ibf_lfts_t *l;
 	const ibf_hostlist_t *h;
 	ibf_probe_cols_t cols;
+	ibf_probe_vcache_t vc;
 	ibf_probe_ech_t ech;
 	uint32_t n;
 	ibf_rng_t rng;
@@ -124,12 +125,10 @@ static void set_live(struct planner *pl, uint32_t a, uint32_t b, uint8_t v)
 	*live_at(pl, a, b) = *live_at(pl, b, a) = v;
 }
 
-static int pair_vec(const struct planner *pl, uint32_t a, uint32_t b,
+static int pair_vec(struct planner *pl, uint32_t a, uint32_t b,
 		    ibf_probe_vec_t *v, ibf_err_t *err)
 {
-	return ibf_probe_vec_make(pl->l, (ibf_probe_cols_t *)&pl->cols,
-				  pl->h->ports[a], pl->h->ports[b], v,
-				  err) == IBF_OK ? 0 : -2;
+	return ibf_probe_vcache_get(&pl->vc, a, b, v, err) == IBF_OK ? 0 : -2;
 }
 
 /* Both hosts free in this round and no directed link of either leg used
@@ -823,6 +822,7 @@ static void planner_free(struct planner *pl)
 	if (pl->rb)
 		free(pl->rb->pool);
 	free(pl->rb);
+	ibf_probe_vcache_free(&pl->vc);
 	ibf_probe_cols_free(&pl->cols);
 	ibf_probe_ech_free(&pl->ech);
 }
@@ -1438,6 +1438,7 @@ static ibf_status_t plan_once(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 	pl.link_busy = malloc((l->fabric->nports + 1) *
 			      sizeof(*pl.link_busy));
 	if (!pl.live || !pl.nlive || !pl.mate || !pl.order || !pl.link_busy ||
+	    ibf_probe_vcache_init(&pl.vc, l, &pl.cols, h) != IBF_OK ||
 	    ibf_probe_ech_init(&pl.ech, pl.cols.ncols) != IBF_OK ||
 	    make_order(&pl) < 0) {
 		planner_free(&pl);
