@@ -328,13 +328,26 @@ static int host_order(struct planner *pl)
 #define REGION_IDLE 3u		/* searches in a row without gain: stop */
 #define REGION_TRIES 64u	/* searches per round, at most */
 
+/* Which candidate pairs fit is kept as bits (fit[i] bit j: no link of
+ * pair (i, j) held; freem: the hosts free), so the search counts the
+ * partners a host has left with a popcount instead of walking every
+ * pair's links at every node.  A probe taken clears the bits of the
+ * pairs on its switch-to-switch links (lent, by local link); its hosts'
+ * own links are only on pairs with those hosts, which freem stops. */
 struct region_buf {
 	uint32_t nh, h[RMAX];
 	uint8_t nc[RMAX], c[RMAX][RMAX], first[RMAX]; /* candidate partners */
-	uint32_t loff[RMAX][RMAX];	/* their links in pool */
+	uint32_t loff[RMAX][RMAX];	/* their inner links in pool (local) */
 	uint8_t lcnt[RMAX][RMAX];
 	uint32_t *pool;
 	size_t plen, pcap;
+	uint64_t fit[RMAX], freem;
+	uint32_t *lmap;		/* [nports] local link, NONE between uses */
+	uint32_t *lport;	/* [local link] its port */
+	uint32_t *lstart;	/* [local link + 2] its pairs in lent */
+	uint16_t *lent;		/* pairs i | j << 8 */
+	size_t lcap, ecap;
+	uint32_t nl;
 	uint32_t best, bm[RMAX], old[RMAX]; /* best matching (mates) */
 	uint64_t nodes;
 	bool stop;
@@ -470,69 +483,175 @@ static void region_pick(struct planner *pl, struct region_buf *rb)
 	region_grow(pl, rb);
 }
 
-/* Candidate pairs of the region (not DEAD) with their links, traced once
- * per search. */
+/* Local number of link p among the region's, given on first sight (its
+ * pair count in lstart[id + 2]); NONE out of memory. */
+static uint32_t local_link(struct planner *pl, struct region_buf *rb,
+			   ibf_port_id_t p)
+{
+	void *const arrs[] = { &rb->lport, &rb->lstart };
+	const size_t sz[] = { sizeof(*rb->lport), sizeof(*rb->lstart) };
+
+	if (rb->lmap[p] != NONE)
+		return rb->lmap[p];
+	if (ibf_array_grow_par(&rb->lcap, (size_t)rb->nl + 3, 2, arrs,
+			       sz) < 0)
+		return NONE;
+	rb->lport[rb->nl] = p;
+	rb->lstart[rb->nl + 2] = 0;
+	return rb->lmap[p] = rb->nl++;
+}
+
+/* Links between two switches: the only ones a region host's probe can
+ * share with a pair not of that host. */
+static bool inner_link(const ibf_fabric_t *f, ibf_port_id_t p)
+{
+	return ibf_node_is_switch(f, f->ports[p].node) &&
+	       ibf_node_is_switch(f, f->ports[f->ports[p].peer].node);
+}
+
+/* Candidate (i, j) with the local numbers of its inner links in pool. */
+static int region_cand(struct planner *pl, struct region_buf *rb,
+		       uint32_t i, uint32_t j, const ibf_probe_vec_t *v)
+{
+	const ibf_fabric_t *f = pl->l->fabric;
+	uint32_t *np, id;
+	unsigned k, nl = 0;
+
+	np = ibf_array_grow(rb->pool, &rb->pcap, rb->plen + v->nlinks,
+			    sizeof(*rb->pool));
+	if (!np)
+		return -1;
+	rb->pool = np;
+	for (k = 0; k < v->nlinks; k++) {
+		if (!inner_link(f, v->links[k]))
+			continue;
+		if ((id = local_link(pl, rb, v->links[k])) == NONE)
+			return -1;
+		np[rb->plen + nl++] = id;
+		rb->lstart[id + 2]++;
+	}
+	rb->loff[i][j] = rb->loff[j][i] = (uint32_t)rb->plen;
+	rb->lcnt[i][j] = rb->lcnt[j][i] = (uint8_t)nl;
+	rb->plen += nl;
+	rb->c[i][rb->nc[i]++] = (uint8_t)j;
+	rb->c[j][rb->nc[j]++] = (uint8_t)i;
+	rb->fit[i] |= 1ull << j;
+	rb->fit[j] |= 1ull << i;
+	return 0;
+}
+
+/* Each local link's pairs (lent from lstart[id]), then lmap cleared. */
+static int region_index(struct region_buf *rb)
+{
+	uint32_t i, j, k, id, *nx;
+	uint16_t *ne;
+
+	if (!rb->nl)
+		return 0;
+	rb->lstart[0] = rb->lstart[1] = 0;
+	for (id = 0; id < rb->nl; id++)
+		rb->lstart[id + 2] += rb->lstart[id + 1];
+	ne = ibf_array_grow(rb->lent, &rb->ecap, rb->plen + 1,
+			    sizeof(*rb->lent));
+	if (!ne)
+		return -1;
+	rb->lent = ne;
+	for (i = 0; i < rb->nh; i++)
+		for (k = 0; k < rb->nc[i]; k++) {
+			j = rb->c[i][k];
+			if (j < i)
+				continue;
+			nx = rb->pool + rb->loff[i][j];
+			for (id = 0; id < rb->lcnt[i][j]; id++)
+				ne[rb->lstart[nx[id] + 1]++] =
+					(uint16_t)(i | j << 8);
+		}
+	for (id = 0; id < rb->nl; id++)
+		rb->lmap[rb->lport[id]] = NONE;
+	return 0;
+}
+
+/* Candidate pairs of the region (not DEAD, no link held by the rest of
+ * the round: such a pair can never fit), traced once per search. */
 static int region_cands(struct planner *pl, struct region_buf *rb,
 			ibf_err_t *err)
 {
-	uint32_t i, j;
+	uint32_t i, j, np = pl->l->fabric->nports;
 	ibf_probe_vec_t v;
+	unsigned k;
 
+	if (!rb->lmap) {
+		if (!(rb->lmap = malloc((np + 1) * sizeof(*rb->lmap))))
+			return -1;
+		for (i = 0; i <= np; i++)
+			rb->lmap[i] = NONE;
+	}
 	rb->plen = 0;
+	rb->nl = 0;
+	rb->freem = 0;
 	memset(rb->nc, 0, sizeof(rb->nc));
-	for (i = 0; i < rb->nh; i++)
+	memset(rb->fit, 0, sizeof(rb->fit));
+	for (i = 0; i < rb->nh; i++) {
+		rb->freem |= 1ull << i;
 		for (j = i + 1; j < rb->nh; j++) {
-			uint32_t *np;
-
 			if (*live_at(pl, rb->h[i], rb->h[j]) == DEAD)
 				continue;
 			if (pair_vec(pl, rb->h[i], rb->h[j], &v, err) < 0)
 				return -2;
-			np = ibf_array_grow(rb->pool, &rb->pcap,
-					    rb->plen + v.nlinks,
-					    sizeof(*rb->pool));
-			if (!np)
+			for (k = 0; k < v.nlinks &&
+			     pl->link_busy[v.links[k]] == NONE; k++)
+				;
+			if (k == v.nlinks && region_cand(pl, rb, i, j, &v) < 0)
 				return -1;
-			rb->pool = np;
-			memcpy(np + rb->plen, v.links,
-			       v.nlinks * sizeof(*np));
-			rb->loff[i][j] = rb->loff[j][i] = (uint32_t)rb->plen;
-			rb->lcnt[i][j] = rb->lcnt[j][i] = (uint8_t)v.nlinks;
-			rb->plen += v.nlinks;
-			rb->c[i][rb->nc[i]++] = (uint8_t)j;
-			rb->c[j][rb->nc[j]++] = (uint8_t)i;
 		}
-	return 0;
+	}
+	return region_index(rb);
 }
 
-static bool region_fits(const struct planner *pl,
-			const struct region_buf *rb, uint32_t i, uint32_t j)
+static bool region_fits(const struct region_buf *rb, uint32_t i,
+			uint32_t j)
+{
+	return (rb->freem >> i & 1) && (rb->freem >> j & 1) &&
+	       (rb->fit[i] >> j & 1);
+}
+
+/* Probe (i, j) taken (on) or given back in the search: hosts and the
+ * fit bits of the pairs on its inner links (given back by the caller,
+ * from its copy). */
+static void region_take(struct planner *pl, struct region_buf *rb,
+			uint32_t i, uint32_t j, bool on)
 {
 	const uint32_t *lk = rb->pool + rb->loff[i][j];
-	unsigned k;
+	uint32_t k, e;
 
-	if (pl->mate[rb->h[i]] != NONE || pl->mate[rb->h[j]] != NONE)
-		return false;
+	pl->mate[rb->h[i]] = on ? rb->h[j] : NONE;
+	pl->mate[rb->h[j]] = on ? rb->h[i] : NONE;
+	if (!on) {
+		rb->freem |= 1ull << i | 1ull << j;
+		return;
+	}
+	rb->freem &= ~(1ull << i | 1ull << j);
 	for (k = 0; k < rb->lcnt[i][j]; k++)
-		if (pl->link_busy[lk[k]] != NONE)
-			return false;
-	return true;
+		for (e = rb->lstart[lk[k]]; e < rb->lstart[lk[k] + 1]; e++) {
+			uint32_t x = rb->lent[e] & 0xff, y = rb->lent[e] >> 8;
+
+			rb->fit[x] &= ~(1ull << y);
+			rb->fit[y] &= ~(1ull << x);
+		}
 }
 
 /* Free region host with the fewest partners that still fit (one with
  * none at once: it can only stay free); NONE when all are decided. */
-static uint32_t region_next(const struct planner *pl,
-			    const struct region_buf *rb, uint32_t *nfit)
+static uint32_t region_next(const struct region_buf *rb, uint32_t *nfit)
 {
-	uint32_t i, k, best = NONE, bf = UINT32_MAX;
+	uint32_t i, best = NONE, bf = UINT32_MAX;
 
 	for (i = 0; i < rb->nh && bf; i++) {
-		uint32_t f = 0;
+		uint32_t f;
 
-		if (pl->mate[rb->h[i]] != NONE)
+		if (!(rb->freem >> i & 1))
 			continue;
-		for (k = 0; k < rb->nc[i] && f < bf; k++)
-			f += region_fits(pl, rb, i, rb->c[i][k]);
+		f = (uint32_t)__builtin_popcountll(rb->fit[i] & rb->freem);
 		if (f < bf) {
 			bf = f;
 			best = i;
@@ -564,6 +683,7 @@ static int region_try(struct planner *pl, struct region_buf *rb, uint32_t i,
 		      uint32_t j, uint32_t got, ibf_err_t *err)
 {
 	uint32_t a = rb->h[i], b = rb->h[j], rows = pl->ech.nrows;
+	uint64_t fit[RMAX];
 	ibf_probe_vec_t v;
 	int res;
 
@@ -571,9 +691,11 @@ static int region_try(struct planner *pl, struct region_buf *rb, uint32_t i,
 		return -2;
 	if ((res = add_row(pl, &v)) <= 0)
 		return res;
-	mark(pl, a, b, &v, true);
+	memcpy(fit, rb->fit, rb->nh * sizeof(*fit));
+	region_take(pl, rb, i, j, true);
 	res = region_dfs(pl, rb, got + 1, err);
-	mark(pl, a, b, &v, false);
+	region_take(pl, rb, i, j, false);
+	memcpy(rb->fit, fit, rb->nh * sizeof(*fit));
 	ibf_probe_ech_truncate(&pl->ech, rows);
 	return res;
 }
@@ -584,18 +706,17 @@ static int region_try(struct planner *pl, struct region_buf *rb, uint32_t i,
 static int region_dfs(struct planner *pl, struct region_buf *rb,
 		      uint32_t got, ibf_err_t *err)
 {
-	uint32_t i, k, nfit, left = 0;
+	uint32_t i, k, nfit, left;
 	int res;
 
 	if (++rb->nodes > REGION_NODES) {
 		rb->stop = true;
 		return 0;
 	}
-	for (i = 0; i < rb->nh; i++)
-		left += pl->mate[rb->h[i]] == NONE;
+	left = (uint32_t)__builtin_popcountll(rb->freem);
 	if (got + left / 2 <= rb->best)
 		return 0;
-	i = region_next(pl, rb, &nfit);
+	i = region_next(rb, &nfit);
 	if (i == NONE || left < 2) {
 		region_save(pl, rb, got);
 		return 0;
@@ -603,14 +724,16 @@ static int region_dfs(struct planner *pl, struct region_buf *rb,
 	for (k = 0; k < rb->nc[i] && nfit && !rb->stop; k++) {
 		uint32_t j = rb->c[i][(k + rb->first[i]) % rb->nc[i]];
 
-		if (region_fits(pl, rb, i, j) &&
+		if (region_fits(rb, i, j) &&
 		    (res = region_try(pl, rb, i, j, got, err)) < 0)
 			return res;
 	}
 	if (rb->stop)
 		return 0;
 	pl->mate[rb->h[i]] = rb->h[i];	/* host i stays free */
+	rb->freem &= ~(1ull << i);
 	res = region_dfs(pl, rb, got, err);
+	rb->freem |= 1ull << i;
 	pl->mate[rb->h[i]] = NONE;
 	return res;
 }
@@ -820,7 +943,8 @@ static void planner_free(struct planner *pl)
 	free(pl->link_busy);
 	free(pl->order);
 	if (pl->rb)
-		free(pl->rb->pool);
+		IBF_FREE_ALL(pl->rb->pool, pl->rb->lmap, pl->rb->lport,
+			     pl->rb->lstart, pl->rb->lent);
 	free(pl->rb);
 	ibf_probe_vcache_free(&pl->vc);
 	ibf_probe_cols_free(&pl->cols);
