@@ -130,6 +130,17 @@ void ibf_probe_ech_free(ibf_probe_ech_t *e);
  * it.  Returns 1 independent, 0 dependent, -1 out of memory. */
 int ibf_probe_ech_add(ibf_probe_ech_t *e, const ibf_probe_vec_t *v,
 		      bool add);
+/* The same for a sparse vector of n entries (distinct columns, values
+ * below the prime), of any length. */
+int ibf_probe_ech_add_sparse(ibf_probe_ech_t *e, const uint32_t *col,
+			     const uint32_t *val, unsigned n, bool add);
+/* v reduced against the rows (nothing added): its entries, all on
+ * columns that are no row's pivot, into col/val (room for ncols);
+ * returns their number, 0 when v is in the span.  v is independent of
+ * the rows and some vectors exactly when this residual is independent of
+ * theirs: the rows' span holds no nonzero vector free of their pivots. */
+uint32_t ibf_probe_ech_residual(ibf_probe_ech_t *e, const ibf_probe_vec_t *v,
+				uint32_t *col, uint32_t *val);
 /* Take back the rows added after the first nrows (rows are appended, and
  * none is ever changed after it is stored, so this is exact). */
 void ibf_probe_ech_truncate(ibf_probe_ech_t *e, uint32_t nrows);

@@ -348,6 +348,15 @@ struct region_buf {
 	uint16_t *lent;		/* pairs i | j << 8 */
 	size_t lcap, ecap;
 	uint32_t nl;
+	/* Each pair's vector reduced against the rows at the search's start
+	 * (its residual, rcol/rval from roff[i][j], i < j; NONE not yet),
+	 * and the rows of the search's probes as residuals (sub): the
+	 * search adds and takes back rows there only, so a pair is reduced
+	 * against the round once per search, not once per node. */
+	uint32_t roff[RMAX][RMAX], rlen[RMAX][RMAX];
+	uint32_t *rcol, *rval;
+	size_t rused, rcap;
+	ibf_probe_ech_t sub;
 	uint32_t best, bm[RMAX], old[RMAX]; /* best matching (mates) */
 	uint64_t nodes;
 	bool stop;
@@ -533,6 +542,7 @@ static int region_cand(struct planner *pl, struct region_buf *rb,
 	rb->loff[i][j] = rb->loff[j][i] = (uint32_t)rb->plen;
 	rb->lcnt[i][j] = rb->lcnt[j][i] = (uint8_t)nl;
 	rb->plen += nl;
+	rb->roff[i][j] = NONE;
 	rb->c[i][rb->nc[i]++] = (uint8_t)j;
 	rb->c[j][rb->nc[j]++] = (uint8_t)i;
 	rb->fit[i] |= 1ull << j;
@@ -678,25 +688,63 @@ static void region_save(const struct planner *pl, struct region_buf *rb,
 static int region_dfs(struct planner *pl, struct region_buf *rb,
 		      uint32_t got, ibf_err_t *err);
 
+/* Residual of candidate (i, j), i < j, against the rows at the search's
+ * start (pl->ech is left alone during the search). */
+static int region_residual(struct planner *pl, struct region_buf *rb,
+			   uint32_t i, uint32_t j, ibf_err_t *err)
+{
+	void *const arrs[] = { &rb->rcol, &rb->rval };
+	const size_t sz[] = { sizeof(*rb->rcol), sizeof(*rb->rval) };
+	ibf_probe_vec_t v, w;
+
+	if (pair_vec(pl, rb->h[i], rb->h[j], &v, err) < 0)
+		return -2;
+	if (ibf_array_grow_par(&rb->rcap, rb->rused + pl->cols.ncols, 2, arrs,
+			       sz) < 0)
+		return -1;
+	rb->roff[i][j] = (uint32_t)rb->rused;
+	rb->rlen[i][j] = ibf_probe_ech_residual(&pl->ech, permuted(pl, &v, &w),
+						rb->rcol + rb->rused,
+						rb->rval + rb->rused);
+	rb->rused += rb->rlen[i][j];
+	return 0;
+}
+
+/* Does probe (i, j) raise the rank of the rows at the search's start and
+ * the search's probes?  Added to sub if so: 1; 0 not; < 0 error. */
+static int region_indep(struct planner *pl, struct region_buf *rb,
+			uint32_t i, uint32_t j, ibf_err_t *err)
+{
+	uint32_t lo = i < j ? i : j, hi = i ^ j ^ lo;
+	int res;
+
+	pl->tested++;
+	if (rb->roff[lo][hi] == NONE &&
+	    (res = region_residual(pl, rb, lo, hi, err)) < 0)
+		return res;
+	if (!rb->rlen[lo][hi])
+		return 0;
+	return ibf_probe_ech_add_sparse(&rb->sub, rb->rcol + rb->roff[lo][hi],
+					rb->rval + rb->roff[lo][hi],
+					rb->rlen[lo][hi], true);
+}
+
 /* Branch: host i with partner j, then the rest. */
 static int region_try(struct planner *pl, struct region_buf *rb, uint32_t i,
 		      uint32_t j, uint32_t got, ibf_err_t *err)
 {
-	uint32_t a = rb->h[i], b = rb->h[j], rows = pl->ech.nrows;
+	uint32_t rows = rb->sub.nrows;
 	uint64_t fit[RMAX];
-	ibf_probe_vec_t v;
 	int res;
 
-	if (pair_vec(pl, a, b, &v, err) < 0)
-		return -2;
-	if ((res = add_row(pl, &v)) <= 0)
+	if ((res = region_indep(pl, rb, i, j, err)) <= 0)
 		return res;
 	memcpy(fit, rb->fit, rb->nh * sizeof(*fit));
 	region_take(pl, rb, i, j, true);
 	res = region_dfs(pl, rb, got + 1, err);
 	region_take(pl, rb, i, j, false);
 	memcpy(rb->fit, fit, rb->nh * sizeof(*fit));
-	ibf_probe_ech_truncate(&pl->ech, rows);
+	ibf_probe_ech_truncate(&rb->sub, rows);
 	return res;
 }
 
@@ -809,6 +857,8 @@ static int region_search(struct planner *pl, struct region_buf *rb,
 	if ((res = round_rows_rebuild(pl, err)) < 0 ||
 	    (res = region_cands(pl, rb, err)) < 0)
 		return res;
+	ibf_probe_ech_truncate(&rb->sub, 0);
+	rb->rused = 0;
 	for (j = 0; j < rb->nh; j++) {
 		rb->first[j] = 0;
 		for (k = 0; k < rb->nc[j]; k++)
@@ -834,6 +884,9 @@ static int regions(struct planner *pl, ibf_err_t *err)
 	int res;
 
 	if (!rb && !(rb = pl->rb = calloc(1, sizeof(*rb))))
+		return -1;
+	if (!rb->sub.piv &&
+	    ibf_probe_ech_init(&rb->sub, pl->cols.ncols) != IBF_OK)
 		return -1;
 	for (it = 0; it < REGION_TRIES && idle < REGION_IDLE; it++) {
 		rb->rot = (uint32_t)ibf_rng_below(&pl->rng, pl->n);
@@ -942,9 +995,12 @@ static void planner_free(struct planner *pl)
 	free(pl->mate);
 	free(pl->link_busy);
 	free(pl->order);
-	if (pl->rb)
+	if (pl->rb) {
 		IBF_FREE_ALL(pl->rb->pool, pl->rb->lmap, pl->rb->lport,
-			     pl->rb->lstart, pl->rb->lent);
+			     pl->rb->lstart, pl->rb->lent, pl->rb->rcol,
+			     pl->rb->rval);
+		ibf_probe_ech_free(&pl->rb->sub);
+	}
 	free(pl->rb);
 	ibf_probe_vcache_free(&pl->vc);
 	ibf_probe_cols_free(&pl->cols);
