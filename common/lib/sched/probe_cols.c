@@ -243,6 +243,33 @@ static void vc_store(ibf_probe_vcache_t *vc, uint32_t *at,
 	vc->len = need;
 }
 
+/* Slot of pair (lo, hi), lo < hi, in the index. */
+static uint32_t *vc_slot(const ibf_probe_vcache_t *vc, uint32_t lo,
+			 uint32_t hi)
+{
+	return vc->at + (size_t)lo * (2 * vc->h->n - lo - 1) / 2 +
+	       (hi - lo - 1);
+}
+
+const ibf_port_id_t *ibf_probe_vcache_links(ibf_probe_vcache_t *vc,
+					    uint32_t a, uint32_t b,
+					    ibf_probe_vec_t *v, unsigned *n,
+					    ibf_err_t *err)
+{
+	uint32_t lo = a < b ? a : b, *at;
+
+	if (vc->at && *(at = vc_slot(vc, lo, a ^ b ^ lo))) {
+		const uint32_t *e = vc->pool + *at - 1;
+
+		*n = (e[0] & 0xff) + ((e[0] >> 8) & 0xff);
+		return e + 1;
+	}
+	if (ibf_probe_vcache_get(vc, a, b, v, err) != IBF_OK)
+		return NULL;
+	*n = v->nlinks;
+	return v->links;
+}
+
 ibf_status_t ibf_probe_vcache_get(ibf_probe_vcache_t *vc, uint32_t a,
 				  uint32_t b, ibf_probe_vec_t *v,
 				  ibf_err_t *err)
@@ -255,7 +282,7 @@ ibf_status_t ibf_probe_vcache_get(ibf_probe_vcache_t *vc, uint32_t a,
 	if (!vc->at)
 		return ibf_probe_vec_make(vc->l, (ibf_probe_cols_t *)vc->cols,
 					  hp[a], hp[b], v, err);
-	at = vc->at + (size_t)lo * (2 * vc->h->n - lo - 1) / 2 + (hi - lo - 1);
+	at = vc_slot(vc, lo, hi);
 	if (*at) {
 		vc_load(vc->pool + *at - 1, a > b, v);
 		return IBF_OK;

@@ -97,6 +97,13 @@ ibf_status_t ibf_probe_vcache_init(ibf_probe_vcache_t *vc,
 ibf_status_t ibf_probe_vcache_get(ibf_probe_vcache_t *vc, uint32_t a,
 				  uint32_t b, ibf_probe_vec_t *v,
 				  ibf_err_t *err);
+/* Only the links of pair (a, b), both legs but in either order, for
+ * tests of which links are free: read in place when kept (valid until the
+ * next call), else traced into v.  NULL when a route is broken. */
+const ibf_port_id_t *ibf_probe_vcache_links(ibf_probe_vcache_t *vc,
+					    uint32_t a, uint32_t b,
+					    ibf_probe_vec_t *v, unsigned *n,
+					    ibf_err_t *err);
 void ibf_probe_vcache_free(ibf_probe_vcache_t *vc);
 
 /* v with its columns renamed by perm (ibf_probe_col_order()) into w,

@@ -131,17 +131,27 @@ static int pair_vec(struct planner *pl, uint32_t a, uint32_t b,
 	return ibf_probe_vcache_get(&pl->vc, a, b, v, err) == IBF_OK ? 0 : -2;
 }
 
+/* Just the links of pair (a, b), for the tests of room (fits(),
+ * hole_for()) that turn most pairs away before they are eliminated:
+ * read in place from the cache (valid until the next pair_vec()). */
+static const ibf_port_id_t *pair_links(struct planner *pl, uint32_t a,
+				       uint32_t b, ibf_probe_vec_t *v,
+				       unsigned *n, ibf_err_t *err)
+{
+	return ibf_probe_vcache_links(&pl->vc, a, b, v, n, err);
+}
+
 /* Both hosts free in this round and no directed link of either leg used
  * by another probe of it. */
 static bool fits(const struct planner *pl, uint32_t a, uint32_t b,
-		 const ibf_probe_vec_t *v)
+		 const ibf_port_id_t *lk, unsigned nl)
 {
 	unsigned i;
 
 	if (pl->mate[a] != NONE || pl->mate[b] != NONE)
 		return false;
-	for (i = 0; i < v->nlinks; i++)
-		if (pl->link_busy[v->links[i]] != NONE)
+	for (i = 0; i < nl; i++)
+		if (pl->link_busy[lk[i]] != NONE)
 			return false;
 	return true;
 }
@@ -207,7 +217,8 @@ static int spent(struct planner *pl, struct scratch *sc, ibf_err_t *err)
 /* Committed round before `before` that has room for probe (a, b): both
  * hosts free and every link unused; NONE if none has. */
 static uint32_t hole_for(const struct planner *pl, uint32_t a, uint32_t b,
-			 const ibf_probe_vec_t *v, uint32_t before)
+			 const ibf_port_id_t *lk, unsigned nl,
+			 uint32_t before)
 {
 	uint32_t r, n = pl->n, np = pl->l->fabric->nports;
 	unsigned i;
@@ -218,9 +229,9 @@ static uint32_t hole_for(const struct planner *pl, uint32_t a, uint32_t b,
 
 		if (pl->holes[r] < 2 || hb[a] || hb[b])
 			continue;
-		for (i = 0; i < v->nlinks && !lb[v->links[i]]; i++)
+		for (i = 0; i < nl && !lb[lk[i]]; i++)
 			;
-		if (i == v->nlinks)
+		if (i == nl)
 			return r;
 	}
 	return NONE;
@@ -259,8 +270,9 @@ static int match_host(struct planner *pl, struct scratch *sc, uint32_t a,
 		      unsigned tries, ibf_err_t *err)
 {
 	uint32_t n = pl->n, k, b, r;
+	const ibf_port_id_t *lk;
 	ibf_probe_vec_t v;
-	unsigned t = 0;
+	unsigned t = 0, nl;
 	int res;
 
 	for (k = 1; k < n && t < tries && pl->mate[a] == NONE; k++) {
@@ -269,11 +281,14 @@ static int match_host(struct planner *pl, struct scratch *sc, uint32_t a,
 			continue;
 		if (pl->mate[b] != NONE && !pl->nholes)
 			continue;
+		if (!(lk = pair_links(pl, a, b, &v, &nl, err)))
+			return -2;
+		r = pl->nholes ? hole_for(pl, a, b, lk, nl, pl->nrounds) :
+				 NONE;
+		if (r == NONE && !fits(pl, a, b, lk, nl))
+			continue;
 		if (pair_vec(pl, a, b, &v, err) < 0)
 			return -2;
-		r = pl->nholes ? hole_for(pl, a, b, &v, pl->nrounds) : NONE;
-		if (r == NONE && !fits(pl, a, b, &v))
-			continue;
 		t++;
 		if ((res = add_row(pl, &v)) < 0)
 			return -1;
@@ -520,21 +535,22 @@ static bool inner_link(const ibf_fabric_t *f, ibf_port_id_t p)
 
 /* Candidate (i, j) with the local numbers of its inner links in pool. */
 static int region_cand(struct planner *pl, struct region_buf *rb,
-		       uint32_t i, uint32_t j, const ibf_probe_vec_t *v)
+		       uint32_t i, uint32_t j, const ibf_port_id_t *lk,
+		       unsigned nlk)
 {
 	const ibf_fabric_t *f = pl->l->fabric;
 	uint32_t *np, id;
 	unsigned k, nl = 0;
 
-	np = ibf_array_grow(rb->pool, &rb->pcap, rb->plen + v->nlinks,
+	np = ibf_array_grow(rb->pool, &rb->pcap, rb->plen + nlk,
 			    sizeof(*rb->pool));
 	if (!np)
 		return -1;
 	rb->pool = np;
-	for (k = 0; k < v->nlinks; k++) {
-		if (!inner_link(f, v->links[k]))
+	for (k = 0; k < nlk; k++) {
+		if (!inner_link(f, lk[k]))
 			continue;
-		if ((id = local_link(pl, rb, v->links[k])) == NONE)
+		if ((id = local_link(pl, rb, lk[k])) == NONE)
 			return -1;
 		np[rb->plen + nl++] = id;
 		rb->lstart[id + 2]++;
@@ -587,8 +603,9 @@ static int region_cands(struct planner *pl, struct region_buf *rb,
 			ibf_err_t *err)
 {
 	uint32_t i, j, np = pl->l->fabric->nports;
+	const ibf_port_id_t *lk;
 	ibf_probe_vec_t v;
-	unsigned k;
+	unsigned k, nl;
 
 	if (!rb->lmap) {
 		if (!(rb->lmap = malloc((np + 1) * sizeof(*rb->lmap))))
@@ -606,12 +623,12 @@ static int region_cands(struct planner *pl, struct region_buf *rb,
 		for (j = i + 1; j < rb->nh; j++) {
 			if (*live_at(pl, rb->h[i], rb->h[j]) == DEAD)
 				continue;
-			if (pair_vec(pl, rb->h[i], rb->h[j], &v, err) < 0)
+			if (!(lk = pair_links(pl, rb->h[i], rb->h[j], &v, &nl,
+					      err)))
 				return -2;
-			for (k = 0; k < v.nlinks &&
-			     pl->link_busy[v.links[k]] == NONE; k++)
+			for (k = 0; k < nl && pl->link_busy[lk[k]] == NONE; k++)
 				;
-			if (k == v.nlinks && region_cand(pl, rb, i, j, &v) < 0)
+			if (k == nl && region_cand(pl, rb, i, j, lk, nl) < 0)
 				return -1;
 		}
 	}
@@ -1381,7 +1398,7 @@ static int repack(struct planner *pl, ibf_err_t *err)
 
 		if (pair_vec(pl, a, b, &v, err) < 0)
 			return -2;
-		r = hole_for(pl, a, b, &v, pl->pair_round[i]);
+		r = hole_for(pl, a, b, v.links, v.nlinks, pl->pair_round[i]);
 		if (r == NONE)
 			continue;
 		occ_set(pl, pl->pair_round[i], a, b, &v, 0);
@@ -1399,8 +1416,9 @@ static int pass(struct planner *pl, struct scratch *sc, unsigned tries,
 		ibf_err_t *err)
 {
 	uint32_t n = pl->n, a, k, b, r;
+	const ibf_port_id_t *lk;
 	ibf_probe_vec_t v;
-	unsigned t;
+	unsigned t, nl;
 	int res;
 
 	if (open_round(pl) < 0)
@@ -1412,11 +1430,13 @@ static int pass(struct planner *pl, struct scratch *sc, unsigned tries,
 			if (*live_at(pl, a, b) != LIVE)
 				continue;
 			t++;
-			if (pair_vec(pl, a, b, &v, err) < 0)
+			if (!(lk = pair_links(pl, a, b, &v, &nl, err)))
 				return -2;
-			r = hole_for(pl, a, b, &v, pl->nrounds + 1);
+			r = hole_for(pl, a, b, lk, nl, pl->nrounds + 1);
 			if (r == NONE)
 				continue;
+			if (pair_vec(pl, a, b, &v, err) < 0)
+				return -2;
 			if ((res = add_row(pl, &v)) < 0)
 				return -1;
 			if (!res) {
