@@ -342,13 +342,15 @@ static int host_order(struct planner *pl)
 #define REGION_NODES 500u	/* search nodes per region */
 #define REGION_IDLE 3u		/* searches in a row without gain: stop */
 #define REGION_TRIES 64u	/* searches per round, at most */
+#define NOT_INNER (NONE - 1)	/* a host's link (region_buf.lmap) */
 
 /* Which candidate pairs fit is kept as bits (fit[i] bit j: no link of
  * pair (i, j) held; freem: the hosts free), so the search counts the
  * partners a host has left with a popcount instead of walking every
  * pair's links at every node.  A probe taken clears the bits of the
- * pairs on its switch-to-switch links (lent, by local link); its hosts'
- * own links are only on pairs with those hosts, which freem stops. */
+ * pairs on its switch-to-switch links (gm: per local link, each host's
+ * partners over it as one mask); its hosts' own links are only on pairs
+ * with those hosts, which freem stops. */
 struct region_buf {
 	uint32_t nh, h[RMAX];
 	uint8_t nc[RMAX], c[RMAX][RMAX], first[RMAX]; /* candidate partners */
@@ -357,11 +359,14 @@ struct region_buf {
 	uint32_t *pool;
 	size_t plen, pcap;
 	uint64_t fit[RMAX], freem;
-	uint32_t *lmap;		/* [nports] local link, NONE between uses */
+	uint32_t *lmap;		/* [nports] local link, NONE between uses,
+				 * NOT_INNER for a host's links */
 	uint32_t *lport;	/* [local link] its port */
-	uint32_t *lstart;	/* [local link + 2] its pairs in lent */
-	uint16_t *lent;		/* pairs i | j << 8 */
-	size_t lcap, ecap;
+	uint32_t *lstart;	/* [local link + 2] its masks in gx, gm */
+	uint16_t *lent;		/* pairs i | j << 8 by link, while indexing */
+	uint8_t *gx;		/* host */
+	uint64_t *gm;		/* its partners over the link */
+	size_t lcap, ecap, gcap;
 	uint32_t nl;
 	/* Each pair's vector reduced against the rows at the search's start
 	 * (its residual, rcol/rval from roff[i][j], i < j; NONE not yet),
@@ -516,7 +521,7 @@ static uint32_t local_link(struct planner *pl, struct region_buf *rb,
 	const size_t sz[] = { sizeof(*rb->lport), sizeof(*rb->lstart) };
 
 	if (rb->lmap[p] != NONE)
-		return rb->lmap[p];
+		return rb->lmap[p];	/* numbered, or NOT_INNER */
 	if (ibf_array_grow_par(&rb->lcap, (size_t)rb->nl + 3, 2, arrs,
 			       sz) < 0)
 		return NONE;
@@ -529,7 +534,8 @@ static uint32_t local_link(struct planner *pl, struct region_buf *rb,
  * share with a pair not of that host. */
 static bool inner_link(const ibf_fabric_t *f, ibf_port_id_t p)
 {
-	return ibf_node_is_switch(f, f->ports[p].node) &&
+	return f->ports[p].peer != IBF_NO_ID &&
+	       ibf_node_is_switch(f, f->ports[p].node) &&
 	       ibf_node_is_switch(f, f->ports[f->ports[p].peer].node);
 }
 
@@ -538,7 +544,6 @@ static int region_cand(struct planner *pl, struct region_buf *rb,
 		       uint32_t i, uint32_t j, const ibf_port_id_t *lk,
 		       unsigned nlk)
 {
-	const ibf_fabric_t *f = pl->l->fabric;
 	uint32_t *np, id;
 	unsigned k, nl = 0;
 
@@ -548,9 +553,9 @@ static int region_cand(struct planner *pl, struct region_buf *rb,
 		return -1;
 	rb->pool = np;
 	for (k = 0; k < nlk; k++) {
-		if (!inner_link(f, lk[k]))
+		if ((id = local_link(pl, rb, lk[k])) == NOT_INNER)
 			continue;
-		if ((id = local_link(pl, rb, lk[k])) == NONE)
+		if (id == NONE)
 			return -1;
 		np[rb->plen + nl++] = id;
 		rb->lstart[id + 2]++;
@@ -566,14 +571,12 @@ static int region_cand(struct planner *pl, struct region_buf *rb,
 	return 0;
 }
 
-/* Each local link's pairs (lent from lstart[id]), then lmap cleared. */
-static int region_index(struct region_buf *rb)
+/* Each local link's pairs in lent (from lstart[id + 1]). */
+static int region_pairs_by_link(struct region_buf *rb)
 {
 	uint32_t i, j, k, id, *nx;
 	uint16_t *ne;
 
-	if (!rb->nl)
-		return 0;
 	rb->lstart[0] = rb->lstart[1] = 0;
 	for (id = 0; id < rb->nl; id++)
 		rb->lstart[id + 2] += rb->lstart[id + 1];
@@ -592,6 +595,44 @@ static int region_index(struct region_buf *rb)
 				ne[rb->lstart[nx[id] + 1]++] =
 					(uint16_t)(i | j << 8);
 		}
+	return 0;
+}
+
+/* Each local link's pairs as one mask per host (gx, gm from
+ * lstart[id]), then lmap cleared for the next search. */
+static int region_index(struct region_buf *rb)
+{
+	void *const arrs[] = { &rb->gx, &rb->gm };
+	const size_t sz[] = { sizeof(*rb->gx), sizeof(*rb->gm) };
+	uint64_t m[RMAX] = { 0 }, seen = 0;
+	uint32_t id, e, beg, ng = 0;
+
+	if (!rb->nl)
+		return 0;
+	if (region_pairs_by_link(rb) < 0 ||
+	    ibf_array_grow_par(&rb->gcap, 2 * rb->plen + 1, 2, arrs, sz) < 0)
+		return -1;
+	for (id = 0, beg = 0; id < rb->nl; id++) {
+		uint32_t end = rb->lstart[id + 1];
+
+		for (e = beg; e < end; e++) {
+			uint32_t x = rb->lent[e] & 0xff, y = rb->lent[e] >> 8;
+
+			m[x] |= 1ull << y;
+			m[y] |= 1ull << x;
+			seen |= 1ull << x | 1ull << y;
+		}
+		rb->lstart[id] = ng;
+		for (; seen; seen &= seen - 1) {
+			uint32_t x = (uint32_t)__builtin_ctzll(seen);
+
+			rb->gx[ng] = (uint8_t)x;
+			rb->gm[ng++] = m[x];
+			m[x] = 0;
+		}
+		beg = end;
+	}
+	rb->lstart[rb->nl] = ng;
 	for (id = 0; id < rb->nl; id++)
 		rb->lmap[rb->lport[id]] = NONE;
 	return 0;
@@ -611,7 +652,8 @@ static int region_cands(struct planner *pl, struct region_buf *rb,
 		if (!(rb->lmap = malloc((np + 1) * sizeof(*rb->lmap))))
 			return -1;
 		for (i = 0; i <= np; i++)
-			rb->lmap[i] = NONE;
+			rb->lmap[i] = i < np && inner_link(pl->l->fabric, i) ?
+				      NONE : NOT_INNER;
 	}
 	rb->plen = 0;
 	rb->nl = 0;
@@ -659,12 +701,8 @@ static void region_take(struct planner *pl, struct region_buf *rb,
 	}
 	rb->freem &= ~(1ull << i | 1ull << j);
 	for (k = 0; k < rb->lcnt[i][j]; k++)
-		for (e = rb->lstart[lk[k]]; e < rb->lstart[lk[k] + 1]; e++) {
-			uint32_t x = rb->lent[e] & 0xff, y = rb->lent[e] >> 8;
-
-			rb->fit[x] &= ~(1ull << y);
-			rb->fit[y] &= ~(1ull << x);
-		}
+		for (e = rb->lstart[lk[k]]; e < rb->lstart[lk[k] + 1]; e++)
+			rb->fit[rb->gx[e]] &= ~rb->gm[e];
 }
 
 /* Free region host with the fewest partners that still fit (one with
@@ -1014,7 +1052,8 @@ static void planner_free(struct planner *pl)
 	free(pl->order);
 	if (pl->rb) {
 		IBF_FREE_ALL(pl->rb->pool, pl->rb->lmap, pl->rb->lport,
-			     pl->rb->lstart, pl->rb->lent, pl->rb->rcol,
+			     pl->rb->lstart, pl->rb->lent, pl->rb->gx,
+			     pl->rb->gm, pl->rb->rcol,
 			     pl->rb->rval);
 		ibf_probe_ech_free(&pl->rb->sub);
 	}
