@@ -174,12 +174,8 @@ static uint32_t reduce(ibf_probe_ech_t *e, const uint32_t *col,
 		e->w[c] = 0;
 		for (k = 1; k < len; k++) {
 			uint32_t j = rc[k];
-			uint64_t x = e->w[j] + (uint64_t)f * rv[k];
-
-			/* x < 2^62: fold twice modulo 2^31 - 1. */
-			x = (x & P) + (x >> 31);
-			x = (x & P) + (x >> 31);
-			e->w[j] = x >= P ? (uint32_t)(x - P) : (uint32_t)x;
+			e->w[j] = ibf_probe_fold(e->w[j] +
+						 (uint64_t)f * rv[k]);
 			e->bits[j >> 6] |= 1ull << (j & 63);
 		}
 		if (rc[len - 1] >> 6 > e->bhi)

@@ -15,9 +15,19 @@
 #define IBF_PROBE_PRIME 2147483647u
 #define IBF_PROBE_NONE UINT32_MAX
 
+/* x mod 2^31 - 1 without a division: 2^31 = 1 (mod p), so folding the
+ * high bits onto the low ones twice leaves below p + 8, x mod p or that
+ * plus p. */
+static inline uint32_t ibf_probe_fold(uint64_t x)
+{
+	x = (x & IBF_PROBE_PRIME) + (x >> 31);
+	x = (x & IBF_PROBE_PRIME) + (x >> 31);
+	return (uint32_t)(x >= IBF_PROBE_PRIME ? x - IBF_PROBE_PRIME : x);
+}
+
 static inline uint32_t ibf_probe_mulmod(uint32_t a, uint32_t b)
 {
-	return (uint32_t)(((uint64_t)a * b) % IBF_PROBE_PRIME);
+	return ibf_probe_fold((uint64_t)a * b);
 }
 
 /* Columns: one per directed link (egress port), except that a host's

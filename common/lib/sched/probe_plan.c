@@ -1132,9 +1132,9 @@ static void kernel_vector(const ibf_probe_ech_t *e, ibf_rng_t *rng,
 		if (r == NONE)
 			continue;
 		for (k = 1; k < e->len[r]; k++)
-			s = (s + (uint64_t)e->eval[e->off[r] + k] *
-			     x[e->ecol[e->off[r] + k]]) % P;
-		x[c] = (uint32_t)((P - s) % P);
+			s = ibf_probe_fold(s + (uint64_t)e->eval[e->off[r] + k] *
+					   x[e->ecol[e->off[r] + k]]);
+		x[c] = s ? (uint32_t)(P - s) : 0;
 	}
 }
 
