@@ -869,8 +869,83 @@ static void test_echelon_truncate(void **state)
 	}
 }
 
-/* Parallel arrays of different element sizes grow together, keep their
- * contents, and an impossible size fails with nothing changed. */
+/* Rank of base[0..nb) with the vectors u[idx[0..ni)] (rows of ECH_NC). */
+static unsigned rank_with(const int *base, unsigned nb, const int *u,
+			  const unsigned *idx, unsigned ni)
+{
+	int rows[32 * ECH_NC];
+	unsigned i;
+
+	memcpy(rows, base, nb * ECH_NC * sizeof(*rows));
+	for (i = 0; i < ni; i++)
+		memcpy(rows + (nb + i) * ECH_NC, u + idx[i] * ECH_NC,
+		       ECH_NC * sizeof(*rows));
+	return rank_q(rows, nb + ni, ECH_NC);
+}
+
+/* The region search's test: vectors reduced against a base form
+ * (ibf_probe_ech_residual: no entry on a pivot) and eliminated among
+ * themselves in a second form (ibf_probe_ech_add_sparse) get the verdicts
+ * of rational rank over base and vectors together; a vector found
+ * dependent there is in the span of the base and the vectors of the
+ * second form's first `used` rows. */
+static void test_echelon_residual(void **state)
+{
+	unsigned seed;
+
+	(void)state;
+	srand(13);
+	for (seed = 0; seed < 60; seed++) {
+		int base[4 * ECH_NC], u[12 * ECH_NC];
+		unsigned nb = seed % 4, t, k, in2[12], n2 = 0;
+		ibf_probe_ech_t e, e2;
+		ibf_probe_vec_t pv;
+
+		assert_int_equal(ibf_probe_ech_init(&e, 256), IBF_OK);
+		assert_int_equal(ibf_probe_ech_init(&e2, 256), IBF_OK);
+		for (t = 0; t < nb; t++) {
+			ech_random(base + t * ECH_NC, &pv);
+			ibf_probe_ech_add(&e, &pv, true);
+		}
+		for (t = 0; t < 12; t++) {
+			uint32_t col[256], val[256], nr;
+			unsigned before = rank_with(base, nb, u, in2, n2);
+			unsigned after;
+			int got;
+
+			ech_random(u + t * ECH_NC, &pv);
+			in2[n2] = t;
+			after = rank_with(base, nb, u, in2, n2 + 1);
+			nr = ibf_probe_ech_residual(&e, &pv, col, val);
+			for (k = 0; k < nr; k++)
+				assert_int_equal(e.piv[col[k]],
+						 IBF_PROBE_NONE);
+			got = ibf_probe_ech_add_sparse(&e2, col, val, nr, true);
+			assert_int_equal(got, after > before);
+			if (got) {
+				n2++;
+				continue;
+			}
+			if (!nr) {	/* in the base's span alone */
+				assert_int_equal(rank_with(base, nb, u, NULL,
+							   0),
+						 rank_with(base, nb, u, &t, 1));
+			} else {	/* e2's rows: u[in2[0..n2)] */
+				unsigned w[13];
+
+				memcpy(w, in2, e2.used * sizeof(*w));
+				w[e2.used] = t;
+				assert_true(e2.used >= 1 && e2.used <= n2);
+				assert_int_equal(
+					rank_with(base, nb, u, w, e2.used + 1),
+					rank_with(base, nb, u, in2, e2.used));
+			}
+		}
+		ibf_probe_ech_free(&e);
+		ibf_probe_ech_free(&e2);
+	}
+}
+
 /* Pair vectors from the cache, for every ordered pair twice (traced, then
  * read back or, past the lowered cap, traced again): the links are the
  * walker's legs a -> b then b -> a, in order, and each column's value is
@@ -947,6 +1022,8 @@ static void test_vcache(void **state)
 		}
 }
 
+/* Parallel arrays of different element sizes grow together, keep their
+ * contents, and an impossible size fails with nothing changed. */
 static void test_array_grow_par(void **state)
 {
 	uint32_t *a = NULL;
@@ -1355,6 +1432,7 @@ int main(void)
 		cmocka_unit_test(test_by_design_checked),
 		cmocka_unit_test(test_echelon),
 		cmocka_unit_test(test_echelon_truncate),
+		cmocka_unit_test(test_echelon_residual),
 		cmocka_unit_test(test_array_grow_par),
 		cmocka_unit_test(test_vcache),
 		cmocka_unit_test(test_solve),

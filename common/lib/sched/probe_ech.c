@@ -136,6 +136,7 @@ static uint32_t reduce(ibf_probe_ech_t *e, const uint32_t *col,
 {
 	uint32_t i, c, lo = NONE, nf = 0;
 
+	e->used = 0;
 	for (i = 0; i < n; i++) {
 		e->w[col[i]] = val[i] % P;
 		touch(e, col[i]);
@@ -167,6 +168,8 @@ static uint32_t reduce(ibf_probe_ech_t *e, const uint32_t *col,
 			continue;
 		}
 		/* w -= w[c] * row; the row starts with (c, 1). */
+		if (r >= e->used)
+			e->used = r + 1;
 		f = P - e->w[c];
 		rc = e->ecol + e->off[r];
 		rv = e->eval + e->off[r];

@@ -139,6 +139,10 @@ typedef struct ibf_probe_ech {
 	uint64_t *bits;       /* touched columns (all zero between calls) */
 	uint32_t bhi;         /* highest word of bits that may be nonzero */
 	uint32_t *fc;         /* free columns met while reducing */
+	uint32_t used;        /* 1 + the newest row the last reduction
+			       * subtracted (0 none): a vector found
+			       * dependent is in the span of the rows
+			       * before that */
 } ibf_probe_ech_t;
 
 ibf_status_t ibf_probe_ech_init(ibf_probe_ech_t *e, uint32_t ncols);

@@ -377,6 +377,12 @@ struct region_buf {
 	uint32_t *rcol, *rval;
 	size_t rused, rcap;
 	ibf_probe_ech_t sub;
+	/* A pair found dependent on the first dk[i][j] rows of sub (when
+	 * the clock said dt[i][j]) stays so while those rows are there: the
+	 * search backtracks and comes down the same path again and again.
+	 * stamp[k]: when sub's row k was added (increasing along sub). */
+	uint32_t dk[RMAX][RMAX];
+	uint64_t dt[RMAX][RMAX], stamp[RMAX], clock;
 	uint32_t best, bm[RMAX], old[RMAX]; /* best matching (mates) */
 	uint64_t nodes;
 	bool stop;
@@ -564,6 +570,7 @@ static int region_cand(struct planner *pl, struct region_buf *rb,
 	rb->lcnt[i][j] = rb->lcnt[j][i] = (uint8_t)nl;
 	rb->plen += nl;
 	rb->roff[i][j] = NONE;
+	rb->dk[i][j] = 0;
 	rb->c[i][rb->nc[i]++] = (uint8_t)j;
 	rb->c[j][rb->nc[j]++] = (uint8_t)i;
 	rb->fit[i] |= 1ull << j;
@@ -771,6 +778,7 @@ static int region_indep(struct planner *pl, struct region_buf *rb,
 			uint32_t i, uint32_t j, ibf_err_t *err)
 {
 	uint32_t lo = i < j ? i : j, hi = i ^ j ^ lo;
+	uint32_t k = rb->dk[lo][hi], rows = rb->sub.nrows;
 	int res;
 
 	pl->tested++;
@@ -779,9 +787,18 @@ static int region_indep(struct planner *pl, struct region_buf *rb,
 		return res;
 	if (!rb->rlen[lo][hi])
 		return 0;
-	return ibf_probe_ech_add_sparse(&rb->sub, rb->rcol + rb->roff[lo][hi],
-					rb->rval + rb->roff[lo][hi],
-					rb->rlen[lo][hi], true);
+	if (k && k <= rows && rb->stamp[k - 1] <= rb->dt[lo][hi])
+		return 0;	/* those rows are still there */
+	res = ibf_probe_ech_add_sparse(&rb->sub, rb->rcol + rb->roff[lo][hi],
+				       rb->rval + rb->roff[lo][hi],
+				       rb->rlen[lo][hi], true);
+	if (res == 1)
+		rb->stamp[rows] = ++rb->clock;
+	else if (!res) {
+		rb->dk[lo][hi] = rb->sub.used;
+		rb->dt[lo][hi] = rb->clock;
+	}
+	return res;
 }
 
 /* Branch: host i with partner j, then the rest. */
