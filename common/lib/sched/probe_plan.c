@@ -65,7 +65,7 @@ struct planner {
 	const ibf_lfts_t *l;
 	const ibf_hostlist_t *h;
 	ibf_probe_cols_t cols;
-	ibf_probe_vcache_t vc;
+	ibf_probe_vcache_t *vc; /* shared by the strategies of one plan */
 	ibf_probe_ech_t ech;
 	uint32_t n;
 	ibf_rng_t rng;
@@ -128,7 +128,7 @@ static void set_live(struct planner *pl, uint32_t a, uint32_t b, uint8_t v)
 static int pair_vec(struct planner *pl, uint32_t a, uint32_t b,
 		    ibf_probe_vec_t *v, ibf_err_t *err)
 {
-	return ibf_probe_vcache_get(&pl->vc, a, b, v, err) == IBF_OK ? 0 : -2;
+	return ibf_probe_vcache_get(pl->vc, a, b, v, err) == IBF_OK ? 0 : -2;
 }
 
 /* Just the links of pair (a, b), for the tests of room (fits(),
@@ -138,7 +138,7 @@ static const ibf_port_id_t *pair_links(struct planner *pl, uint32_t a,
 				       uint32_t b, ibf_probe_vec_t *v,
 				       unsigned *n, ibf_err_t *err)
 {
-	return ibf_probe_vcache_links(&pl->vc, a, b, v, n, err);
+	return ibf_probe_vcache_links(pl->vc, a, b, v, n, err);
 }
 
 /* Both hosts free in this round and no directed link of either leg used
@@ -1075,7 +1075,6 @@ static void planner_free(struct planner *pl)
 		ibf_probe_ech_free(&pl->rb->sub);
 	}
 	free(pl->rb);
-	ibf_probe_vcache_free(&pl->vc);
 	ibf_probe_cols_free(&pl->cols);
 	ibf_probe_ech_free(&pl->ech);
 }
@@ -1667,18 +1666,49 @@ static uint32_t count_links(const ibf_probe_cols_t *c, const ibf_fabric_t *f)
 	return c->model == IBF_PROBE_SYMMETRIC ? n / 2 : n;
 }
 
+/* Pair vectors for every strategy of one plan: the columns they are
+ * over (each planner makes the same ones again) and the cache. */
+struct pair_cache {
+	ibf_probe_cols_t cols;
+	ibf_probe_vcache_t vc;
+};
+
+static void pair_cache_free(struct pair_cache *pc)
+{
+	ibf_probe_vcache_free(&pc->vc);
+	ibf_probe_cols_free(&pc->cols);
+}
+
+static ibf_status_t pair_cache_init(struct pair_cache *pc,
+				    const ibf_lfts_t *l,
+				    const ibf_hostlist_t *h,
+				    ibf_probe_model_t model, ibf_err_t *err)
+{
+	ibf_status_t st;
+
+	memset(pc, 0, sizeof(*pc));
+	if ((st = ibf_probe_cols_init(l->fabric, h, model, &pc->cols,
+				      err)) != IBF_OK)
+		return st;
+	if (ibf_probe_vcache_init(&pc->vc, l, &pc->cols, h) != IBF_OK) {
+		pair_cache_free(pc);
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	}
+	return IBF_OK;
+}
+
 /* One plan by one strategy (perfect: round by round; else passes).  With
  * a limit, planning stops once limit - 1 rounds are full and pairs are
  * left, or (given the rank) once the pairs left cannot fit in the rounds
  * below the limit: it would need limit rounds at least (*beaten set, out
  * empty). */
 static ibf_status_t plan_once(const ibf_lfts_t *l, const ibf_hostlist_t *h,
-			      ibf_probe_model_t model, unsigned tries,
-			      bool perfect, uint32_t limit, uint32_t rank,
-			      bool *beaten, ibf_probe_plan_t *out,
-			      ibf_err_t *err)
+			      ibf_probe_model_t model, ibf_probe_vcache_t *vc,
+			      unsigned tries, bool perfect, uint32_t limit,
+			      uint32_t rank, bool *beaten,
+			      ibf_probe_plan_t *out, ibf_err_t *err)
 {
-	struct planner pl = { .l = l, .h = h, .n = h->n,
+	struct planner pl = { .l = l, .h = h, .n = h->n, .vc = vc,
 			      .rng.s = 0x9e3779b97f4a7c15ull };
 	ibf_status_t st;
 	int res;
@@ -1694,7 +1724,6 @@ static ibf_status_t plan_once(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 	pl.link_busy = malloc((l->fabric->nports + 1) *
 			      sizeof(*pl.link_busy));
 	if (!pl.live || !pl.nlive || !pl.mate || !pl.order || !pl.link_busy ||
-	    ibf_probe_vcache_init(&pl.vc, l, &pl.cols, h) != IBF_OK ||
 	    ibf_probe_ech_init(&pl.ech, pl.cols.ncols) != IBF_OK ||
 	    make_order(&pl) < 0) {
 		planner_free(&pl);
@@ -1726,14 +1755,20 @@ ibf_status_t ibf_probe_plan_by(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 			       const ibf_probe_opts_t *o, bool perfect,
 			       ibf_probe_plan_t *out, ibf_err_t *err)
 {
+	ibf_probe_model_t model = o ? o->model : IBF_PROBE_DIRECTED;
+	struct pair_cache pc;
+	ibf_status_t st;
 	bool beaten;
 
 	if (h->n < 2)
 		return ibf_err_set(err, IBF_ERR_INVALID,
 				   "probe planning needs at least 2 hosts");
-	return plan_once(l, h, o ? o->model : IBF_PROBE_DIRECTED,
-			 o && o->tries ? o->tries : 64, perfect, 0, 0,
-			 &beaten, out, err);
+	if ((st = pair_cache_init(&pc, l, h, model, err)) != IBF_OK)
+		return st;
+	st = plan_once(l, h, model, &pc.vc, o && o->tries ? o->tries : 64,
+		       perfect, 0, 0, &beaten, out, err);
+	pair_cache_free(&pc);
+	return st;
 }
 
 /* Where the fabric has the shape for it (symmetric model, three-level
@@ -1764,6 +1799,41 @@ static ibf_status_t by_design(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 	return IBF_OK;
 }
 
+/* Passes, then rounds by design or perfect rounds where they miss the
+ * bound (ibf_probe_plan()). */
+static ibf_status_t plan_best(const ibf_lfts_t *l, const ibf_hostlist_t *h,
+			      ibf_probe_model_t model, unsigned tries,
+			      ibf_probe_vcache_t *vc, ibf_probe_plan_t *out,
+			      ibf_err_t *err)
+{
+	ibf_probe_plan_t alt;
+	ibf_status_t st;
+	bool beaten;
+
+	if ((st = plan_once(l, h, model, vc, tries, false, 0, 0, &beaten, out,
+			    err)) != IBF_OK)
+		return st;
+	if (out->nrounds > out->lower_bound &&
+	    (st = by_design(l, h, model, out, err)) != IBF_OK)
+		return st;
+	if (out->nrounds <= out->lower_bound)
+		return IBF_OK;
+	if ((st = plan_once(l, h, model, vc, tries, true, out->nrounds,
+			    out->npairs, &beaten, &alt, err)) != IBF_OK) {
+		ibf_probe_plan_free(out);
+		return st;
+	}
+	alt.tested += out->tested;
+	if (!beaten && alt.nrounds < out->nrounds) {
+		ibf_probe_plan_free(out);
+		*out = alt;
+	} else {
+		out->tested = alt.tested;
+		ibf_probe_plan_free(&alt);
+	}
+	return IBF_OK;
+}
+
 /* Passes first; where they miss the lower bound, rounds by design where
  * the fabric allows, else perfect rounds, and the plan with fewer rounds
  * is kept (all are maximal independent sets of the same rank). */
@@ -1774,37 +1844,20 @@ ibf_status_t ibf_probe_plan(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 	struct timespec t0, t1;
 	unsigned tries = o && o->tries ? o->tries : 64;
 	ibf_probe_model_t model = o ? o->model : IBF_PROBE_DIRECTED;
-	ibf_probe_plan_t alt;
+	struct pair_cache pc;
 	ibf_status_t st;
-	bool beaten;
 
 	memset(out, 0, sizeof(*out));
 	if (h->n < 2)
 		return ibf_err_set(err, IBF_ERR_INVALID,
 				   "probe planning needs at least 2 hosts");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if ((st = plan_once(l, h, model, tries, false, 0, 0, &beaten, out,
-			    err)) != IBF_OK)
+	if ((st = pair_cache_init(&pc, l, h, model, err)) != IBF_OK)
 		return st;
-	if (out->nrounds > out->lower_bound &&
-	    (st = by_design(l, h, model, out, err)) != IBF_OK)
+	st = plan_best(l, h, model, tries, &pc.vc, out, err);
+	pair_cache_free(&pc);
+	if (st != IBF_OK)
 		return st;
-	if (out->nrounds > out->lower_bound) {
-		if ((st = plan_once(l, h, model, tries, true, out->nrounds,
-				    out->npairs, &beaten, &alt,
-				    err)) != IBF_OK) {
-			ibf_probe_plan_free(out);
-			return st;
-		}
-		alt.tested += out->tested;
-		if (!beaten && alt.nrounds < out->nrounds) {
-			ibf_probe_plan_free(out);
-			*out = alt;
-		} else {
-			out->tested = alt.tested;
-			ibf_probe_plan_free(&alt);
-		}
-	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	out->time_s = (double)(t1.tv_sec - t0.tv_sec) +
 		      (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
