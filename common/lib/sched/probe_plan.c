@@ -387,16 +387,18 @@ struct region_buf {
 	uint64_t nodes;
 	bool stop;
 	uint32_t rot, grow;	/* where free hosts are taken from; growth */
+	uint8_t *inreg;		/* [n] host in h[] */
 };
 
 static bool in_region(const struct region_buf *rb, uint32_t x)
 {
-	uint32_t i;
+	return rb->inreg[x];
+}
 
-	for (i = 0; i < rb->nh; i++)
-		if (rb->h[i] == x)
-			return true;
-	return false;
+static void region_put(struct region_buf *rb, uint32_t x)
+{
+	rb->h[rb->nh++] = x;
+	rb->inreg[x] = 1;
 }
 
 /* Add a host, and its partner in the round if it has one. */
@@ -405,9 +407,9 @@ static void region_add(const struct planner *pl, struct region_buf *rb,
 {
 	if (rb->nh + 2 > RMAX || in_region(rb, x))
 		return;
-	rb->h[rb->nh++] = x;
+	region_put(rb, x);
 	if (pl->mate[x] != NONE)
-		rb->h[rb->nh++] = pl->mate[x];
+		region_put(rb, pl->mate[x]);
 }
 
 /* The probes of the round holding links of v (one host of each), at most
@@ -494,15 +496,17 @@ static uint32_t region_scores(struct planner *pl, struct region_buf *rb,
  * the way of most pairs between them, then growth. */
 static void region_pick(struct planner *pl, struct region_buf *rb)
 {
-	uint32_t n = pl->n, i, a, nf = 0, nc;
+	uint32_t n = pl->n, i, a, nf, nc;
 	uint32_t cand[4 * RMAX], score[4 * RMAX];
 
-	for (i = 0; i < n && nf < RMAX / 4; i++) {
+	for (i = 0; i < rb->nh; i++)	/* the last region's */
+		rb->inreg[rb->h[i]] = 0;
+	for (i = 0, rb->nh = 0; i < n && rb->nh < RMAX / 4; i++) {
 		a = (i + rb->rot) % n;
 		if (pl->mate[a] == NONE && pl->nlive[a])
-			rb->h[nf++] = a;
+			region_put(rb, a);
 	}
-	rb->nh = nf;
+	nf = rb->nh;
 	nc = region_scores(pl, rb, nf, cand, score);
 	while (rb->nh + 2 <= RMAX) {
 		uint32_t best = NONE;
@@ -957,6 +961,8 @@ static int regions(struct planner *pl, ibf_err_t *err)
 
 	if (!rb && !(rb = pl->rb = calloc(1, sizeof(*rb))))
 		return -1;
+	if (!rb->inreg && !(rb->inreg = calloc(pl->n, 1)))
+		return -1;
 	if (!rb->sub.piv &&
 	    ibf_probe_ech_init(&rb->sub, pl->cols.ncols) != IBF_OK)
 		return -1;
@@ -1070,7 +1076,7 @@ static void planner_free(struct planner *pl)
 	if (pl->rb) {
 		IBF_FREE_ALL(pl->rb->pool, pl->rb->lmap, pl->rb->lport,
 			     pl->rb->lstart, pl->rb->lent, pl->rb->gx,
-			     pl->rb->gm, pl->rb->rcol,
+			     pl->rb->gm, pl->rb->inreg, pl->rb->rcol,
 			     pl->rb->rval);
 		ibf_probe_ech_free(&pl->rb->sub);
 	}
