@@ -133,12 +133,21 @@ static int pair_vec(struct planner *pl, uint32_t a, uint32_t b,
 
 /* Just the links of pair (a, b), for the tests of room (fits(),
  * hole_for()) that turn most pairs away before they are eliminated:
- * read in place from the cache (valid until the next pair_vec()). */
+ * read in place from the cache (valid until the next pair_vec()), or
+ * the whole vector traced into v. */
 static const ibf_port_id_t *pair_links(struct planner *pl, uint32_t a,
 				       uint32_t b, ibf_probe_vec_t *v,
 				       unsigned *n, ibf_err_t *err)
 {
 	return ibf_probe_vcache_links(pl->vc, a, b, v, n, err);
+}
+
+/* The whole vector of a pair whose links pair_links() gave as lk. */
+static int pair_rest(struct planner *pl, uint32_t a, uint32_t b,
+		     const ibf_port_id_t *lk, ibf_probe_vec_t *v,
+		     ibf_err_t *err)
+{
+	return lk == v->links ? 0 : pair_vec(pl, a, b, v, err);
 }
 
 /* Both hosts free in this round and no directed link of either leg used
@@ -287,7 +296,7 @@ static int match_host(struct planner *pl, struct scratch *sc, uint32_t a,
 				 NONE;
 		if (r == NONE && !fits(pl, a, b, lk, nl))
 			continue;
-		if (pair_vec(pl, a, b, &v, err) < 0)
+		if (pair_rest(pl, a, b, lk, &v, err) < 0)
 			return -2;
 		t++;
 		if ((res = add_row(pl, &v)) < 0)
@@ -1496,7 +1505,7 @@ static int pass(struct planner *pl, struct scratch *sc, unsigned tries,
 			r = hole_for(pl, a, b, lk, nl, pl->nrounds + 1);
 			if (r == NONE)
 				continue;
-			if (pair_vec(pl, a, b, &v, err) < 0)
+			if (pair_rest(pl, a, b, lk, &v, err) < 0)
 				return -2;
 			if ((res = add_row(pl, &v)) < 0)
 				return -1;
