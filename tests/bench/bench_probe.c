@@ -61,7 +61,7 @@ static int run(const char *spec, const char *engine, const char *model)
 			maxr = p.round_start[i + 1] - p.round_start[i];
 	printf("%-26s %-6s %-9s hosts %5u links %6u rank %6u rounds %4u "
 	       "lower_bound %4u ratio %.2f largest_round %u tested %llu "
-	       "time %.3f s\n", spec, engine, model, h.n, p.nlinks, p.rank,
+	       "time %.4f s\n", spec, engine, model, h.n, p.nlinks, p.rank,
 	       p.nrounds, p.lower_bound,
 	       p.lower_bound ? (double)p.nrounds / p.lower_bound : 0.0,
 	       maxr, (unsigned long long)p.tested, now() - t0);

@@ -869,6 +869,159 @@ static void test_echelon_truncate(void **state)
 	}
 }
 
+/* Rank of base[0..nb) with the vectors u[idx[0..ni)] (rows of ECH_NC). */
+static unsigned rank_with(const int *base, unsigned nb, const int *u,
+			  const unsigned *idx, unsigned ni)
+{
+	int rows[32 * ECH_NC];
+	unsigned i;
+
+	memcpy(rows, base, nb * ECH_NC * sizeof(*rows));
+	for (i = 0; i < ni; i++)
+		memcpy(rows + (nb + i) * ECH_NC, u + idx[i] * ECH_NC,
+		       ECH_NC * sizeof(*rows));
+	return rank_q(rows, nb + ni, ECH_NC);
+}
+
+/* The region search's test: vectors reduced against a base form
+ * (ibf_probe_ech_residual: no entry on a pivot) and eliminated among
+ * themselves in a second form (ibf_probe_ech_add_sparse) get the verdicts
+ * of rational rank over base and vectors together; a vector found
+ * dependent there is in the span of the base and the vectors of the
+ * second form's first `used` rows. */
+static void test_echelon_residual(void **state)
+{
+	unsigned seed;
+
+	(void)state;
+	srand(13);
+	for (seed = 0; seed < 60; seed++) {
+		int base[4 * ECH_NC], u[12 * ECH_NC];
+		unsigned nb = seed % 4, t, k, in2[12], n2 = 0;
+		ibf_probe_ech_t e, e2;
+		ibf_probe_vec_t pv;
+
+		assert_int_equal(ibf_probe_ech_init(&e, 256), IBF_OK);
+		assert_int_equal(ibf_probe_ech_init(&e2, 256), IBF_OK);
+		for (t = 0; t < nb; t++) {
+			ech_random(base + t * ECH_NC, &pv);
+			ibf_probe_ech_add(&e, &pv, true);
+		}
+		for (t = 0; t < 12; t++) {
+			uint32_t col[256], val[256], nr;
+			unsigned before = rank_with(base, nb, u, in2, n2);
+			unsigned after;
+			int got;
+
+			ech_random(u + t * ECH_NC, &pv);
+			in2[n2] = t;
+			after = rank_with(base, nb, u, in2, n2 + 1);
+			nr = ibf_probe_ech_residual(&e, &pv, col, val);
+			for (k = 0; k < nr; k++)
+				assert_int_equal(e.piv[col[k]],
+						 IBF_PROBE_NONE);
+			got = ibf_probe_ech_add_sparse(&e2, col, val, nr, true);
+			assert_int_equal(got, after > before);
+			if (got) {
+				n2++;
+				continue;
+			}
+			if (!nr) {	/* in the base's span alone */
+				assert_int_equal(rank_with(base, nb, u, NULL,
+							   0),
+						 rank_with(base, nb, u, &t, 1));
+			} else {	/* e2's rows: u[in2[0..n2)] */
+				unsigned w[13];
+
+				memcpy(w, in2, e2.used * sizeof(*w));
+				w[e2.used] = t;
+				assert_true(e2.used >= 1 && e2.used <= n2);
+				assert_int_equal(
+					rank_with(base, nb, u, w, e2.used + 1),
+					rank_with(base, nb, u, in2, e2.used));
+			}
+		}
+		ibf_probe_ech_free(&e);
+		ibf_probe_ech_free(&e2);
+	}
+}
+
+/* Pair vectors from the cache, for every ordered pair twice (traced, then
+ * read back or, past the lowered cap, traced again): the links are the
+ * walker's legs a -> b then b -> a, in order, and each column's value is
+ * the count of those links in it (halved on a directed host column). */
+static void check_vcache_pair(const struct fx *x, const ibf_probe_cols_t *c,
+			      const ibf_probe_vec_t *v, uint32_t a, uint32_t b)
+{
+	ibf_port_id_t buf[128];
+	unsigned n, i, k;
+
+	n = walk(x->r->lfts, x->h.ports[a], x->h.ports[b], buf);
+	n += walk(x->r->lfts, x->h.ports[b], x->h.ports[a], buf + n);
+	assert_int_equal(v->nlinks, n);
+	for (i = 0; i < n; i++)
+		assert_int_equal(v->links[i], buf[i]);
+	for (k = 0; k < v->n; k++) {
+		uint32_t cnt = 0;
+
+		assert_true(k == 0 || v->col[k - 1] < v->col[k]);
+		for (i = 0; i < n; i++)
+			cnt += c->port_col[buf[i]] == v->col[k];
+		assert_int_equal(v->val[k],
+				 ibf_probe_cols_halved(c, v->col[k]) ?
+				 cnt / 2 : cnt);
+		assert_true(cnt > 0);
+	}
+	for (i = 0; i < n; i++) {	/* every link in some column */
+		for (k = 0; k < v->n && v->col[k] != c->port_col[buf[i]]; k++)
+			;
+		assert_true(k < v->n);
+	}
+}
+
+static void test_vcache(void **state)
+{
+	static const char *const eng[] = { "dmodk", "minhop" };
+	unsigned e, m, round;
+
+	(void)state;
+	for (e = 0; e < 2; e++)
+		for (m = 0; m < 2; m++) {
+			ibf_probe_model_t model = m ? IBF_PROBE_SYMMETRIC :
+						      IBF_PROBE_DIRECTED;
+			ibf_probe_cols_t c;
+			ibf_probe_vcache_t vc;
+			ibf_probe_vec_t v;
+			struct fx x;
+			uint32_t a, b;
+			ibf_err_t err;
+
+			fx_make(&x, "kary:4,3", eng[e]);
+			assert_int_equal(ibf_probe_cols_init(x.f, &x.h, model,
+							     &c, &err), IBF_OK);
+			assert_int_equal(ibf_probe_vcache_init(&vc, x.r->lfts,
+							       &c, &x.h),
+					 IBF_OK);
+			vc.max = 20000;	/* about a third of the pairs */
+			for (round = 0; round < 2; round++)
+				for (a = 0; a < x.h.n; a++)
+					for (b = 0; b < x.h.n; b++) {
+						if (a == b)
+							continue;
+						assert_int_equal(
+							ibf_probe_vcache_get(
+								&vc, a, b, &v,
+								&err), IBF_OK);
+						check_vcache_pair(&x, &c, &v,
+								  a, b);
+					}
+			assert_true(vc.len > 0 && vc.len <= vc.max);
+			ibf_probe_vcache_free(&vc);
+			ibf_probe_cols_free(&c);
+			fx_free(&x);
+		}
+}
+
 /* Parallel arrays of different element sizes grow together, keep their
  * contents, and an impossible size fails with nothing changed. */
 static void test_array_grow_par(void **state)
@@ -1279,7 +1432,9 @@ int main(void)
 		cmocka_unit_test(test_by_design_checked),
 		cmocka_unit_test(test_echelon),
 		cmocka_unit_test(test_echelon_truncate),
+		cmocka_unit_test(test_echelon_residual),
 		cmocka_unit_test(test_array_grow_par),
+		cmocka_unit_test(test_vcache),
 		cmocka_unit_test(test_solve),
 		cmocka_unit_test(test_solve_aggregates),
 		cmocka_unit_test(test_models_hand),

@@ -9,6 +9,8 @@
 
 #include <ibflow/trace.h>
 
+#include "base/array.h"
+
 #include "sched/probe_internal.h"
 
 #define NONE IBF_PROBE_NONE
@@ -103,19 +105,12 @@ ibf_status_t ibf_probe_pair_links(const ibf_lfts_t *l, ibf_port_id_t a,
 	return IBF_OK;
 }
 
-ibf_status_t ibf_probe_vec_make(const ibf_lfts_t *l, ibf_probe_cols_t *c,
-				ibf_port_id_t a, ibf_port_id_t b,
-				ibf_probe_vec_t *v, ibf_err_t *err)
+/* v's columns from its links: few entries, so insertion sort by column,
+ * then equal ones merged. */
+static void vec_cols(const ibf_probe_cols_t *c, ibf_probe_vec_t *v)
 {
-	unsigned i, j, k, n;
-	ibf_status_t st;
+	unsigned i, j, k, n = 0;
 
-	st = ibf_probe_pair_links(l, a, b, v->links, 2 * IBF_PROBE_MAX_HOPS,
-				  &v->nlinks, err);
-	if (st != IBF_OK)
-		return st;
-	/* Few entries: insertion sort by column, then merge equal ones. */
-	n = 0;
 	for (i = 0; i < v->nlinks; i++) {
 		uint32_t col = c->port_col[v->links[i]];
 
@@ -138,9 +133,168 @@ ibf_status_t ibf_probe_vec_make(const ibf_lfts_t *l, ibf_probe_cols_t *c,
 	for (j = 0; j < n && ibf_probe_cols_halved(c, v->col[j]); j++)
 		v->val[j] /= 2;
 	v->n = n;
+}
+
+/* The vector of pair (a, b); *n1 = the links of the leg a -> b (they come
+ * first). */
+static ibf_status_t vec_legs(const ibf_lfts_t *l, const ibf_probe_cols_t *c,
+			     ibf_port_id_t a, ibf_port_id_t b,
+			     ibf_probe_vec_t *v, unsigned *n1, ibf_err_t *err)
+{
+	unsigned n2;
+	ibf_status_t st;
+
+	if ((st = leg(l, a, b, v->links, n1, err)) != IBF_OK ||
+	    (st = leg(l, b, a, v->links + *n1, &n2, err)) != IBF_OK)
+		return st;
+	v->nlinks = *n1 + n2;
+	vec_cols(c, v);
 	return IBF_OK;
 }
 
+ibf_status_t ibf_probe_vec_make(const ibf_lfts_t *l, ibf_probe_cols_t *c,
+				ibf_port_id_t a, ibf_port_id_t b,
+				ibf_probe_vec_t *v, ibf_err_t *err)
+{
+	unsigned n1;
+
+	return vec_legs(l, c, a, b, v, &n1, err);
+}
+
+/* ---- pair vectors traced once ------------------------------------------- */
+
+/* An entry: one word n1 | n2 << 8 | n << 16, the links of the leg from
+ * the lower host (n1) and back (n2), then n columns and n values. */
+#define VC_HDR(n1, n2, n) ((n1) | (n2) << 8 | (n) << 16)
+
+ibf_status_t ibf_probe_vcache_init(ibf_probe_vcache_t *vc,
+				   const ibf_lfts_t *l,
+				   const ibf_probe_cols_t *c,
+				   const ibf_hostlist_t *h)
+{
+	memset(vc, 0, sizeof(*vc));
+	vc->l = l;
+	vc->cols = c;
+	vc->h = h;
+	vc->max = IBF_PROBE_VCACHE_WORDS;
+	if (h->n > IBF_PROBE_VCACHE_HOSTS)
+		return IBF_OK;	/* traced every time */
+	vc->at = calloc((size_t)h->n * (h->n - 1) / 2 + 1, sizeof(*vc->at));
+	return vc->at ? IBF_OK : IBF_ERR_NOMEM;
+}
+
+void ibf_probe_vcache_free(ibf_probe_vcache_t *vc)
+{
+	free(vc->at);
+	free(vc->pool);
+	memset(vc, 0, sizeof(*vc));
+}
+
+/* v from the entry at e, for the pair taken from the higher host when
+ * swap (its leg comes first then; the columns are the same). */
+static void vc_load(const uint32_t *e, bool swap, ibf_probe_vec_t *v)
+{
+	uint32_t n1 = e[0] & 0xff, n2 = (e[0] >> 8) & 0xff, n = e[0] >> 16;
+	const uint32_t *lk = e + 1;
+
+	if (swap) {
+		memcpy(v->links, lk + n1, n2 * sizeof(*lk));
+		memcpy(v->links + n2, lk, n1 * sizeof(*lk));
+	} else {
+		memcpy(v->links, lk, (n1 + n2) * sizeof(*lk));
+	}
+	v->nlinks = n1 + n2;
+	v->n = n;
+	memcpy(v->col, lk + n1 + n2, n * sizeof(*v->col));
+	memcpy(v->val, lk + n1 + n2 + n, n * sizeof(*v->val));
+}
+
+/* The two legs of v in the other order (n1 links in the first now). */
+static void swap_legs(ibf_probe_vec_t *v, unsigned n1)
+{
+	ibf_port_id_t t[IBF_PROBE_MAX_HOPS];
+	unsigned n2 = v->nlinks - n1;
+
+	memcpy(t, v->links, n1 * sizeof(*t));
+	memmove(v->links, v->links + n1, n2 * sizeof(*t));
+	memcpy(v->links + n2, t, n1 * sizeof(*t));
+}
+
+/* Keep v (pair lo -> hi, n1 links out) at slot *at, while the pool has
+ * room; a pair not kept is simply traced again next time. */
+static void vc_store(ibf_probe_vcache_t *vc, uint32_t *at,
+		     const ibf_probe_vec_t *v, unsigned n1)
+{
+	size_t need = vc->len + 1 + v->nlinks + 2 * (size_t)v->n;
+	uint32_t *e;
+
+	if (need > vc->max)
+		return;
+	e = ibf_array_grow(vc->pool, &vc->cap, need, sizeof(*vc->pool));
+	if (!e)
+		return;
+	vc->pool = e;
+	e += vc->len;
+	e[0] = VC_HDR(n1, v->nlinks - n1, v->n);
+	memcpy(e + 1, v->links, v->nlinks * sizeof(*e));
+	memcpy(e + 1 + v->nlinks, v->col, v->n * sizeof(*e));
+	memcpy(e + 1 + v->nlinks + v->n, v->val, v->n * sizeof(*e));
+	*at = (uint32_t)vc->len + 1;
+	vc->len = need;
+}
+
+/* Slot of pair (lo, hi), lo < hi, in the index. */
+static uint32_t *vc_slot(const ibf_probe_vcache_t *vc, uint32_t lo,
+			 uint32_t hi)
+{
+	return vc->at + (size_t)lo * (2 * vc->h->n - lo - 1) / 2 +
+	       (hi - lo - 1);
+}
+
+const ibf_port_id_t *ibf_probe_vcache_links(ibf_probe_vcache_t *vc,
+					    uint32_t a, uint32_t b,
+					    ibf_probe_vec_t *v, unsigned *n,
+					    ibf_err_t *err)
+{
+	uint32_t lo = a < b ? a : b, *at;
+
+	if (vc->at && *(at = vc_slot(vc, lo, a ^ b ^ lo))) {
+		const uint32_t *e = vc->pool + *at - 1;
+
+		*n = (e[0] & 0xff) + ((e[0] >> 8) & 0xff);
+		return e + 1;
+	}
+	if (ibf_probe_vcache_get(vc, a, b, v, err) != IBF_OK)
+		return NULL;
+	*n = v->nlinks;
+	return v->links;
+}
+
+ibf_status_t ibf_probe_vcache_get(ibf_probe_vcache_t *vc, uint32_t a,
+				  uint32_t b, ibf_probe_vec_t *v,
+				  ibf_err_t *err)
+{
+	const ibf_port_id_t *hp = vc->h->ports;
+	uint32_t lo = a < b ? a : b, hi = a ^ b ^ lo, *at;
+	unsigned n1;
+	ibf_status_t st;
+
+	if (!vc->at)
+		return ibf_probe_vec_make(vc->l, (ibf_probe_cols_t *)vc->cols,
+					  hp[a], hp[b], v, err);
+	at = vc_slot(vc, lo, hi);
+	if (*at) {
+		vc_load(vc->pool + *at - 1, a > b, v);
+		return IBF_OK;
+	}
+	if ((st = vec_legs(vc->l, vc->cols, hp[lo], hp[hi], v, &n1,
+			   err)) != IBF_OK)
+		return st;
+	vc_store(vc, at, v, n1);
+	if (a > b)	/* the leg from a first, as traced directly */
+		swap_legs(v, n1);
+	return IBF_OK;
+}
 
 /* v with its columns renamed to elimination positions (ibf_probe_col_order()),
  * sorted again; the echelon form works on positions throughout. */

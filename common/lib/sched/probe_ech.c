@@ -127,15 +127,21 @@ static int store_row(ibf_probe_ech_t *e, uint32_t nf)
 	return 1;
 }
 
-int ibf_probe_ech_add(ibf_probe_ech_t *e, const ibf_probe_vec_t *v, bool add)
+/* Reduce the sparse vector (col, val)[0..n) (distinct columns) against
+ * the rows.  Returns the number of free columns it keeps (in e->fc,
+ * increasing, their values in e->w, for the caller to take and clear),
+ * or, when !all, 1 as soon as it keeps one (w cleared then). */
+static uint32_t reduce(ibf_probe_ech_t *e, const uint32_t *col,
+		       const uint32_t *val, unsigned n, bool all)
 {
 	uint32_t i, c, lo = NONE, nf = 0;
 
-	for (i = 0; i < v->n; i++) {
-		e->w[v->col[i]] = v->val[i] % P;
-		touch(e, v->col[i]);
-		if (v->col[i] < lo)
-			lo = v->col[i];
+	e->used = 0;
+	for (i = 0; i < n; i++) {
+		e->w[col[i]] = val[i] % P;
+		touch(e, col[i]);
+		if (col[i] < lo)
+			lo = col[i];
 	}
 	if (lo == NONE)
 		return 0;
@@ -148,7 +154,7 @@ int ibf_probe_ech_add(ibf_probe_ech_t *e, const ibf_probe_vec_t *v, bool add)
 			continue;
 		r = e->piv[c];
 		if (r == NONE) {
-			if (!add) {
+			if (!all) {
 				e->w[c] = 0;
 				while ((c = next_col(e, &i)) != NONE)
 					e->w[c] = 0;
@@ -162,6 +168,8 @@ int ibf_probe_ech_add(ibf_probe_ech_t *e, const ibf_probe_vec_t *v, bool add)
 			continue;
 		}
 		/* w -= w[c] * row; the row starts with (c, 1). */
+		if (r >= e->used)
+			e->used = r + 1;
 		f = P - e->w[c];
 		rc = e->ecol + e->off[r];
 		rv = e->eval + e->off[r];
@@ -169,18 +177,40 @@ int ibf_probe_ech_add(ibf_probe_ech_t *e, const ibf_probe_vec_t *v, bool add)
 		e->w[c] = 0;
 		for (k = 1; k < len; k++) {
 			uint32_t j = rc[k];
-			uint64_t x = e->w[j] + (uint64_t)f * rv[k];
-
-			/* x < 2^62: fold twice modulo 2^31 - 1. */
-			x = (x & P) + (x >> 31);
-			x = (x & P) + (x >> 31);
-			e->w[j] = x >= P ? (uint32_t)(x - P) : (uint32_t)x;
+			e->w[j] = ibf_probe_fold(e->w[j] +
+						 (uint64_t)f * rv[k]);
 			e->bits[j >> 6] |= 1ull << (j & 63);
 		}
 		if (rc[len - 1] >> 6 > e->bhi)
 			e->bhi = rc[len - 1] >> 6;
 	}
-	return nf ? store_row(e, nf) : 0;
+	return nf;
+}
+
+int ibf_probe_ech_add_sparse(ibf_probe_ech_t *e, const uint32_t *col,
+			     const uint32_t *val, unsigned n, bool add)
+{
+	uint32_t nf = reduce(e, col, val, n, add);
+
+	return nf && add ? store_row(e, nf) : nf != 0;
+}
+
+int ibf_probe_ech_add(ibf_probe_ech_t *e, const ibf_probe_vec_t *v, bool add)
+{
+	return ibf_probe_ech_add_sparse(e, v->col, v->val, v->n, add);
+}
+
+uint32_t ibf_probe_ech_residual(ibf_probe_ech_t *e, const ibf_probe_vec_t *v,
+				uint32_t *col, uint32_t *val)
+{
+	uint32_t nf = reduce(e, v->col, v->val, v->n, true), k;
+
+	for (k = 0; k < nf; k++) {
+		col[k] = e->fc[k];
+		val[k] = e->w[e->fc[k]];
+		e->w[e->fc[k]] = 0;
+	}
+	return nf;
 }
 
 void ibf_probe_ech_truncate(ibf_probe_ech_t *e, uint32_t nrows)

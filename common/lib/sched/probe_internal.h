@@ -15,9 +15,19 @@
 #define IBF_PROBE_PRIME 2147483647u
 #define IBF_PROBE_NONE UINT32_MAX
 
+/* x mod 2^31 - 1 without a division: 2^31 = 1 (mod p), so folding the
+ * high bits onto the low ones twice leaves below p + 8, x mod p or that
+ * plus p. */
+static inline uint32_t ibf_probe_fold(uint64_t x)
+{
+	x = (x & IBF_PROBE_PRIME) + (x >> 31);
+	x = (x & IBF_PROBE_PRIME) + (x >> 31);
+	return (uint32_t)(x >= IBF_PROBE_PRIME ? x - IBF_PROBE_PRIME : x);
+}
+
 static inline uint32_t ibf_probe_mulmod(uint32_t a, uint32_t b)
 {
-	return (uint32_t)(((uint64_t)a * b) % IBF_PROBE_PRIME);
+	return ibf_probe_fold((uint64_t)a * b);
 }
 
 /* Columns: one per directed link (egress port), except that a host's
@@ -68,6 +78,44 @@ ibf_status_t ibf_probe_vec_make(const ibf_lfts_t *l, ibf_probe_cols_t *c,
 				ibf_port_id_t a, ibf_port_id_t b,
 				ibf_probe_vec_t *v, ibf_err_t *err);
 
+/* Pair vectors by host index, each traced once and kept while the
+ * cache has room (the planners look at the same pairs again and again:
+ * each pass, each round, each region search).  Only up to
+ * IBF_PROBE_VCACHE_HOSTS hosts (an index of n (n - 1) / 2 words, 2 MB
+ * at 1,024) and IBF_PROBE_VCACHE_WORDS words of entries (16 MB, some
+ * 110,000 pairs of six-hop paths: all of the 432-host 3-tree's 93,096);
+ * pairs beyond are traced every time.
+ * A vector read back is the one ibf_probe_vec_make() gives. */
+#define IBF_PROBE_VCACHE_HOSTS 1024u
+#define IBF_PROBE_VCACHE_WORDS (4u << 20)
+
+typedef struct ibf_probe_vcache {
+	const ibf_lfts_t *l;
+	const ibf_probe_cols_t *cols;
+	const ibf_hostlist_t *h;
+	uint32_t *at;         /* [pair]: 1 + its entry's offset, 0 none */
+	uint32_t *pool;
+	size_t len, cap;
+	size_t max;           /* words of entries at most (the tests lower it) */
+} ibf_probe_vcache_t;
+
+/* IBF_ERR_NOMEM when the index cannot be had. */
+ibf_status_t ibf_probe_vcache_init(ibf_probe_vcache_t *vc,
+				   const ibf_lfts_t *l,
+				   const ibf_probe_cols_t *c,
+				   const ibf_hostlist_t *h);
+ibf_status_t ibf_probe_vcache_get(ibf_probe_vcache_t *vc, uint32_t a,
+				  uint32_t b, ibf_probe_vec_t *v,
+				  ibf_err_t *err);
+/* Only the links of pair (a, b), both legs but in either order, for
+ * tests of which links are free: read in place when kept (valid until the
+ * next call), else traced into v.  NULL when a route is broken. */
+const ibf_port_id_t *ibf_probe_vcache_links(ibf_probe_vcache_t *vc,
+					    uint32_t a, uint32_t b,
+					    ibf_probe_vec_t *v, unsigned *n,
+					    ibf_err_t *err);
+void ibf_probe_vcache_free(ibf_probe_vcache_t *vc);
+
 /* v with its columns renamed by perm (ibf_probe_col_order()) into w,
  * sorted again; returns w (its links are not copied). */
 const ibf_probe_vec_t *ibf_probe_vec_permute(const uint32_t *perm,
@@ -91,6 +139,10 @@ typedef struct ibf_probe_ech {
 	uint64_t *bits;       /* touched columns (all zero between calls) */
 	uint32_t bhi;         /* highest word of bits that may be nonzero */
 	uint32_t *fc;         /* free columns met while reducing */
+	uint32_t used;        /* 1 + the newest row the last reduction
+			       * subtracted (0 none): a vector found
+			       * dependent is in the span of the rows
+			       * before that */
 } ibf_probe_ech_t;
 
 ibf_status_t ibf_probe_ech_init(ibf_probe_ech_t *e, uint32_t ncols);
@@ -99,6 +151,17 @@ void ibf_probe_ech_free(ibf_probe_ech_t *e);
  * it.  Returns 1 independent, 0 dependent, -1 out of memory. */
 int ibf_probe_ech_add(ibf_probe_ech_t *e, const ibf_probe_vec_t *v,
 		      bool add);
+/* The same for a sparse vector of n entries (distinct columns, values
+ * below the prime), of any length. */
+int ibf_probe_ech_add_sparse(ibf_probe_ech_t *e, const uint32_t *col,
+			     const uint32_t *val, unsigned n, bool add);
+/* v reduced against the rows (nothing added): its entries, all on
+ * columns that are no row's pivot, into col/val (room for ncols);
+ * returns their number, 0 when v is in the span.  v is independent of
+ * the rows and some vectors exactly when this residual is independent of
+ * theirs: the rows' span holds no nonzero vector free of their pivots. */
+uint32_t ibf_probe_ech_residual(ibf_probe_ech_t *e, const ibf_probe_vec_t *v,
+				uint32_t *col, uint32_t *val);
 /* Take back the rows added after the first nrows (rows are appended, and
  * none is ever changed after it is stored, so this is exact). */
 void ibf_probe_ech_truncate(ibf_probe_ech_t *e, uint32_t nrows);

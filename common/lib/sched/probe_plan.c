@@ -65,6 +65,7 @@ struct planner {
 	const ibf_lfts_t *l;
 	const ibf_hostlist_t *h;
 	ibf_probe_cols_t cols;
+	ibf_probe_vcache_t *vc; /* shared by the strategies of one plan */
 	ibf_probe_ech_t ech;
 	uint32_t n;
 	ibf_rng_t rng;
@@ -124,25 +125,42 @@ static void set_live(struct planner *pl, uint32_t a, uint32_t b, uint8_t v)
 	*live_at(pl, a, b) = *live_at(pl, b, a) = v;
 }
 
-static int pair_vec(const struct planner *pl, uint32_t a, uint32_t b,
+static int pair_vec(struct planner *pl, uint32_t a, uint32_t b,
 		    ibf_probe_vec_t *v, ibf_err_t *err)
 {
-	return ibf_probe_vec_make(pl->l, (ibf_probe_cols_t *)&pl->cols,
-				  pl->h->ports[a], pl->h->ports[b], v,
-				  err) == IBF_OK ? 0 : -2;
+	return ibf_probe_vcache_get(pl->vc, a, b, v, err) == IBF_OK ? 0 : -2;
+}
+
+/* Just the links of pair (a, b), for the tests of room (fits(),
+ * hole_for()) that turn most pairs away before they are eliminated:
+ * read in place from the cache (valid until the next pair_vec()), or
+ * the whole vector traced into v. */
+static const ibf_port_id_t *pair_links(struct planner *pl, uint32_t a,
+				       uint32_t b, ibf_probe_vec_t *v,
+				       unsigned *n, ibf_err_t *err)
+{
+	return ibf_probe_vcache_links(pl->vc, a, b, v, n, err);
+}
+
+/* The whole vector of a pair whose links pair_links() gave as lk. */
+static int pair_rest(struct planner *pl, uint32_t a, uint32_t b,
+		     const ibf_port_id_t *lk, ibf_probe_vec_t *v,
+		     ibf_err_t *err)
+{
+	return lk == v->links ? 0 : pair_vec(pl, a, b, v, err);
 }
 
 /* Both hosts free in this round and no directed link of either leg used
  * by another probe of it. */
 static bool fits(const struct planner *pl, uint32_t a, uint32_t b,
-		 const ibf_probe_vec_t *v)
+		 const ibf_port_id_t *lk, unsigned nl)
 {
 	unsigned i;
 
 	if (pl->mate[a] != NONE || pl->mate[b] != NONE)
 		return false;
-	for (i = 0; i < v->nlinks; i++)
-		if (pl->link_busy[v->links[i]] != NONE)
+	for (i = 0; i < nl; i++)
+		if (pl->link_busy[lk[i]] != NONE)
 			return false;
 	return true;
 }
@@ -208,7 +226,8 @@ static int spent(struct planner *pl, struct scratch *sc, ibf_err_t *err)
 /* Committed round before `before` that has room for probe (a, b): both
  * hosts free and every link unused; NONE if none has. */
 static uint32_t hole_for(const struct planner *pl, uint32_t a, uint32_t b,
-			 const ibf_probe_vec_t *v, uint32_t before)
+			 const ibf_port_id_t *lk, unsigned nl,
+			 uint32_t before)
 {
 	uint32_t r, n = pl->n, np = pl->l->fabric->nports;
 	unsigned i;
@@ -219,9 +238,9 @@ static uint32_t hole_for(const struct planner *pl, uint32_t a, uint32_t b,
 
 		if (pl->holes[r] < 2 || hb[a] || hb[b])
 			continue;
-		for (i = 0; i < v->nlinks && !lb[v->links[i]]; i++)
+		for (i = 0; i < nl && !lb[lk[i]]; i++)
 			;
-		if (i == v->nlinks)
+		if (i == nl)
 			return r;
 	}
 	return NONE;
@@ -260,8 +279,9 @@ static int match_host(struct planner *pl, struct scratch *sc, uint32_t a,
 		      unsigned tries, ibf_err_t *err)
 {
 	uint32_t n = pl->n, k, b, r;
+	const ibf_port_id_t *lk;
 	ibf_probe_vec_t v;
-	unsigned t = 0;
+	unsigned t = 0, nl;
 	int res;
 
 	for (k = 1; k < n && t < tries && pl->mate[a] == NONE; k++) {
@@ -270,11 +290,14 @@ static int match_host(struct planner *pl, struct scratch *sc, uint32_t a,
 			continue;
 		if (pl->mate[b] != NONE && !pl->nholes)
 			continue;
-		if (pair_vec(pl, a, b, &v, err) < 0)
+		if (!(lk = pair_links(pl, a, b, &v, &nl, err)))
 			return -2;
-		r = pl->nholes ? hole_for(pl, a, b, &v, pl->nrounds) : NONE;
-		if (r == NONE && !fits(pl, a, b, &v))
+		r = pl->nholes ? hole_for(pl, a, b, lk, nl, pl->nrounds) :
+				 NONE;
+		if (r == NONE && !fits(pl, a, b, lk, nl))
 			continue;
+		if (pair_rest(pl, a, b, lk, &v, err) < 0)
+			return -2;
 		t++;
 		if ((res = add_row(pl, &v)) < 0)
 			return -1;
@@ -328,28 +351,63 @@ static int host_order(struct planner *pl)
 #define REGION_NODES 500u	/* search nodes per region */
 #define REGION_IDLE 3u		/* searches in a row without gain: stop */
 #define REGION_TRIES 64u	/* searches per round, at most */
+#define NOT_INNER (NONE - 1)	/* a host's link (region_buf.lmap) */
 
+/* Which candidate pairs fit is kept as bits (fit[i] bit j: no link of
+ * pair (i, j) held; freem: the hosts free), so the search counts the
+ * partners a host has left with a popcount instead of walking every
+ * pair's links at every node.  A probe taken clears the bits of the
+ * pairs on its switch-to-switch links (gm: per local link, each host's
+ * partners over it as one mask); its hosts' own links are only on pairs
+ * with those hosts, which freem stops. */
 struct region_buf {
 	uint32_t nh, h[RMAX];
 	uint8_t nc[RMAX], c[RMAX][RMAX], first[RMAX]; /* candidate partners */
-	uint32_t loff[RMAX][RMAX];	/* their links in pool */
+	uint32_t loff[RMAX][RMAX];	/* their inner links in pool (local) */
 	uint8_t lcnt[RMAX][RMAX];
 	uint32_t *pool;
 	size_t plen, pcap;
+	uint64_t fit[RMAX], freem;
+	uint32_t *lmap;		/* [nports] local link, NONE between uses,
+				 * NOT_INNER for a host's links */
+	uint32_t *lport;	/* [local link] its port */
+	uint32_t *lstart;	/* [local link + 2] its masks in gx, gm */
+	uint16_t *lent;		/* pairs i | j << 8 by link, while indexing */
+	uint8_t *gx;		/* host */
+	uint64_t *gm;		/* its partners over the link */
+	size_t lcap, ecap, gcap;
+	uint32_t nl;
+	/* Each pair's vector reduced against the rows at the search's start
+	 * (its residual, rcol/rval from roff[i][j], i < j; NONE not yet),
+	 * and the rows of the search's probes as residuals (sub): the
+	 * search adds and takes back rows there only, so a pair is reduced
+	 * against the round once per search, not once per node. */
+	uint32_t roff[RMAX][RMAX], rlen[RMAX][RMAX];
+	uint32_t *rcol, *rval;
+	size_t rused, rcap;
+	ibf_probe_ech_t sub;
+	/* A pair found dependent on the first dk[i][j] rows of sub (when
+	 * the clock said dt[i][j]) stays so while those rows are there: the
+	 * search backtracks and comes down the same path again and again.
+	 * stamp[k]: when sub's row k was added (increasing along sub). */
+	uint32_t dk[RMAX][RMAX];
+	uint64_t dt[RMAX][RMAX], stamp[RMAX], clock;
 	uint32_t best, bm[RMAX], old[RMAX]; /* best matching (mates) */
 	uint64_t nodes;
 	bool stop;
 	uint32_t rot, grow;	/* where free hosts are taken from; growth */
+	uint8_t *inreg;		/* [n] host in h[] */
 };
 
 static bool in_region(const struct region_buf *rb, uint32_t x)
 {
-	uint32_t i;
+	return rb->inreg[x];
+}
 
-	for (i = 0; i < rb->nh; i++)
-		if (rb->h[i] == x)
-			return true;
-	return false;
+static void region_put(struct region_buf *rb, uint32_t x)
+{
+	rb->h[rb->nh++] = x;
+	rb->inreg[x] = 1;
 }
 
 /* Add a host, and its partner in the round if it has one. */
@@ -358,9 +416,9 @@ static void region_add(const struct planner *pl, struct region_buf *rb,
 {
 	if (rb->nh + 2 > RMAX || in_region(rb, x))
 		return;
-	rb->h[rb->nh++] = x;
+	region_put(rb, x);
 	if (pl->mate[x] != NONE)
-		rb->h[rb->nh++] = pl->mate[x];
+		region_put(rb, pl->mate[x]);
 }
 
 /* The probes of the round holding links of v (one host of each), at most
@@ -447,15 +505,17 @@ static uint32_t region_scores(struct planner *pl, struct region_buf *rb,
  * the way of most pairs between them, then growth. */
 static void region_pick(struct planner *pl, struct region_buf *rb)
 {
-	uint32_t n = pl->n, i, a, nf = 0, nc;
+	uint32_t n = pl->n, i, a, nf, nc;
 	uint32_t cand[4 * RMAX], score[4 * RMAX];
 
-	for (i = 0; i < n && nf < RMAX / 4; i++) {
+	for (i = 0; i < rb->nh; i++)	/* the last region's */
+		rb->inreg[rb->h[i]] = 0;
+	for (i = 0, rb->nh = 0; i < n && rb->nh < RMAX / 4; i++) {
 		a = (i + rb->rot) % n;
 		if (pl->mate[a] == NONE && pl->nlive[a])
-			rb->h[nf++] = a;
+			region_put(rb, a);
 	}
-	rb->nh = nf;
+	nf = rb->nh;
 	nc = region_scores(pl, rb, nf, cand, score);
 	while (rb->nh + 2 <= RMAX) {
 		uint32_t best = NONE;
@@ -471,69 +531,212 @@ static void region_pick(struct planner *pl, struct region_buf *rb)
 	region_grow(pl, rb);
 }
 
-/* Candidate pairs of the region (not DEAD) with their links, traced once
- * per search. */
-static int region_cands(struct planner *pl, struct region_buf *rb,
-			ibf_err_t *err)
+/* Local number of link p among the region's, given on first sight (its
+ * pair count in lstart[id + 2]); NONE out of memory. */
+static uint32_t local_link(struct planner *pl, struct region_buf *rb,
+			   ibf_port_id_t p)
 {
-	uint32_t i, j;
-	ibf_probe_vec_t v;
+	void *const arrs[] = { &rb->lport, &rb->lstart };
+	const size_t sz[] = { sizeof(*rb->lport), sizeof(*rb->lstart) };
 
-	rb->plen = 0;
-	memset(rb->nc, 0, sizeof(rb->nc));
+	if (rb->lmap[p] != NONE)
+		return rb->lmap[p];	/* numbered, or NOT_INNER */
+	if (ibf_array_grow_par(&rb->lcap, (size_t)rb->nl + 3, 2, arrs,
+			       sz) < 0)
+		return NONE;
+	rb->lport[rb->nl] = p;
+	rb->lstart[rb->nl + 2] = 0;
+	return rb->lmap[p] = rb->nl++;
+}
+
+/* Links between two switches: the only ones a region host's probe can
+ * share with a pair not of that host. */
+static bool inner_link(const ibf_fabric_t *f, ibf_port_id_t p)
+{
+	return f->ports[p].peer != IBF_NO_ID &&
+	       ibf_node_is_switch(f, f->ports[p].node) &&
+	       ibf_node_is_switch(f, f->ports[f->ports[p].peer].node);
+}
+
+/* Candidate (i, j) with the local numbers of its inner links in pool. */
+static int region_cand(struct planner *pl, struct region_buf *rb,
+		       uint32_t i, uint32_t j, const ibf_port_id_t *lk,
+		       unsigned nlk)
+{
+	uint32_t *np, id;
+	unsigned k, nl = 0;
+
+	np = ibf_array_grow(rb->pool, &rb->pcap, rb->plen + nlk,
+			    sizeof(*rb->pool));
+	if (!np)
+		return -1;
+	rb->pool = np;
+	for (k = 0; k < nlk; k++) {
+		if ((id = local_link(pl, rb, lk[k])) == NOT_INNER)
+			continue;
+		if (id == NONE)
+			return -1;
+		np[rb->plen + nl++] = id;
+		rb->lstart[id + 2]++;
+	}
+	rb->loff[i][j] = rb->loff[j][i] = (uint32_t)rb->plen;
+	rb->lcnt[i][j] = rb->lcnt[j][i] = (uint8_t)nl;
+	rb->plen += nl;
+	rb->roff[i][j] = NONE;
+	rb->dk[i][j] = 0;
+	rb->c[i][rb->nc[i]++] = (uint8_t)j;
+	rb->c[j][rb->nc[j]++] = (uint8_t)i;
+	rb->fit[i] |= 1ull << j;
+	rb->fit[j] |= 1ull << i;
+	return 0;
+}
+
+/* Each local link's pairs in lent (from lstart[id + 1]). */
+static int region_pairs_by_link(struct region_buf *rb)
+{
+	uint32_t i, j, k, id, *nx;
+	uint16_t *ne;
+
+	rb->lstart[0] = rb->lstart[1] = 0;
+	for (id = 0; id < rb->nl; id++)
+		rb->lstart[id + 2] += rb->lstart[id + 1];
+	ne = ibf_array_grow(rb->lent, &rb->ecap, rb->plen + 1,
+			    sizeof(*rb->lent));
+	if (!ne)
+		return -1;
+	rb->lent = ne;
 	for (i = 0; i < rb->nh; i++)
-		for (j = i + 1; j < rb->nh; j++) {
-			uint32_t *np;
-
-			if (*live_at(pl, rb->h[i], rb->h[j]) == DEAD)
+		for (k = 0; k < rb->nc[i]; k++) {
+			j = rb->c[i][k];
+			if (j < i)
 				continue;
-			if (pair_vec(pl, rb->h[i], rb->h[j], &v, err) < 0)
-				return -2;
-			np = ibf_array_grow(rb->pool, &rb->pcap,
-					    rb->plen + v.nlinks,
-					    sizeof(*rb->pool));
-			if (!np)
-				return -1;
-			rb->pool = np;
-			memcpy(np + rb->plen, v.links,
-			       v.nlinks * sizeof(*np));
-			rb->loff[i][j] = rb->loff[j][i] = (uint32_t)rb->plen;
-			rb->lcnt[i][j] = rb->lcnt[j][i] = (uint8_t)v.nlinks;
-			rb->plen += v.nlinks;
-			rb->c[i][rb->nc[i]++] = (uint8_t)j;
-			rb->c[j][rb->nc[j]++] = (uint8_t)i;
+			nx = rb->pool + rb->loff[i][j];
+			for (id = 0; id < rb->lcnt[i][j]; id++)
+				ne[rb->lstart[nx[id] + 1]++] =
+					(uint16_t)(i | j << 8);
 		}
 	return 0;
 }
 
-static bool region_fits(const struct planner *pl,
-			const struct region_buf *rb, uint32_t i, uint32_t j)
+/* Each local link's pairs as one mask per host (gx, gm from
+ * lstart[id]), then lmap cleared for the next search. */
+static int region_index(struct region_buf *rb)
+{
+	void *const arrs[] = { &rb->gx, &rb->gm };
+	const size_t sz[] = { sizeof(*rb->gx), sizeof(*rb->gm) };
+	uint64_t m[RMAX] = { 0 }, seen = 0;
+	uint32_t id, e, beg, ng = 0;
+
+	if (!rb->nl)
+		return 0;
+	if (region_pairs_by_link(rb) < 0 ||
+	    ibf_array_grow_par(&rb->gcap, 2 * rb->plen + 1, 2, arrs, sz) < 0)
+		return -1;
+	for (id = 0, beg = 0; id < rb->nl; id++) {
+		uint32_t end = rb->lstart[id + 1];
+
+		for (e = beg; e < end; e++) {
+			uint32_t x = rb->lent[e] & 0xff, y = rb->lent[e] >> 8;
+
+			m[x] |= 1ull << y;
+			m[y] |= 1ull << x;
+			seen |= 1ull << x | 1ull << y;
+		}
+		rb->lstart[id] = ng;
+		for (; seen; seen &= seen - 1) {
+			uint32_t x = (uint32_t)__builtin_ctzll(seen);
+
+			rb->gx[ng] = (uint8_t)x;
+			rb->gm[ng++] = m[x];
+			m[x] = 0;
+		}
+		beg = end;
+	}
+	rb->lstart[rb->nl] = ng;
+	for (id = 0; id < rb->nl; id++)
+		rb->lmap[rb->lport[id]] = NONE;
+	return 0;
+}
+
+/* Candidate pairs of the region (not DEAD, no link held by the rest of
+ * the round: such a pair can never fit), traced once per search. */
+static int region_cands(struct planner *pl, struct region_buf *rb,
+			ibf_err_t *err)
+{
+	uint32_t i, j, np = pl->l->fabric->nports;
+	const ibf_port_id_t *lk;
+	ibf_probe_vec_t v;
+	unsigned k, nl;
+
+	if (!rb->lmap) {
+		if (!(rb->lmap = malloc((np + 1) * sizeof(*rb->lmap))))
+			return -1;
+		for (i = 0; i <= np; i++)
+			rb->lmap[i] = i < np && inner_link(pl->l->fabric, i) ?
+				      NONE : NOT_INNER;
+	}
+	rb->plen = 0;
+	rb->nl = 0;
+	rb->freem = 0;
+	memset(rb->nc, 0, sizeof(rb->nc));
+	memset(rb->fit, 0, sizeof(rb->fit));
+	for (i = 0; i < rb->nh; i++) {
+		rb->freem |= 1ull << i;
+		for (j = i + 1; j < rb->nh; j++) {
+			if (*live_at(pl, rb->h[i], rb->h[j]) == DEAD)
+				continue;
+			if (!(lk = pair_links(pl, rb->h[i], rb->h[j], &v, &nl,
+					      err)))
+				return -2;
+			for (k = 0; k < nl && pl->link_busy[lk[k]] == NONE; k++)
+				;
+			if (k == nl && region_cand(pl, rb, i, j, lk, nl) < 0)
+				return -1;
+		}
+	}
+	return region_index(rb);
+}
+
+static bool region_fits(const struct region_buf *rb, uint32_t i,
+			uint32_t j)
+{
+	return (rb->freem >> i & 1) && (rb->freem >> j & 1) &&
+	       (rb->fit[i] >> j & 1);
+}
+
+/* Probe (i, j) taken (on) or given back in the search: hosts and the
+ * fit bits of the pairs on its inner links (given back by the caller,
+ * from its copy). */
+static void region_take(struct planner *pl, struct region_buf *rb,
+			uint32_t i, uint32_t j, bool on)
 {
 	const uint32_t *lk = rb->pool + rb->loff[i][j];
-	unsigned k;
+	uint32_t k, e;
 
-	if (pl->mate[rb->h[i]] != NONE || pl->mate[rb->h[j]] != NONE)
-		return false;
+	pl->mate[rb->h[i]] = on ? rb->h[j] : NONE;
+	pl->mate[rb->h[j]] = on ? rb->h[i] : NONE;
+	if (!on) {
+		rb->freem |= 1ull << i | 1ull << j;
+		return;
+	}
+	rb->freem &= ~(1ull << i | 1ull << j);
 	for (k = 0; k < rb->lcnt[i][j]; k++)
-		if (pl->link_busy[lk[k]] != NONE)
-			return false;
-	return true;
+		for (e = rb->lstart[lk[k]]; e < rb->lstart[lk[k] + 1]; e++)
+			rb->fit[rb->gx[e]] &= ~rb->gm[e];
 }
 
 /* Free region host with the fewest partners that still fit (one with
  * none at once: it can only stay free); NONE when all are decided. */
-static uint32_t region_next(const struct planner *pl,
-			    const struct region_buf *rb, uint32_t *nfit)
+static uint32_t region_next(const struct region_buf *rb, uint32_t *nfit)
 {
-	uint32_t i, k, best = NONE, bf = UINT32_MAX;
+	uint32_t i, best = NONE, bf = UINT32_MAX;
 
 	for (i = 0; i < rb->nh && bf; i++) {
-		uint32_t f = 0;
+		uint32_t f;
 
-		if (pl->mate[rb->h[i]] != NONE)
+		if (!(rb->freem >> i & 1))
 			continue;
-		for (k = 0; k < rb->nc[i] && f < bf; k++)
-			f += region_fits(pl, rb, i, rb->c[i][k]);
+		f = (uint32_t)__builtin_popcountll(rb->fit[i] & rb->freem);
 		if (f < bf) {
 			bf = f;
 			best = i;
@@ -560,22 +763,73 @@ static void region_save(const struct planner *pl, struct region_buf *rb,
 static int region_dfs(struct planner *pl, struct region_buf *rb,
 		      uint32_t got, ibf_err_t *err);
 
+/* Residual of candidate (i, j), i < j, against the rows at the search's
+ * start (pl->ech is left alone during the search). */
+static int region_residual(struct planner *pl, struct region_buf *rb,
+			   uint32_t i, uint32_t j, ibf_err_t *err)
+{
+	void *const arrs[] = { &rb->rcol, &rb->rval };
+	const size_t sz[] = { sizeof(*rb->rcol), sizeof(*rb->rval) };
+	ibf_probe_vec_t v, w;
+
+	if (pair_vec(pl, rb->h[i], rb->h[j], &v, err) < 0)
+		return -2;
+	if (ibf_array_grow_par(&rb->rcap, rb->rused + pl->cols.ncols, 2, arrs,
+			       sz) < 0)
+		return -1;
+	rb->roff[i][j] = (uint32_t)rb->rused;
+	rb->rlen[i][j] = ibf_probe_ech_residual(&pl->ech, permuted(pl, &v, &w),
+						rb->rcol + rb->rused,
+						rb->rval + rb->rused);
+	rb->rused += rb->rlen[i][j];
+	return 0;
+}
+
+/* Does probe (i, j) raise the rank of the rows at the search's start and
+ * the search's probes?  Added to sub if so: 1; 0 not; < 0 error. */
+static int region_indep(struct planner *pl, struct region_buf *rb,
+			uint32_t i, uint32_t j, ibf_err_t *err)
+{
+	uint32_t lo = i < j ? i : j, hi = i ^ j ^ lo;
+	uint32_t k = rb->dk[lo][hi], rows = rb->sub.nrows;
+	int res;
+
+	pl->tested++;
+	if (rb->roff[lo][hi] == NONE &&
+	    (res = region_residual(pl, rb, lo, hi, err)) < 0)
+		return res;
+	if (!rb->rlen[lo][hi])
+		return 0;
+	if (k && k <= rows && rb->stamp[k - 1] <= rb->dt[lo][hi])
+		return 0;	/* those rows are still there */
+	res = ibf_probe_ech_add_sparse(&rb->sub, rb->rcol + rb->roff[lo][hi],
+				       rb->rval + rb->roff[lo][hi],
+				       rb->rlen[lo][hi], true);
+	if (res == 1)
+		rb->stamp[rows] = ++rb->clock;
+	else if (!res) {
+		rb->dk[lo][hi] = rb->sub.used;
+		rb->dt[lo][hi] = rb->clock;
+	}
+	return res;
+}
+
 /* Branch: host i with partner j, then the rest. */
 static int region_try(struct planner *pl, struct region_buf *rb, uint32_t i,
 		      uint32_t j, uint32_t got, ibf_err_t *err)
 {
-	uint32_t a = rb->h[i], b = rb->h[j], rows = pl->ech.nrows;
-	ibf_probe_vec_t v;
+	uint32_t rows = rb->sub.nrows;
+	uint64_t fit[RMAX];
 	int res;
 
-	if (pair_vec(pl, a, b, &v, err) < 0)
-		return -2;
-	if ((res = add_row(pl, &v)) <= 0)
+	if ((res = region_indep(pl, rb, i, j, err)) <= 0)
 		return res;
-	mark(pl, a, b, &v, true);
+	memcpy(fit, rb->fit, rb->nh * sizeof(*fit));
+	region_take(pl, rb, i, j, true);
 	res = region_dfs(pl, rb, got + 1, err);
-	mark(pl, a, b, &v, false);
-	ibf_probe_ech_truncate(&pl->ech, rows);
+	region_take(pl, rb, i, j, false);
+	memcpy(rb->fit, fit, rb->nh * sizeof(*fit));
+	ibf_probe_ech_truncate(&rb->sub, rows);
 	return res;
 }
 
@@ -585,18 +839,17 @@ static int region_try(struct planner *pl, struct region_buf *rb, uint32_t i,
 static int region_dfs(struct planner *pl, struct region_buf *rb,
 		      uint32_t got, ibf_err_t *err)
 {
-	uint32_t i, k, nfit, left = 0;
+	uint32_t i, k, nfit, left;
 	int res;
 
 	if (++rb->nodes > REGION_NODES) {
 		rb->stop = true;
 		return 0;
 	}
-	for (i = 0; i < rb->nh; i++)
-		left += pl->mate[rb->h[i]] == NONE;
+	left = (uint32_t)__builtin_popcountll(rb->freem);
 	if (got + left / 2 <= rb->best)
 		return 0;
-	i = region_next(pl, rb, &nfit);
+	i = region_next(rb, &nfit);
 	if (i == NONE || left < 2) {
 		region_save(pl, rb, got);
 		return 0;
@@ -604,14 +857,16 @@ static int region_dfs(struct planner *pl, struct region_buf *rb,
 	for (k = 0; k < rb->nc[i] && nfit && !rb->stop; k++) {
 		uint32_t j = rb->c[i][(k + rb->first[i]) % rb->nc[i]];
 
-		if (region_fits(pl, rb, i, j) &&
+		if (region_fits(rb, i, j) &&
 		    (res = region_try(pl, rb, i, j, got, err)) < 0)
 			return res;
 	}
 	if (rb->stop)
 		return 0;
 	pl->mate[rb->h[i]] = rb->h[i];	/* host i stays free */
+	rb->freem &= ~(1ull << i);
 	res = region_dfs(pl, rb, got, err);
+	rb->freem |= 1ull << i;
 	pl->mate[rb->h[i]] = NONE;
 	return res;
 }
@@ -687,6 +942,8 @@ static int region_search(struct planner *pl, struct region_buf *rb,
 	if ((res = round_rows_rebuild(pl, err)) < 0 ||
 	    (res = region_cands(pl, rb, err)) < 0)
 		return res;
+	ibf_probe_ech_truncate(&rb->sub, 0);
+	rb->rused = 0;
 	for (j = 0; j < rb->nh; j++) {
 		rb->first[j] = 0;
 		for (k = 0; k < rb->nc[j]; k++)
@@ -712,6 +969,11 @@ static int regions(struct planner *pl, ibf_err_t *err)
 	int res;
 
 	if (!rb && !(rb = pl->rb = calloc(1, sizeof(*rb))))
+		return -1;
+	if (!rb->inreg && !(rb->inreg = calloc(pl->n, 1)))
+		return -1;
+	if (!rb->sub.piv &&
+	    ibf_probe_ech_init(&rb->sub, pl->cols.ncols) != IBF_OK)
 		return -1;
 	for (it = 0; it < REGION_TRIES && idle < REGION_IDLE; it++) {
 		rb->rot = (uint32_t)ibf_rng_below(&pl->rng, pl->n);
@@ -820,8 +1082,13 @@ static void planner_free(struct planner *pl)
 	free(pl->mate);
 	free(pl->link_busy);
 	free(pl->order);
-	if (pl->rb)
-		free(pl->rb->pool);
+	if (pl->rb) {
+		IBF_FREE_ALL(pl->rb->pool, pl->rb->lmap, pl->rb->lport,
+			     pl->rb->lstart, pl->rb->lent, pl->rb->gx,
+			     pl->rb->gm, pl->rb->inreg, pl->rb->rcol,
+			     pl->rb->rval);
+		ibf_probe_ech_free(&pl->rb->sub);
+	}
 	free(pl->rb);
 	ibf_probe_cols_free(&pl->cols);
 	ibf_probe_ech_free(&pl->ech);
@@ -896,9 +1163,9 @@ static void kernel_vector(const ibf_probe_ech_t *e, ibf_rng_t *rng,
 		if (r == NONE)
 			continue;
 		for (k = 1; k < e->len[r]; k++)
-			s = (s + (uint64_t)e->eval[e->off[r] + k] *
-			     x[e->ecol[e->off[r] + k]]) % P;
-		x[c] = (uint32_t)((P - s) % P);
+			s = ibf_probe_fold(s + (uint64_t)e->eval[e->off[r] + k] *
+					   x[e->ecol[e->off[r] + k]]);
+		x[c] = s ? (uint32_t)(P - s) : 0;
 	}
 }
 
@@ -1201,7 +1468,7 @@ static int repack(struct planner *pl, ibf_err_t *err)
 
 		if (pair_vec(pl, a, b, &v, err) < 0)
 			return -2;
-		r = hole_for(pl, a, b, &v, pl->pair_round[i]);
+		r = hole_for(pl, a, b, v.links, v.nlinks, pl->pair_round[i]);
 		if (r == NONE)
 			continue;
 		occ_set(pl, pl->pair_round[i], a, b, &v, 0);
@@ -1219,8 +1486,9 @@ static int pass(struct planner *pl, struct scratch *sc, unsigned tries,
 		ibf_err_t *err)
 {
 	uint32_t n = pl->n, a, k, b, r;
+	const ibf_port_id_t *lk;
 	ibf_probe_vec_t v;
-	unsigned t;
+	unsigned t, nl;
 	int res;
 
 	if (open_round(pl) < 0)
@@ -1232,11 +1500,13 @@ static int pass(struct planner *pl, struct scratch *sc, unsigned tries,
 			if (*live_at(pl, a, b) != LIVE)
 				continue;
 			t++;
-			if (pair_vec(pl, a, b, &v, err) < 0)
+			if (!(lk = pair_links(pl, a, b, &v, &nl, err)))
 				return -2;
-			r = hole_for(pl, a, b, &v, pl->nrounds + 1);
+			r = hole_for(pl, a, b, lk, nl, pl->nrounds + 1);
 			if (r == NONE)
 				continue;
+			if (pair_rest(pl, a, b, lk, &v, err) < 0)
+				return -2;
 			if ((res = add_row(pl, &v)) < 0)
 				return -1;
 			if (!res) {
@@ -1411,18 +1681,49 @@ static uint32_t count_links(const ibf_probe_cols_t *c, const ibf_fabric_t *f)
 	return c->model == IBF_PROBE_SYMMETRIC ? n / 2 : n;
 }
 
+/* Pair vectors for every strategy of one plan: the columns they are
+ * over (each planner makes the same ones again) and the cache. */
+struct pair_cache {
+	ibf_probe_cols_t cols;
+	ibf_probe_vcache_t vc;
+};
+
+static void pair_cache_free(struct pair_cache *pc)
+{
+	ibf_probe_vcache_free(&pc->vc);
+	ibf_probe_cols_free(&pc->cols);
+}
+
+static ibf_status_t pair_cache_init(struct pair_cache *pc,
+				    const ibf_lfts_t *l,
+				    const ibf_hostlist_t *h,
+				    ibf_probe_model_t model, ibf_err_t *err)
+{
+	ibf_status_t st;
+
+	memset(pc, 0, sizeof(*pc));
+	if ((st = ibf_probe_cols_init(l->fabric, h, model, &pc->cols,
+				      err)) != IBF_OK)
+		return st;
+	if (ibf_probe_vcache_init(&pc->vc, l, &pc->cols, h) != IBF_OK) {
+		pair_cache_free(pc);
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	}
+	return IBF_OK;
+}
+
 /* One plan by one strategy (perfect: round by round; else passes).  With
  * a limit, planning stops once limit - 1 rounds are full and pairs are
  * left, or (given the rank) once the pairs left cannot fit in the rounds
  * below the limit: it would need limit rounds at least (*beaten set, out
  * empty). */
 static ibf_status_t plan_once(const ibf_lfts_t *l, const ibf_hostlist_t *h,
-			      ibf_probe_model_t model, unsigned tries,
-			      bool perfect, uint32_t limit, uint32_t rank,
-			      bool *beaten, ibf_probe_plan_t *out,
-			      ibf_err_t *err)
+			      ibf_probe_model_t model, ibf_probe_vcache_t *vc,
+			      unsigned tries, bool perfect, uint32_t limit,
+			      uint32_t rank, bool *beaten,
+			      ibf_probe_plan_t *out, ibf_err_t *err)
 {
-	struct planner pl = { .l = l, .h = h, .n = h->n,
+	struct planner pl = { .l = l, .h = h, .n = h->n, .vc = vc,
 			      .rng.s = 0x9e3779b97f4a7c15ull };
 	ibf_status_t st;
 	int res;
@@ -1469,14 +1770,20 @@ ibf_status_t ibf_probe_plan_by(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 			       const ibf_probe_opts_t *o, bool perfect,
 			       ibf_probe_plan_t *out, ibf_err_t *err)
 {
+	ibf_probe_model_t model = o ? o->model : IBF_PROBE_DIRECTED;
+	struct pair_cache pc;
+	ibf_status_t st;
 	bool beaten;
 
 	if (h->n < 2)
 		return ibf_err_set(err, IBF_ERR_INVALID,
 				   "probe planning needs at least 2 hosts");
-	return plan_once(l, h, o ? o->model : IBF_PROBE_DIRECTED,
-			 o && o->tries ? o->tries : 64, perfect, 0, 0,
-			 &beaten, out, err);
+	if ((st = pair_cache_init(&pc, l, h, model, err)) != IBF_OK)
+		return st;
+	st = plan_once(l, h, model, &pc.vc, o && o->tries ? o->tries : 64,
+		       perfect, 0, 0, &beaten, out, err);
+	pair_cache_free(&pc);
+	return st;
 }
 
 /* Where the fabric has the shape for it (symmetric model, three-level
@@ -1507,6 +1814,41 @@ static ibf_status_t by_design(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 	return IBF_OK;
 }
 
+/* Passes, then rounds by design or perfect rounds where they miss the
+ * bound (ibf_probe_plan()). */
+static ibf_status_t plan_best(const ibf_lfts_t *l, const ibf_hostlist_t *h,
+			      ibf_probe_model_t model, unsigned tries,
+			      ibf_probe_vcache_t *vc, ibf_probe_plan_t *out,
+			      ibf_err_t *err)
+{
+	ibf_probe_plan_t alt;
+	ibf_status_t st;
+	bool beaten;
+
+	if ((st = plan_once(l, h, model, vc, tries, false, 0, 0, &beaten, out,
+			    err)) != IBF_OK)
+		return st;
+	if (out->nrounds > out->lower_bound &&
+	    (st = by_design(l, h, model, out, err)) != IBF_OK)
+		return st;
+	if (out->nrounds <= out->lower_bound)
+		return IBF_OK;
+	if ((st = plan_once(l, h, model, vc, tries, true, out->nrounds,
+			    out->npairs, &beaten, &alt, err)) != IBF_OK) {
+		ibf_probe_plan_free(out);
+		return st;
+	}
+	alt.tested += out->tested;
+	if (!beaten && alt.nrounds < out->nrounds) {
+		ibf_probe_plan_free(out);
+		*out = alt;
+	} else {
+		out->tested = alt.tested;
+		ibf_probe_plan_free(&alt);
+	}
+	return IBF_OK;
+}
+
 /* Passes first; where they miss the lower bound, rounds by design where
  * the fabric allows, else perfect rounds, and the plan with fewer rounds
  * is kept (all are maximal independent sets of the same rank). */
@@ -1517,37 +1859,20 @@ ibf_status_t ibf_probe_plan(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 	struct timespec t0, t1;
 	unsigned tries = o && o->tries ? o->tries : 64;
 	ibf_probe_model_t model = o ? o->model : IBF_PROBE_DIRECTED;
-	ibf_probe_plan_t alt;
+	struct pair_cache pc;
 	ibf_status_t st;
-	bool beaten;
 
 	memset(out, 0, sizeof(*out));
 	if (h->n < 2)
 		return ibf_err_set(err, IBF_ERR_INVALID,
 				   "probe planning needs at least 2 hosts");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if ((st = plan_once(l, h, model, tries, false, 0, 0, &beaten, out,
-			    err)) != IBF_OK)
+	if ((st = pair_cache_init(&pc, l, h, model, err)) != IBF_OK)
 		return st;
-	if (out->nrounds > out->lower_bound &&
-	    (st = by_design(l, h, model, out, err)) != IBF_OK)
+	st = plan_best(l, h, model, tries, &pc.vc, out, err);
+	pair_cache_free(&pc);
+	if (st != IBF_OK)
 		return st;
-	if (out->nrounds > out->lower_bound) {
-		if ((st = plan_once(l, h, model, tries, true, out->nrounds,
-				    out->npairs, &beaten, &alt,
-				    err)) != IBF_OK) {
-			ibf_probe_plan_free(out);
-			return st;
-		}
-		alt.tested += out->tested;
-		if (!beaten && alt.nrounds < out->nrounds) {
-			ibf_probe_plan_free(out);
-			*out = alt;
-		} else {
-			out->tested = alt.tested;
-			ibf_probe_plan_free(&alt);
-		}
-	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	out->time_s = (double)(t1.tv_sec - t0.tv_sec) +
 		      (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
