@@ -213,7 +213,7 @@ struct slot {
 	uint32_t look_started;   /* close-host pairs started, over all its
 				    replays (the budget holds for them) */
 	uint32_t flying;         /* the pair (h, flying) in flight, or NONE */
-	uint32_t fly_anchor;     /* its links: the tree path to this host */
+	uint32_t fly_anchor;     /* its anchor at the start (pair_links) */
 	uint32_t fly_after;      /* measurements over when it started */
 	bool fly_look;
 	bool placed;             /* h is in the tree; only the flight is left */
@@ -421,10 +421,8 @@ static void cand_drop(struct ctx *c, uint32_t i)
 }
 
 static uint32_t anchor(const struct ctx *c, const struct slot *s);
-static bool path_links(struct ctx *c, uint32_t k, uint32_t a, double from,
-		       bool take);
-static double route_from(const struct ctx *c, const struct slot *s,
-			 uint32_t a);
+static bool pair_links(struct ctx *c, const struct slot *s, uint32_t k,
+		       uint32_t a, bool take);
 
 /* By its bounds, is j more likely near the host than b? */
 static bool nearer_bounds(const struct ctx *c, uint32_t j, uint32_t b)
@@ -438,10 +436,7 @@ static bool nearer_bounds(const struct ctx *c, uint32_t j, uint32_t b)
  * of the measurements in flight?  (Marks and tour: replay_all.) */
 static bool startable(struct ctx *c, uint32_t j, uint32_t a)
 {
-	if (a == NONE)
-		a = j;
-	return !c->hmark[j] &&
-	       path_links(c, j, a, route_from(c, c->cur, a), false);
+	return !c->hmark[j] && pair_links(c, c->cur, j, a, false);
 }
 
 /* Parallel mode: best is a candidate not measured yet.  Those with the
@@ -1136,6 +1131,17 @@ static bool path_links(struct ctx *c, uint32_t k, uint32_t a, double from,
 	return true;
 }
 
+/* Slot s's pair with tree host k, its anchor a (NONE: none yet): its
+ * links (those of path_links past route_from, or k's own), unmarked
+ * (take false) or marked (take true). */
+static bool pair_links(struct ctx *c, const struct slot *s, uint32_t k,
+		       uint32_t a, bool take)
+{
+	if (a == NONE)
+		a = k;
+	return path_links(c, k, a, route_from(c, s, a), take);
+}
+
 /* Mark the hosts of the measurements in flight and their links (admit),
  * on the tree as it is now (it may have grown since they started). */
 static void flights_mark(struct ctx *c)
@@ -1151,12 +1157,11 @@ static void flights_mark(struct ctx *c)
 		if (s->flying == NONE)
 			continue;
 		c->hmark[s->h] = c->hmark[s->flying] = 1;
-		path_links(c, s->flying, s->fly_anchor,
-			   route_from(c, s, s->fly_anchor), true);
+		pair_links(c, s, s->flying, s->fly_anchor, true);
 	}
 }
 
-/* Start slot s's measurement of (s->h, k), whose links lead to anchor a. */
+/* Start slot s's measurement of (s->h, k), its anchor a (pair_links). */
 static ibf_status_t flight_start(struct ctx *c, struct slot *s, uint32_t k,
 				 uint32_t a)
 {
@@ -1189,18 +1194,14 @@ static ibf_status_t flight_start(struct ctx *c, struct slot *s, uint32_t k,
 static ibf_status_t admit(struct ctx *c, struct slot *s)
 {
 	uint32_t k = s->want, a;
-	double from;
 
 	if (k == NONE || s->flying != NONE || c->hmark[k] ||
 	    (c->opts->max_in_flight && c->nflying >= c->opts->max_in_flight))
 		return IBF_OK;
 	a = anchor(c, s);
-	if (a == NONE)
-		a = k;
-	from = route_from(c, s, a);
-	if (!path_links(c, k, a, from, false))
+	if (!pair_links(c, s, k, a, false))
 		return IBF_OK;
-	path_links(c, k, a, from, true);
+	pair_links(c, s, k, a, true);
 	c->hmark[k] = c->hmark[s->h] = 1;
 	return flight_start(c, s, k, a);
 }
