@@ -153,7 +153,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift 2 || exit 2
 done
-OUT=${OUT:-$(mktemp -d /work/a2a-softroce.XXXXXX 2>/dev/null || mktemp -d)}
+OUT=${OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
 # KVM here hangs or aborts in the nested guest: skip softroce-vm's probe boot
 export SOFTROCE_VM_ACCEL=${SOFTROCE_VM_ACCEL:-tcg}

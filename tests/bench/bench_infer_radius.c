@@ -9,8 +9,8 @@
  * the false positive / negative rates of the three trees.
  *
  * Usage: bench_infer_radius SPEC LATENCIES JITTER NOISE SEED
- *   e.g. bench_infer_radius xgft:3:4,4,4:1,1,1 1 5 0.2 1   (the issue:
- *   64 hosts, 3 levels, links of 1-6 us, RTTs +-0.2 us)
+ *   e.g. bench_infer_radius xgft:3:4,4,4:1,1,1 1 5 0.2 1   (the first
+ *   row of docs/benchmarks.md's radius table: 64 hosts, 3 levels, links of 1-6 us, RTTs +-0.2 us)
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 # Build and run the radius estimate's benchmark (bench_infer_radius.c).
 #   tests/bench/bench_infer_radius.sh [SPEC LATENCIES JITTER NOISE SEED]
 # Without arguments: the rows of docs/benchmarks.md (Topology inference,
-# the noise table): the issue's tree, then the noise table's fabrics at
+# the noise table): a 64-host 3-level tree with 1-6 us links, then the noise table's fabrics at
 # E = 0.45, 0.6, 1 and 2 x 0.25 us, seeds 1-3.
 set -eu
 . "$(dirname "$0")/build.sh"
@@ -12,7 +12,7 @@ if [ $# -gt 0 ]; then
 	exec "$out/bench_infer_radius" "$@"
 fi
 for seed in 1 2 3; do
-	# the issue: 64 hosts, 3 levels, links 1-6 us, RTTs +-0.2 us
+	# 64 hosts, 3 levels, links 1-6 us, RTTs +-0.2 us
 	"$out/bench_infer_radius" xgft:3:4,4,4:1,1,1 1 5 0.2 $seed
 done
 # the noise table's fabrics (host links 1 us, switch links 0.25 us x

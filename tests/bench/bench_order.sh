@@ -21,8 +21,8 @@
 #       step k sends to rank + k, a shift per step) on the emulated fabric
 #       of tests/bench/bench_a2a_netns.sh ft (xgft:2:4,4:1,2, D-mod-K,
 #       links 20mbit) with all 16 hosts, ranked in a seeded shuffle (job)
-#       or in `ibflow order`'s order (ibflow).  Hold
-#       /tmp/ibflow-heavy.lock around it.  Raw files in
+#       or in `ibflow order`'s order (ibflow).  Run it on a
+#       quiet machine (one benchmark at a time).  Raw files in
 #       $ORDER_BENCH_OUT/netns-job, netns-ibflow.
 #   tests/bench/bench_order.sh table
 #       the netns table from the raw files (median of the runs).

@@ -32,8 +32,8 @@
 #
 #   tests/bench/bench_sim.sh [speed|a2a|engines|all] [RUNS] [BYTES]
 #
-# The machine is shared: run it as a whole under the heavy-jobs lock,
-#   flock /tmp/ibflow-heavy.lock tests/bench/bench_sim.sh ...
+# CPU times suffer from other load: on a shared machine run one
+# benchmark at a time.
 # Environment: BENCH_DIR (work files, default a temporary directory),
 # IBFLOW (the CLI, default the build's), OSM_ENGINES (above).
 set -euo pipefail

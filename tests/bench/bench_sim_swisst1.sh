@@ -34,9 +34,9 @@
 # nodes, then liquid bound, as the paper's Figures 17-19) the bound and
 # each algorithm's throughput in MB/s; the data beside it in FILE.dat.
 #
-# Output: a markdown table, throughput as % of the liquid bound.  The
-# machine is shared: run it under the heavy-jobs lock,
-#   flock /tmp/ibflow-heavy.lock tests/bench/bench_sim_swisst1.sh
+# Output: a markdown table, throughput as % of the liquid bound.  CPU
+# times suffer from other load: on a shared machine run one benchmark
+# at a time.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

@@ -1010,7 +1010,7 @@ static void test_bw_hand(void **state)
 
 /* ---- the radius estimated from the RTTs (ibf_infer_radius_estimate) ----- */
 
-/* The issue's case, built here: 64 hosts, 4 per leaf, 4 leaves per
+/* A 64-host 3-level tree with 1-6 µs links, built here: 64 hosts, 4 per leaf, 4 leaves per
  * middle switch, 4 middles under a root; every link's one-way latency
  * uniform in [1, 6] µs, every RTT off by uniform [-E, E].  Nodes: hosts
  * 0..63, leaves 64..79, middles 80..83, root 84; up[v] is v's parent,
@@ -1105,9 +1105,9 @@ static bool rtree_exact(struct rtree *t, const ibf_infer_tree_t *it)
 
 /* The estimate lies within the noise's reach of the smallest latency
  * (a hop gap is 2 l off by at most 3 E: l +- 1.5 E), the tree
- * inferred with it is the true one, and --tol 0 splits switches (the
- * issue: 17 % false positives). */
-static void test_radius_issue(void **state)
+ * inferred with it is the true one, and --tol 0 splits switches (17 %
+ * false positives on this tree). */
+static void test_radius_three_levels(void **state)
 {
 	const double e = 0.2;
 	unsigned npairs = R_HOSTS * (R_HOSTS - 1) / 2, seed;
@@ -1510,7 +1510,7 @@ int main(void)
 		cmocka_unit_test(test_fabric),
 		cmocka_unit_test(test_bw),
 		cmocka_unit_test(test_bw_hand),
-		cmocka_unit_test(test_radius_issue),
+		cmocka_unit_test(test_radius_three_levels),
 		cmocka_unit_test(test_radius_synth),
 		cmocka_unit_test(test_radius_none),
 	};

@@ -163,7 +163,7 @@ static void one_flow(const char *spec, unsigned hops)
 	add(s, host(f, 0), host(f, f->nendpoints - 1), bytes, NULL);
 	run(s, &res);
 	assert_near(res.time_s, want, 1e-6);
-	/* the form: bytes / rate + path latency, within the headers */
+	/* the expected form: bytes / rate + path latency, within the headers */
 	assert_true(res.time_s >= naive);
 	assert_true(res.time_s <= naive + 489.0 * HDR * 8 / (gbps * 1e9));
 	assert_int_equal(res.packets, 489);

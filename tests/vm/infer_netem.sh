@@ -127,8 +127,8 @@ else
 	t_fail "$N: $SPEC against the true tree" "$(tr '\n' ';' <"$D/check" | head -c 400)"
 fi
 
-# The run above is in parallel mode (the default, 16 hosts at once;
-# issue 23): its trace's flights, read here, must never have a host in
+# The run above is in parallel mode (the default, 16 hosts at once):
+# its trace's flights, read here, must never have a host in
 # two pairs in flight, and the ping-pongs must have run concurrently (at
 # times several pairs in flight): tests/trace_flights.py.
 python3 "$T_REPO/tests/trace_flights.py" "$C/live.trace" >"$D/flights" 2>&1
