@@ -37,6 +37,6 @@ T_NPASS=$((T_NPASS + $(grep -c "^ok" "$T_TMP/out")))
 if [ $rc -ne 0 ] && ! grep -q "^not ok" "$T_TMP/out"; then
 	t_fail "ucx_mpi: mpirun -np 4 with pml ucx" "exit $rc: $(head -c 300 "$T_TMP/err")"
 fi
-[ "$(grep -c '^ok' "$T_TMP/out")" -eq 7 ] ||
-	t_fail "ucx_mpi: all 7 checks reported" "$(grep -c '^ok' "$T_TMP/out") ok lines"
+[ "$(grep -c '^ok' "$T_TMP/out")" -eq 10 ] ||
+	t_fail "ucx_mpi: all 10 checks reported" "$(grep -c '^ok' "$T_TMP/out") ok lines"
 t_done

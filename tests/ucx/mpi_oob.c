@@ -4,7 +4,8 @@
  * (MPI_Iallgather + MPI_Test, as an MPI integration would pass it), the
  * context lives beside Open MPI's pml ucx.  Checks what MPI can verify on
  * its own: rank and size equal MPI's, every process's broadcast buffer
- * equals the root's pattern (compared with MPI_Allreduce), all pairs are
+ * equals the root's pattern (compared with MPI_Allreduce), the accessors
+ * (configuration, UCP handles, hosts of an unaware context), all pairs are
  * probed (topology-unaware) and the RTT matrix every rank got is the same
  * (MPI_Allreduce of the bytes), finalize is clean.  Prints TAP lines from
  * rank 0; exit status 0 only if all passed.
@@ -91,6 +92,25 @@ int main(int argc, char **argv)
 		goto out;
 	report(rank, ibf_ucx_rank(u) == (uint32_t)rank &&
 	       ibf_ucx_size(u) == (uint32_t)size, "rank and size are MPI's", "");
+	report(rank, ibf_ucx_get_config(u) &&
+	       ibf_ucx_config_timeout(ibf_ucx_get_config(u)) == 60 &&
+	       ibf_ucx_ucp_context(u) && ibf_ucx_ucp_worker(u),
+	       "the context's configuration (UCX_IBFLOW_TIMEOUT=60s), UCP "
+	       "context and worker", "");
+	/* no fabric given: unaware, every process a host of its own, in
+	 * rank order, each its own leader */
+	ok = !ibf_ucx_topology_aware(u) && !ibf_ucx_lfts(u) &&
+	     !ibf_ucx_fabric(u) && ibf_ucx_nhosts(u) == (uint32_t)size &&
+	     ibf_ucx_host_leader(u, (uint32_t)size) == UINT32_MAX;
+	for (i = 0; ok && i < size; i++)
+		ok = ibf_ucx_host_leader(u, (uint32_t)i) == (uint32_t)i &&
+		     ibf_ucx_rank_host(u, (uint32_t)i) == (uint32_t)i;
+	report(rank, ok, "unaware: hosts, leaders and no tables", "");
+	report(rank, !strcmp(ibf_ucx_a2a_alg_str(IBF_UCX_A2A_NONE), "none") &&
+	       !strcmp(ibf_ucx_a2a_alg_str(IBF_UCX_A2A_LIQUID), "liquid") &&
+	       !strcmp(ibf_ucx_a2a_alg_str(IBF_UCX_A2A_PAIRWISE), "pairwise") &&
+	       !strcmp(ibf_ucx_a2a_alg_str((ibf_ucx_a2a_alg_t)7), "?"),
+	       "all-to-all algorithm names", "");
 	for (i = 0; i < (int)sizeof(buf); i++)
 		buf[i] = rank == 1 % size ? (unsigned char)(i * 7 + 3) : 0;
 	ok = ibf_ucx_bcast(u, 1 % size, buf, sizeof(buf), &e) == IBF_UCX_OK;

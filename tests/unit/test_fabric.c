@@ -119,6 +119,40 @@ static void test_indices(void **state)
 	ibf_fabric_destroy(h.f);
 }
 
+/* A port's state as ibf_fabric_set_state() leaves it: links are ACTIVE
+ * when made, a state set before finalize stays, and what is not a port,
+ * not a state or after finalize is refused with the fabric unchanged. */
+static void test_set_state(void **state)
+{
+	ibf_finalize_opts_t opts = { .lmc = 1 };
+	struct hand h;
+	ibf_err_t err;
+
+	(void)state;
+	build_hand(&h, false);
+	assert_int_equal(ibf_node_port(h.f, h.s0, 3)->state, IBF_PORT_ACTIVE);
+	assert_int_equal(ibf_fabric_set_state(h.f, h.s0, 3, IBF_PORT_DOWN,
+					      &err), IBF_OK);
+	assert_int_equal(ibf_fabric_set_state(h.f, h.s0, 5, IBF_PORT_DOWN,
+					      &err), IBF_ERR_RANGE);
+	assert_int_equal(ibf_fabric_set_state(h.f, h.s0, 0, IBF_PORT_DOWN,
+					      &err), IBF_ERR_RANGE);
+	assert_int_equal(ibf_fabric_set_state(h.f, h.h2 + 1, 1, IBF_PORT_DOWN,
+					      &err), IBF_ERR_NOT_FOUND);
+	assert_int_equal(ibf_fabric_set_state(h.f, h.s0, 4,
+					      (ibf_port_state_t)(IBF_PORT_ACTIVE + 1),
+					      &err), IBF_ERR_RANGE);
+	assert_non_null(strstr(err.msg, "bad port state"));
+	assert_int_equal(ibf_node_port(h.f, h.s0, 4)->state, IBF_PORT_ACTIVE);
+	assert_int_equal(ibf_fabric_finalize(h.f, &opts, &err), IBF_OK);
+	assert_int_equal(ibf_node_port(h.f, h.s0, 3)->state, IBF_PORT_DOWN);
+	assert_int_equal(ibf_node_port(h.f, h.s1, 3)->state, IBF_PORT_ACTIVE);
+	assert_int_equal(ibf_fabric_set_state(h.f, h.s0, 3, IBF_PORT_ACTIVE,
+					      &err), IBF_ERR_INVALID);
+	assert_int_equal(ibf_node_port(h.f, h.s0, 3)->state, IBF_PORT_DOWN);
+	ibf_fabric_destroy(h.f);
+}
+
 static void test_capacity(void **state)
 {
 	struct hand h;
@@ -374,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_lids_assigned_like_opensm),
 		cmocka_unit_test(test_indices),
 		cmocka_unit_test(test_capacity),
+		cmocka_unit_test(test_set_state),
 		cmocka_unit_test(test_resolve_host),
 		cmocka_unit_test(test_host_names),
 		cmocka_unit_test(test_ambiguous_desc),

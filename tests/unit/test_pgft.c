@@ -313,6 +313,58 @@ static void test_shapes(void **state)
 			check_shape(&shapes[i], seed * 100 + i);
 }
 
+/* ibf_pgft_nca_level() against a search over the switches: the lowest
+ * level holding a switch that both nodes are below (ibf_pgft_is_below),
+ * h + 1 when none is (switches of different replica digits).  The
+ * second fabric has two planes (w_1 = 2), so some leaves share no
+ * ancestor. */
+static void test_nca_level(void **state)
+{
+	static const char *const specs[] = {
+		"xgft:3:4,4,4:1,4,4", "pgft:3:2,3,2:2,1,2:2,2,1",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		ibf_fabric_t *f = tu_gen(specs[i], 0);
+		ibf_pgft_t *pg;
+		ibf_err_t err;
+		ibf_node_id_t a, b, s;
+		unsigned none = 0;
+
+		if (ibf_pgft_recognize(f, &pg, &err) != IBF_OK)
+			fail_msg("%s: %s", specs[i], err.msg);
+		for (a = 0; a < f->nnodes; a++)
+			for (b = 0; b < f->nnodes; b++) {
+				unsigned l = pg->level[a], want = pg->h + 1;
+
+				if (l == IBF_PGFT_NO_LEVEL || l == 0 ||
+				    pg->level[b] != l)
+					continue;
+				for (s = 0; s < f->nnodes; s++)
+					if (pg->level[s] != IBF_PGFT_NO_LEVEL &&
+					    pg->level[s] >= l &&
+					    pg->level[s] < want &&
+					    ibf_pgft_is_below(pg, s, a) &&
+					    ibf_pgft_is_below(pg, s, b))
+						want = pg->level[s];
+				none += l == 1 && want == pg->h + 1;
+				if (ibf_pgft_nca_level(pg, a, b) != want)
+					fail_msg("%s: nodes %u %u: %u, want %u",
+						 specs[i], (unsigned)a,
+						 (unsigned)b,
+						 ibf_pgft_nca_level(pg, a, b),
+						 want);
+			}
+		/* leaves of one plane always meet; the two-plane tree has
+		 * leaves that never do */
+		assert_true(i == 0 ? none == 0 : none > 0);
+		ibf_pgft_destroy(pg);
+		ibf_fabric_destroy(f);
+	}
+}
+
 /* The generator's own order must give the same parameters (no copy). */
 static void test_unshuffled(void **state)
 {
@@ -1062,6 +1114,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shapes),
+		cmocka_unit_test(test_nca_level),
 		cmocka_unit_test(test_unshuffled),
 		cmocka_unit_test(test_extra_cross_link),
 		cmocka_unit_test(test_missing_switch),

@@ -171,6 +171,28 @@ static void one_flow(const char *spec, unsigned hops)
 	finish(&res, s, r, f);
 }
 
+/* Every algorithm's name parses back to it; "linear-sync" takes its K. */
+static void test_a2a_names(void **state)
+{
+	ibf_sim_a2a_t a, got;
+	unsigned k;
+	ibf_err_t err;
+	char spec[64];
+
+	(void)state;
+	for (a = IBF_SIM_A2A_LIQUID; a <= IBF_SIM_A2A_BRUCK; a++) {
+		snprintf(spec, sizeof(spec), "%s%s", ibf_sim_a2a_name(a),
+			 a == IBF_SIM_A2A_LINEAR_SYNC ? ":3" : "");
+		assert_int_equal(ibf_sim_a2a_parse(spec, &got, &k, &err),
+				 IBF_OK);
+		assert_int_equal(got, a);
+		assert_int_equal(k, a == IBF_SIM_A2A_LINEAR_SYNC ? 3 : 0);
+	}
+	assert_string_equal(ibf_sim_a2a_name(IBF_SIM_A2A_LIQUID_BARRIER),
+			    "liquid-barrier");
+	assert_string_equal(ibf_sim_a2a_name((ibf_sim_a2a_t)99), "?");
+}
+
 static void test_one_flow(void **state)
 {
 	(void)state;
@@ -779,6 +801,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_flow),
+		cmocka_unit_test(test_a2a_names),
 		cmocka_unit_test(test_incast),
 		cmocka_unit_test(test_crossbar_permutation),
 		cmocka_unit_test(test_random_matches_mmf),

@@ -29,13 +29,6 @@ void lq_clock_start(struct lq_clock *c, double limit, uint64_t work_limit)
 	c->next = LQ_TICK < c->work_limit ? LQ_TICK : c->work_limit;
 }
 
-bool lq_expired(struct lq_clock *c)
-{
-	if (!c->expired && lq_now() > c->deadline)
-		c->expired = true;
-	return c->expired;
-}
-
 /* One stable counting sort of in[0..T) by key(x) < nkeys into out. */
 static bool count_sort(const uint32_t *in, uint32_t *out, uint32_t T,
 		       const uint32_t *key, uint32_t nkeys)

@@ -46,8 +46,6 @@ static inline bool lq_tick(struct lq_clock *c, uint64_t units)
 	return c->expired;
 }
 
-/* Read the clock now. */
-bool lq_expired(struct lq_clock *c);
 
 /* Transfers in round-robin order: by copy (the c-th transfer of a pair
  * goes to the c-th sweep), phase (dst - src mod nhosts, hosts placed by
