@@ -32,30 +32,9 @@
 
 #include "base/array.h"
 #include "infer/infer_internal.h"
-
-#define NONE IBF_INFER_NONE
-/* Least-squares refits of the edge lengths during construction. */
-#define REFIT_EVERY 8
-#define REFIT_ITERATIONS 50
+#include "infer/infer_ctx.h"
 
 /* ---- the tree under construction ---------------------------------------- */
-
-struct tree {
-	uint32_t n;                /* hosts: nodes 0..n-1 */
-	uint32_t nnodes;           /* hosts (placed or not) + switches */
-	uint32_t root;
-	uint32_t *parent;          /* NONE at the root and unplaced hosts */
-	double *up;                /* length of the edge to the parent */
-	double *rdist;             /* distance from the root */
-	uint32_t *kid, *next, *prev; /* first child, sibling links */
-	uint32_t *tin, *tout;      /* Euler tour of the current tree */
-	uint8_t *placed;           /* hosts in the tree */
-};
-
-static bool is_anc(const struct tree *t, uint32_t u, uint32_t v)
-{
-	return t->tin[u] <= t->tin[v] && t->tin[v] < t->tout[u];
-}
 
 static void link_kid(struct tree *t, uint32_t p, uint32_t c)
 {
@@ -82,7 +61,7 @@ static void unlink_kid(struct tree *t, uint32_t c)
 
 /* Euler tour of the tree, iteratively (trees may be deep chains): it[]
  * holds the next child to enter while a node is open. */
-static void tour(struct tree *t, uint32_t *stack, uint32_t *it)
+void infer_tour(struct tree *t, uint32_t *stack, uint32_t *it)
 {
 	uint32_t sp = 0, clock = 0;
 
@@ -190,78 +169,6 @@ static void hang(struct tree *t, uint32_t x, uint32_t h, double len)
 
 /* ---- inference context -------------------------------------------------- */
 
-/* have[]/chave[] of a pair started and not over yet (parallel mode). */
-#define IN_FLIGHT 3
-
-/* Parallel mode: one host being inserted.  Its measurements live in
- * row idx of the caches (ctx cmin, cmax, chave); its search is re-run
- * from the start on the current tree whenever a measurement ends
- * (replay), taking what it measured from the cache, until it needs a
- * pair not measured yet (want) or places the host.  It has at most one
- * measurement in flight (its host is in it), named by idx to the
- * oracle; a slot whose host was placed meanwhile waits for it before it
- * takes the next host. */
-struct slot {
-	uint32_t idx;
-	uint32_t h;
-	uint32_t want;           /* the pair (h, want) asked for */
-	bool want_look;          /* asked by the close-host search */
-	ibf_rng_t rng;           /* the search's generator at its start */
-	uint32_t first;          /* the search's random first host, kept
-				    while the tree grows under it */
-	uint32_t pairs, add_pairs;
-	uint32_t look_started;   /* close-host pairs started, over all its
-				    replays (the budget holds for them) */
-	uint32_t flying;         /* the pair (h, flying) in flight, or NONE */
-	uint32_t fly_anchor;     /* its anchor at the start (pair_links) */
-	uint32_t fly_after;      /* measurements over when it started */
-	bool fly_look;
-	bool placed;             /* h is in the tree; only the flight is left */
-};
-
-struct ctx {
-	const ibf_infer_oracle_t *o;
-	const ibf_infer_opts_t *opts;
-	ibf_err_t *err;
-	struct tree t;
-	ibf_rng_t rng;
-	double tol;
-	/* Measurements of the host being inserted, by the other host. */
-	double *hmin, *hmax;
-	uint8_t *have;           /* 0 not asked, 1 measured, 2 unavailable */
-	uint32_t *asked;         /* hosts asked for the current host */
-	uint32_t nasked;
-	/* Bounds on the distance from the current host, per tree host. */
-	double *lb, *ub;
-	/* Candidate sets (close-host search, then add's M). */
-	uint8_t *cand;
-	uint32_t *cands, ncands;
-	/* Scratch, per node. */
-	double *dist;
-	uint32_t *stack, *from, *path;
-	double *pos;
-	/* Results. */
-	ibf_infer_meas_t *meas;
-	uint32_t nmeas, measc;
-	ibf_infer_stats_t *st;
-	uint32_t host_pairs, add_pairs;
-	bool in_lookahead;
-	/* Parallel mode (docs/infer.md, "In parallel"). */
-	struct slot *slots;      /* nslots, their caches by idx */
-	uint32_t nslots;
-	uint32_t *act, nact;     /* searching slots, in activation order */
-	double *cmin, *cmax;     /* [nslots * n] */
-	uint8_t *chave;          /* as have, per slot and host */
-	struct slot *cur;        /* the slot being replayed, or NULL */
-	bool blocked;            /* the replay stopped at an unmeasured pair */
-	/* Measurements in flight: how many, and (an oracle without
-	 * start/wait) the slots in the order started; their hosts and
-	 * links, marked anew before pairs are admitted. */
-	uint32_t nflying;
-	uint32_t *fifo, nfifo;
-	uint64_t flight_sum;     /* in flight, summed when each one ends */
-	uint8_t *hmark, *emark;  /* [n] hosts, [2n] links by lower node */
-};
 
 static ibf_status_t record(struct ctx *c, uint32_t a, uint32_t b,
 			   double mn, double mx, bool look,
@@ -311,9 +218,9 @@ static void bounds_from(struct ctx *c, uint32_t k)
 /* What the oracle said of h and k (started after `after`
  * measurements were over), checked and counted: IBF_OK with *have 1
  * (measured, recorded) or 2 (unavailable), or the failure. */
-static ibf_status_t take(struct ctx *c, uint32_t h, uint32_t k,
-			 ibf_status_t st, double mn, double mx, bool look,
-			 uint32_t after, uint8_t *have)
+ibf_status_t infer_take(struct ctx *c, uint32_t h, uint32_t k,
+			ibf_status_t st, double mn, double mx, bool look,
+			uint32_t after, uint8_t *have)
 {
 	if (st == IBF_ERR_NOT_FOUND) {
 		*have = 2;
@@ -361,7 +268,7 @@ static ibf_status_t replayed(struct ctx *c, uint32_t k, bool *ok)
 }
 
 /* Measure h and k once; false when the pair is unavailable. */
-static ibf_status_t measure(struct ctx *c, uint32_t h, uint32_t k, bool *ok)
+ibf_status_t infer_measure(struct ctx *c, uint32_t h, uint32_t k, bool *ok)
 {
 	double mn = 0, mx = 0, t0;
 	ibf_status_t st;
@@ -375,7 +282,8 @@ static ibf_status_t measure(struct ctx *c, uint32_t h, uint32_t k, bool *ok)
 	t0 = ibf_infer_now();
 	st = c->o->measure(c->o->ctx, h, k, &mn, &mx, c->err);
 	c->st->oracle_s += ibf_infer_now() - t0;
-	st = take(c, h, k, st, mn, mx, c->in_lookahead, c->nmeas, &c->have[k]);
+	st = infer_take(c, h, k, st, mn, mx, c->in_lookahead, c->nmeas,
+			&c->have[k]);
 	if (st != IBF_OK || c->have[k] != 1)
 		return st;
 	c->hmin[k] = mn;
@@ -388,7 +296,7 @@ static ibf_status_t measure(struct ctx *c, uint32_t h, uint32_t k, bool *ok)
 }
 
 /* Forget the current host's measurements. */
-static void reset_host(struct ctx *c)
+void infer_reset_host(struct ctx *c)
 {
 	uint32_t i;
 
@@ -420,9 +328,6 @@ static void cand_drop(struct ctx *c, uint32_t i)
 	c->cands[i] = c->cands[--c->ncands];
 }
 
-static uint32_t anchor(const struct ctx *c, const struct slot *s);
-static bool pair_links(struct ctx *c, const struct slot *s, uint32_t k,
-		       uint32_t a, bool take);
 
 /* By its bounds, is j more likely near the host than b? */
 static bool nearer_bounds(const struct ctx *c, uint32_t j, uint32_t b)
@@ -436,7 +341,7 @@ static bool nearer_bounds(const struct ctx *c, uint32_t j, uint32_t b)
  * of the measurements in flight?  (Marks and tour: replay_all.) */
 static bool startable(struct ctx *c, uint32_t j, uint32_t a)
 {
-	return !c->hmark[j] && pair_links(c, c->cur, j, a, false);
+	return !c->hmark[j] && infer_pair_links(c, c->cur, j, a, false);
 }
 
 /* Parallel mode: best is a candidate not measured yet.  Those with the
@@ -448,7 +353,7 @@ static bool startable(struct ctx *c, uint32_t j, uint32_t a)
  * in flight but 10-50 % more pairs, and no faster.) */
 static uint32_t cand_startable(struct ctx *c, uint32_t best)
 {
-	uint32_t i, a = anchor(c, c->cur), pick = NONE;
+	uint32_t i, a = infer_anchor(c, c->cur), pick = NONE;
 	double lb = c->lb[c->cands[best]];
 
 	for (i = 0; i < c->ncands; i++) {
@@ -563,7 +468,7 @@ static ibf_status_t close_host(struct ctx *c, uint32_t h, uint32_t *best)
 		if (!within_budget(c, j, full))
 			break;
 		cand_drop(c, pick);
-		if ((st = measure(c, h, j, &ok)) != IBF_OK)
+		if ((st = infer_measure(c, h, j, &ok)) != IBF_OK)
 			break;
 		if (!ok)
 			continue;
@@ -706,13 +611,13 @@ static ibf_status_t unmeasurable(struct ctx *c, uint32_t h, const char *what)
 			   "measured with it", h, what);
 }
 
-static ibf_status_t add(struct ctx *c, uint32_t h)
+ibf_status_t infer_add(struct ctx *c, uint32_t h)
 {
 	uint32_t a, x = NONE, i;
 	ibf_status_t st;
 	bool ok, made;
 
-	tour(&c->t, c->stack, c->from);
+	infer_tour(&c->t, c->stack, c->from);
 	if ((st = close_host(c, h, &a)) != IBF_OK)
 		return st;
 	cands_all(c);
@@ -722,7 +627,7 @@ static ibf_status_t add(struct ctx *c, uint32_t h)
 			i = cand_best(c);
 			a = c->cands[i];
 			cand_drop(c, i);
-			if ((st = measure(c, h, a, &ok)) != IBF_OK)
+			if ((st = infer_measure(c, h, a, &ok)) != IBF_OK)
 				return st;
 			if (ok)
 				break;
@@ -745,7 +650,7 @@ static ibf_status_t add(struct ctx *c, uint32_t h)
 		i = cand_best(c);
 		b = c->cands[i];
 		cand_drop(c, i);
-		if ((st = measure(c, h, b, &ok)) != IBF_OK)
+		if ((st = infer_measure(c, h, b, &ok)) != IBF_OK)
 			return st;
 		if (!ok)
 			continue;
@@ -1018,11 +923,11 @@ static ibf_status_t check_order(const uint32_t *order, uint32_t n,
 /* Least squares over all measurements so far: the positions of new
  * switches come from single measurements, and errors along a path would
  * add up otherwise. */
-static ibf_status_t refit_now(struct ctx *c, uint32_t maxit)
+ibf_status_t infer_refit_now(struct ctx *c, uint32_t maxit)
 {
 	if (c->opts->raw_lengths || c->t.nnodes == c->t.n)
 		return IBF_OK;
-	tour(&c->t, c->stack, c->from);
+	infer_tour(&c->t, c->stack, c->from);
 	if (refit(c, maxit))
 		return ibf_err_set(c->err, IBF_ERR_NOMEM, "out of memory");
 	return IBF_OK;
@@ -1038,8 +943,8 @@ static ibf_status_t run_all(struct ctx *c, const uint32_t *order)
 	for (i = 1; i < n; i++) {
 		uint32_t h = order ? order[i] : i;
 
-		reset_host(c);
-		if ((st = add(c, h)) != IBF_OK)
+		infer_reset_host(c);
+		if ((st = infer_add(c, h)) != IBF_OK)
 			return st;
 		if (c->host_pairs > c->st->max_host_pairs)
 			c->st->max_host_pairs = c->host_pairs;
@@ -1050,364 +955,12 @@ static ibf_status_t run_all(struct ctx *c, const uint32_t *order)
 		if (i >= next) {
 			next = i + (i / REFIT_EVERY > REFIT_EVERY ?
 				    i / REFIT_EVERY : REFIT_EVERY);
-			if ((st = refit_now(c, REFIT_ITERATIONS)) != IBF_OK)
+			if ((st = infer_refit_now(c, REFIT_ITERATIONS)) !=
+			    IBF_OK)
 				return st;
 		}
 	}
-	return refit_now(c, 4 * c->t.nnodes);
-}
-
-/* ---- in parallel -------------------------------------------------------- */
-
-/* The host slot s's search is closest to so far (its smallest measured
- * RTT), or NONE. */
-static uint32_t anchor(const struct ctx *c, const struct slot *s)
-{
-	const uint8_t *hv = c->chave + (size_t)s->idx * c->t.n;
-	const double *mn = c->cmin + (size_t)s->idx * c->t.n;
-	uint32_t j, best = NONE;
-
-	for (j = 0; j < c->t.n; j++)
-		if (hv[j] == 1 && (best == NONE || mn[j] < mn[best]))
-			best = j;
-	return best;
-}
-
-/* Where the route of slot s's host h to a tree host k is taken to join
- * the path from k to h's anchor a, as a distance from a (RTT scale):
- * half of RTT(h, a).  h branches off that path at some B with d(a, B) +
- * d(B, h) = RTT(h, a); the links past B lead to k on h's route, those
- * before it do not.  B is at half the RTT when h's side below B is as
- * long as a's: hosts on one switch with equal links, or an anchor in
- * another pod of a tree with equal levels, where B is the top switch and
- * a's side of the path is not on h's route.  So a pair that locates h
- * across the top holds k's side only, not the anchor's pod uplink as
- * well (h's own side is unknown until h is located). */
-static double route_from(const struct ctx *c, const struct slot *s,
-			 uint32_t a)
-{
-	size_t at = (size_t)s->idx * c->t.n + a;
-
-	if (a == NONE || c->chave[at] != 1)
-		return -1;
-	return c->cmin[at] / 2;
-}
-
-/* The links of the tree path between tree host k and anchor a that reach
- * past `from` (RTT scale, measured from a), named by their lower node
- * (k == a: k's own link): are they all unmarked (take false), or mark
- * them (take true).  Needs a current Euler tour. */
-static bool path_links(struct ctx *c, uint32_t k, uint32_t a, double from,
-		       bool take)
-{
-	const struct tree *t = &c->t;
-	uint32_t lca = a, v;
-
-	if (a == k) {
-		/* the root host's link is named by its one child */
-		v = t->parent[k] != NONE ? k : t->kid[k];
-		if (v == NONE)
-			return true;
-		if (!take)
-			return !c->emark[v];
-		c->emark[v] = 1;
-		return true;
-	}
-	while (!is_anc(t, lca, k))
-		lca = t->parent[lca];
-	for (int side = 0; side < 2; side++)
-		for (v = side ? k : a; v != lca; v = t->parent[v]) {
-			/* the far end of v's link, seen from a */
-			double end = side ? t->rdist[a] - 2 * t->rdist[lca] +
-					    t->rdist[v] :
-				     t->rdist[a] - t->rdist[t->parent[v]];
-
-			if (end <= from)
-				continue;
-			if (!take && c->emark[v])
-				return false;
-			c->emark[v] |= take;
-		}
-	return true;
-}
-
-/* Slot s's pair with tree host k, its anchor a (NONE: none yet): its
- * links (those of path_links past route_from, or k's own), unmarked
- * (take false) or marked (take true). */
-static bool pair_links(struct ctx *c, const struct slot *s, uint32_t k,
-		       uint32_t a, bool take)
-{
-	if (a == NONE)
-		a = k;
-	return path_links(c, k, a, route_from(c, s, a), take);
-}
-
-/* Mark the hosts of the measurements in flight and their links (admit),
- * on the tree as it is now (it may have grown since they started). */
-static void flights_mark(struct ctx *c)
-{
-	uint32_t i;
-
-	memset(c->hmark, 0, c->t.n);
-	memset(c->emark, 0, 2 * (size_t)c->t.n);
-	tour(&c->t, c->stack, c->from);
-	for (i = 0; i < c->nslots; i++) {
-		const struct slot *s = &c->slots[i];
-
-		if (s->flying == NONE)
-			continue;
-		c->hmark[s->h] = c->hmark[s->flying] = 1;
-		pair_links(c, s, s->flying, s->fly_anchor, true);
-	}
-}
-
-/* Start slot s's measurement of (s->h, k), its anchor a (pair_links). */
-static ibf_status_t flight_start(struct ctx *c, struct slot *s, uint32_t k,
-				 uint32_t a)
-{
-	const ibf_infer_oracle_t *o = c->o;
-	ibf_status_t st = IBF_OK;
-	double t0 = ibf_infer_now();
-
-	s->flying = k;
-	s->fly_anchor = a;
-	s->fly_look = s->want_look;
-	s->look_started += s->want_look;
-	s->fly_after = c->nmeas;
-	c->chave[(size_t)s->idx * c->t.n + k] = IN_FLIGHT;
-	if (++c->nflying > c->st->max_in_flight)
-		c->st->max_in_flight = c->nflying;
-	if (o->start)
-		st = o->start(o->ctx, s->h, k, s->idx, c->err);
-	else
-		c->fifo[c->nfifo++] = s->idx;
-	c->st->oracle_s += ibf_infer_now() - t0;
-	return st;
-}
-
-/* Start slot s's wanted pair if it shares no host and no link with those
- * in flight (marked: flights_mark and the pairs started since).  A
- * pair's links are those of the tree path from its tree host k to its
- * slot's anchor a (the closest host its search found; before any, k's
- * own link) that reach past where h's route joins that path
- * (route_from).  Needs a current Euler tour. */
-static ibf_status_t admit(struct ctx *c, struct slot *s)
-{
-	uint32_t k = s->want, a;
-
-	if (k == NONE || s->flying != NONE || c->hmark[k] ||
-	    (c->opts->max_in_flight && c->nflying >= c->opts->max_in_flight))
-		return IBF_OK;
-	a = anchor(c, s);
-	if (!pair_links(c, s, k, a, false))
-		return IBF_OK;
-	pair_links(c, s, k, a, true);
-	c->hmark[k] = c->hmark[s->h] = 1;
-	return flight_start(c, s, k, a);
-}
-
-/* The oracle's next measurement over: its slot (tag) and result.  An
- * oracle without start/wait measures the oldest started now. */
-static ibf_status_t flight_next(struct ctx *c, struct slot **sp, double *mn,
-				double *mx, ibf_status_t *pst)
-{
-	const ibf_infer_oracle_t *o = c->o;
-	uint32_t tag;
-	ibf_status_t st;
-
-	*mn = *mx = 0;
-	if (!o->wait) {
-		tag = c->fifo[0];
-		memmove(c->fifo, c->fifo + 1, --c->nfifo * sizeof(*c->fifo));
-		*pst = o->measure(o->ctx, c->slots[tag].h,
-				  c->slots[tag].flying, mn, mx, c->err);
-		*sp = &c->slots[tag];
-		return *pst == IBF_ERR_NOT_FOUND ? IBF_OK : *pst;
-	}
-	*pst = IBF_ERR_INVALID;
-	if ((st = o->wait(o->ctx, &tag, mn, mx, pst, c->err)) != IBF_OK)
-		return st;
-	if (tag >= c->nslots || c->slots[tag].flying == NONE)
-		return ibf_err_set(c->err, IBF_ERR_INVALID, "the oracle "
-				   "ended measurement %u, which is not in "
-				   "flight", tag);
-	if (*pst != IBF_OK && *pst != IBF_ERR_NOT_FOUND)
-		return ibf_err_set(c->err, IBF_ERR_INVALID, "the oracle left "
-				   "hosts %u and %u without a result",
-				   c->slots[tag].h, c->slots[tag].flying);
-	*sp = &c->slots[tag];
-	return IBF_OK;
-}
-
-/* Wait for one measurement in flight and file its result in its slot's
- * cache; a slot whose host was placed meanwhile is free again. */
-static ibf_status_t flight_land(struct ctx *c)
-{
-	double mn, mx, t0 = ibf_infer_now();
-	ibf_status_t st, pst;
-	struct slot *s = NULL;
-	uint32_t k;
-	size_t at;
-
-	st = flight_next(c, &s, &mn, &mx, &pst);
-	c->st->oracle_s += ibf_infer_now() - t0;
-	if (st != IBF_OK)
-		return st;
-	c->flight_sum += c->nflying--;
-	k = s->flying;
-	s->flying = NONE;
-	at = (size_t)s->idx * c->t.n + k;
-	st = take(c, s->h, k, pst, mn, mx, s->fly_look, s->fly_after,
-		  &c->chave[at]);
-	if (st == IBF_OK && c->chave[at] == 1) {
-		c->cmin[at] = mn;
-		c->cmax[at] = mx;
-		s->pairs++;
-		s->add_pairs += !s->fly_look;
-	}
-	if (s->placed) {
-		s->placed = false;
-		s->h = NONE;
-	}
-	return st;
-}
-
-/* Re-run slot s's search on the current tree: *done when it placed its
- * host, else it waits for s->want. */
-static ibf_status_t replay(struct ctx *c, struct slot *s, bool *done)
-{
-	ibf_status_t st;
-
-	reset_host(c);
-	c->rng = s->rng;
-	c->cur = s;
-	c->blocked = false;
-	s->want = NONE;
-	st = add(c, s->h);
-	c->cur = NULL;
-	*done = false;
-	if (c->blocked)
-		return IBF_OK;
-	if (st != IBF_OK)
-		return st;
-	*done = true;
-	if (s->pairs > c->st->max_host_pairs)
-		c->st->max_host_pairs = s->pairs;
-	if (s->add_pairs > c->st->max_add_pairs)
-		c->st->max_add_pairs = s->add_pairs;
-	return IBF_OK;
-}
-
-/* Free slots take the next hosts of the insertion order; each search
- * gets a generator of its own, so that a replay draws what the first
- * run drew. */
-static void slots_fill(struct ctx *c, const uint32_t *order, uint32_t *next)
-{
-	uint32_t i;
-
-	for (i = 0; i < c->nslots && *next < c->t.n; i++) {
-		struct slot *s = &c->slots[i];
-		uint64_t x;
-
-		if (s->h != NONE)
-			continue;
-		s->h = order ? order[*next] : *next;
-		(*next)++;
-		x = c->opts->seed ^ ((uint64_t)s->h << 32 | s->h);
-		s->rng.s = ibf_splitmix64(&x);
-		s->want = s->first = NONE;
-		s->pairs = s->add_pairs = s->look_started = 0;
-		memset(c->chave + (size_t)i * c->t.n, 0, c->t.n);
-		c->act[c->nact++] = i;
-	}
-}
-
-/* Slot act[ai] placed its host: free, or once its flight lands. */
-static void slot_retire(struct ctx *c, uint32_t ai)
-{
-	struct slot *s = &c->slots[c->act[ai]];
-
-	if (s->flying != NONE)
-		s->placed = true;
-	else
-		s->h = NONE;
-	memmove(c->act + ai, c->act + ai + 1,
-		(c->nact - ai - 1) * sizeof(*c->act));
-	c->nact--;
-}
-
-/* Replay every active slot, oldest first, until a pass places no host (a
- * host placed changes the tree the others' searches ran on), starting
- * each one's wanted pair when it can start: the oldest searches are
- * nearest to placing their hosts, which grows the tree for all.  With
- * nothing in flight the oldest wanted pair always starts, so the search
- * goes on. */
-static ibf_status_t replay_all(struct ctx *c, const uint32_t *order,
-			       uint32_t *next, uint32_t *placed,
-			       uint32_t *refit_at)
-{
-	bool moved = true;
-	ibf_status_t st;
-
-	flights_mark(c);
-	while (moved && *placed < c->t.n) {
-		uint32_t i = 0;
-
-		moved = false;
-		slots_fill(c, order, next);
-		while (i < c->nact) {
-			bool done;
-
-			if ((st = replay(c, &c->slots[c->act[i]], &done)))
-				return st;
-			if (!done) {
-				if ((st = admit(c, &c->slots[c->act[i++]])))
-					return st;
-				continue;
-			}
-			slot_retire(c, i);
-			moved = true;
-			/* the serial schedule of refits, by hosts placed */
-			if (++*placed - 1 >= *refit_at) {
-				uint32_t k = *placed - 1;
-
-				*refit_at = k + (k / REFIT_EVERY > REFIT_EVERY ?
-						 k / REFIT_EVERY : REFIT_EVERY);
-				if ((st = refit_now(c, REFIT_ITERATIONS)))
-					return st;
-			}
-			flights_mark(c);
-		}
-	}
-	return IBF_OK;
-}
-
-/* Replay, start what can start, wait for one measurement to end; again
- * until every host is placed, then let the last flights land (their
- * pairs are measured and count in the final refit). */
-static ibf_status_t run_par(struct ctx *c, const uint32_t *order)
-{
-	uint32_t next = 1, placed = 1, refit_at = REFIT_EVERY;
-	ibf_status_t st;
-
-	c->t.root = order ? order[0] : 0;
-	c->t.placed[c->t.root] = 1;
-	for (;;) {
-		st = replay_all(c, order, &next, &placed, &refit_at);
-		if (st != IBF_OK || placed == c->t.n)
-			break;
-		if (!c->nflying)
-			return ibf_err_set(c->err, IBF_ERR_INVALID, "parallel "
-					   "inference: no pair to measure");
-		if ((st = flight_land(c)) != IBF_OK)
-			return st;
-	}
-	while (st == IBF_OK && c->nflying)
-		st = flight_land(c);
-	if (c->nmeas)
-		c->st->mean_in_flight = (double)c->flight_sum /
-					(c->nmeas + c->st->unavailable);
-	return st == IBF_OK ? refit_now(c, 4 * c->t.nnodes) : st;
+	return infer_refit_now(c, 4 * c->t.nnodes);
 }
 
 ibf_status_t ibf_infer_run(const ibf_infer_oracle_t *o,
@@ -1456,7 +1009,7 @@ ibf_status_t ibf_infer_run(const ibf_infer_oracle_t *o,
 	st = opts->order ? check_order(opts->order, o->nhosts, c.cand, err)
 			 : IBF_OK;
 	if (st == IBF_OK)
-		st = c.slots ? run_par(&c, opts->order) :
+		st = c.slots ? infer_run_par(&c, opts->order) :
 			       run_all(&c, opts->order);
 	if (!c.slots && c.nmeas) {
 		out->stats.max_in_flight = 1;

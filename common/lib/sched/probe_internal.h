@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * Private to probe_plan.c and probe_solve.c: pair vectors over link
+ * Private to the planner (probe_plan.c, probe_region.c, probe_tail.c)
+ * and probe_solve.c: pair vectors over link
  * columns, and an incremental sparse echelon form modulo a prime.
  */
 #ifndef IBFLOW_PROBE_INTERNAL_H
