@@ -491,6 +491,91 @@ static ibf_status_t close_host(struct ctx *c, uint32_t h, uint32_t *best)
 	return st;
 }
 
+/* ---- a pair's links (parallel mode) ------------------------------------ */
+
+/* The host slot s's search is closest to so far (its smallest measured
+ * RTT), or NONE. */
+uint32_t infer_anchor(const struct ctx *c, const struct slot *s)
+{
+	const uint8_t *hv = c->chave + (size_t)s->idx * c->t.n;
+	const double *mn = c->cmin + (size_t)s->idx * c->t.n;
+	uint32_t j, best = NONE;
+
+	for (j = 0; j < c->t.n; j++)
+		if (hv[j] == 1 && (best == NONE || mn[j] < mn[best]))
+			best = j;
+	return best;
+}
+
+/* Where the route of slot s's host h to a tree host k is taken to join
+ * the path from k to h's anchor a, as a distance from a (RTT scale):
+ * half of RTT(h, a).  h branches off that path at some B with d(a, B) +
+ * d(B, h) = RTT(h, a); the links past B lead to k on h's route, those
+ * before it do not.  B is at half the RTT when h's side below B is as
+ * long as a's: hosts on one switch with equal links, or an anchor in
+ * another pod of a tree with equal levels, where B is the top switch and
+ * a's side of the path is not on h's route.  So a pair that locates h
+ * across the top holds k's side only, not the anchor's pod uplink as
+ * well (h's own side is unknown until h is located). */
+static double route_from(const struct ctx *c, const struct slot *s,
+			 uint32_t a)
+{
+	size_t at = (size_t)s->idx * c->t.n + a;
+
+	if (a == NONE || c->chave[at] != 1)
+		return -1;
+	return c->cmin[at] / 2;
+}
+
+/* The links of the tree path between tree host k and anchor a that reach
+ * past `from` (RTT scale, measured from a), named by their lower node
+ * (k == a: k's own link): are they all unmarked (take false), or mark
+ * them (take true).  Needs a current Euler tour. */
+static bool path_links(struct ctx *c, uint32_t k, uint32_t a, double from,
+		       bool take)
+{
+	const struct tree *t = &c->t;
+	uint32_t lca = a, v;
+
+	if (a == k) {
+		/* the root host's link is named by its one child */
+		v = t->parent[k] != NONE ? k : t->kid[k];
+		if (v == NONE)
+			return true;
+		if (!take)
+			return !c->emark[v];
+		c->emark[v] = 1;
+		return true;
+	}
+	while (!is_anc(t, lca, k))
+		lca = t->parent[lca];
+	for (int side = 0; side < 2; side++)
+		for (v = side ? k : a; v != lca; v = t->parent[v]) {
+			/* the far end of v's link, seen from a */
+			double end = side ? t->rdist[a] - 2 * t->rdist[lca] +
+					    t->rdist[v] :
+				     t->rdist[a] - t->rdist[t->parent[v]];
+
+			if (end <= from)
+				continue;
+			if (!take && c->emark[v])
+				return false;
+			c->emark[v] |= take;
+		}
+	return true;
+}
+
+/* Slot s's pair with tree host k, its anchor a (NONE: none yet): its
+ * links (those of path_links past route_from, or k's own), unmarked
+ * (take false) or marked (take true). */
+bool infer_pair_links(struct ctx *c, const struct slot *s, uint32_t k,
+		      uint32_t a, bool take)
+{
+	if (a == NONE)
+		a = k;
+	return path_links(c, k, a, route_from(c, s, a), take);
+}
+
 /* ---- add: place one host ------------------------------------------------ */
 
 /* The path from a to b: nodes into c->path, their distances from a into
@@ -818,8 +903,8 @@ out:
 /* The public tree: switches renumbered after the hosts in the order they
  * were made (they already are), RTT-scale lengths halved into one-way
  * latencies; two hosts get a switch between them. */
-static ibf_status_t export_tree(const struct tree *t, ibf_infer_tree_t *o,
-				ibf_err_t *err)
+ibf_status_t infer_export_tree(const struct tree *t, ibf_infer_tree_t *o,
+			       ibf_err_t *err)
 {
 	uint32_t v, e = 0;
 	bool pair = t->nnodes == t->n;
@@ -847,7 +932,7 @@ static ibf_status_t export_tree(const struct tree *t, ibf_infer_tree_t *o,
 	return IBF_OK;
 }
 
-static void ctx_free(struct ctx *c)
+void infer_ctx_free(struct ctx *c)
 {
 	tree_free(&c->t);
 	IBF_FREE_ALL(c->hmin, c->hmax, c->have, c->asked, c->lb, c->ub, c->cand,
@@ -857,7 +942,7 @@ static void ctx_free(struct ctx *c)
 }
 
 /* The parallel mode's slots, caches and flight marks for k slots. */
-static int par_alloc(struct ctx *c, uint32_t k)
+int infer_par_alloc(struct ctx *c, uint32_t k)
 {
 	size_t n = c->t.n, i;
 
@@ -880,7 +965,7 @@ static int par_alloc(struct ctx *c, uint32_t k)
 	return 0;
 }
 
-static int ctx_alloc(struct ctx *c, uint32_t n)
+int infer_ctx_alloc(struct ctx *c, uint32_t n)
 {
 	size_t nn = 2 * (size_t)n;
 
@@ -904,8 +989,8 @@ static int ctx_alloc(struct ctx *c, uint32_t n)
 	       c->path && c->pos ? 0 : -1;
 }
 
-static ibf_status_t check_order(const uint32_t *order, uint32_t n,
-				uint8_t *seen, ibf_err_t *err)
+ibf_status_t infer_check_order(const uint32_t *order, uint32_t n,
+			       uint8_t *seen, ibf_err_t *err)
 {
 	uint32_t i;
 
@@ -933,7 +1018,7 @@ ibf_status_t infer_refit_now(struct ctx *c, uint32_t maxit)
 	return IBF_OK;
 }
 
-static ibf_status_t run_all(struct ctx *c, const uint32_t *order)
+ibf_status_t infer_run_all(struct ctx *c, const uint32_t *order)
 {
 	uint32_t i, n = c->t.n, next = REFIT_EVERY;
 	ibf_status_t st;
@@ -961,80 +1046,4 @@ static ibf_status_t run_all(struct ctx *c, const uint32_t *order)
 		}
 	}
 	return infer_refit_now(c, 4 * c->t.nnodes);
-}
-
-ibf_status_t ibf_infer_run(const ibf_infer_oracle_t *o,
-			   const ibf_infer_opts_t *opts,
-			   ibf_infer_result_t *out, ibf_err_t *err)
-{
-	static const ibf_infer_opts_t defaults;
-	struct ctx c;
-	ibf_status_t st;
-	double t0 = ibf_infer_now();
-
-	memset(out, 0, sizeof(*out));
-	memset(&c, 0, sizeof(c));
-	if (!opts)
-		opts = &defaults;
-	if (!o || !o->measure || o->nhosts < 2)
-		return ibf_err_set(err, IBF_ERR_INVALID, "inference needs an "
-				   "oracle and at least 2 hosts");
-	if (o->nhosts > UINT32_MAX / 4)
-		return ibf_err_set(err, IBF_ERR_RANGE, "too many hosts");
-	if (!(opts->tol >= 0) || !isfinite(opts->tol))
-		return ibf_err_set(err, IBF_ERR_INVALID, "tolerance %g",
-				   opts->tol);
-	if (opts->parallel > IBF_INFER_PARALLEL_MAX)
-		return ibf_err_set(err, IBF_ERR_RANGE, "parallel %u: at most "
-				   "%u hosts at once", opts->parallel,
-				   IBF_INFER_PARALLEL_MAX);
-	out->stats.parallel = opts->parallel ? opts->parallel :
-			      IBF_INFER_PARALLEL_DEFAULT;
-	/* one pair at a time: no cap to report (nor to replay with) */
-	out->stats.in_flight_cap = out->stats.parallel > 1 ?
-				   opts->max_in_flight : 0;
-	c.o = o;
-	c.opts = opts;
-	c.err = err;
-	c.tol = opts->tol;
-	c.rng.s = opts->seed;
-	c.st = &out->stats;
-	if (ctx_alloc(&c, o->nhosts) ||
-	    (out->stats.parallel > 1 &&
-	     par_alloc(&c, out->stats.parallel < o->nhosts - 1 ?
-			   out->stats.parallel : o->nhosts - 1))) {
-		ctx_free(&c);
-		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
-	}
-	st = opts->order ? check_order(opts->order, o->nhosts, c.cand, err)
-			 : IBF_OK;
-	if (st == IBF_OK)
-		st = c.slots ? infer_run_par(&c, opts->order) :
-			       run_all(&c, opts->order);
-	if (!c.slots && c.nmeas) {
-		out->stats.max_in_flight = 1;
-		out->stats.mean_in_flight = 1;
-	}
-	if (st == IBF_OK)
-		st = export_tree(&c.t, &out->tree, err);
-	out->meas = c.meas;
-	out->nmeas = c.nmeas;
-	c.meas = NULL;
-	out->stats.pairs = out->nmeas;
-	out->stats.cpu_s = ibf_infer_now() - t0 - out->stats.oracle_s;
-	ctx_free(&c);
-	if (st != IBF_OK)
-		ibf_infer_result_free(out);
-	return st;
-}
-
-void ibf_infer_result_free(ibf_infer_result_t *r)
-{
-	if (!r)
-		return;
-	free(r->tree.ea);
-	free(r->tree.eb);
-	free(r->tree.lat);
-	free(r->meas);
-	memset(r, 0, sizeof(*r));
 }

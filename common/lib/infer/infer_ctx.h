@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * Private to infer.c and infer_parallel.c: the tree under construction,
- * the inference context and the steps both use.
+ * Private to infer.c, infer_parallel.c and infer_run.c (each on top of
+ * the ones before): the tree under construction, the inference context
+ * and the steps they share.
  */
 #ifndef IBFLOW_INFER_CTX_H
 #define IBFLOW_INFER_CTX_H
@@ -104,7 +105,7 @@ struct ctx {
 	uint8_t *hmark, *emark;  /* [n] hosts, [2n] links by lower node */
 };
 
-/* infer.c: the serial steps */
+/* infer.c: the tree, the context, one host's insertion, a pair's links */
 void infer_tour(struct tree *t, uint32_t *stack, uint32_t *it);
 ibf_status_t infer_take(struct ctx *c, uint32_t h, uint32_t k,
 			ibf_status_t st, double mn, double mx, bool look,
@@ -113,11 +114,19 @@ ibf_status_t infer_measure(struct ctx *c, uint32_t h, uint32_t k, bool *ok);
 void infer_reset_host(struct ctx *c);
 ibf_status_t infer_add(struct ctx *c, uint32_t h);
 ibf_status_t infer_refit_now(struct ctx *c, uint32_t maxit);
-
-/* infer_parallel.c: hosts inserted in parallel */
 uint32_t infer_anchor(const struct ctx *c, const struct slot *s);
 bool infer_pair_links(struct ctx *c, const struct slot *s, uint32_t k,
 		      uint32_t a, bool take);
+ibf_status_t infer_export_tree(const struct tree *t, ibf_infer_tree_t *o,
+			       ibf_err_t *err);
+void infer_ctx_free(struct ctx *c);
+int infer_par_alloc(struct ctx *c, uint32_t k);
+int infer_ctx_alloc(struct ctx *c, uint32_t n);
+ibf_status_t infer_check_order(const uint32_t *order, uint32_t n,
+			       uint8_t *seen, ibf_err_t *err);
+ibf_status_t infer_run_all(struct ctx *c, const uint32_t *order);
+
+/* infer_parallel.c: hosts inserted in parallel */
 ibf_status_t infer_run_par(struct ctx *c, const uint32_t *order);
 
 #endif

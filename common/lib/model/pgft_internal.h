@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * Private to pgft.c and pgft_labels.c: the recognition's state (rec_t)
- * and the small helpers both steps use.
+ * Private to pgft.c, pgft_labels.c and pgft_recognize.c: the
+ * recognition's state (rec_t) and the small helpers its steps share.
  */
 #ifndef IBF_MODEL_PGFT_INTERNAL_H
 #define IBF_MODEL_PGFT_INTERNAL_H
@@ -223,17 +223,28 @@ static inline void join_levels(rec_t *r, unsigned lo, unsigned hi)
 	}
 }
 
-/* pgft.c: when the fabric does not fit, name the node most likely to
- * hang on an extra cable (an error); IBF_OK if none stands out. */
+static inline bool any_link(const uint8_t *slots, unsigned n)
+{
+	unsigned k;
+
+	for (k = 0; k < n; k++)
+		if (slots[k])
+			return true;
+	return false;
+}
+
+/* pgft.c, messages.  When the fabric does not fit, name the node most
+ * likely to hang on an extra cable (an error); IBF_OK if none stands out. */
 ibf_status_t pgft_blame_outlier(rec_t *r);
 
-/* pgft_labels.c, step 4: remembered labels when they fit, else port
- * digits, else NodeGUID digits. */
-ibf_status_t pgft_label_nodes(rec_t *r);
 /* The values digit i takes at a level: m_i for i > level, else w_i. */
 unsigned pgft_radix(const ibf_pgft_t *pg, unsigned level, unsigned i);
 /* A node's label, "(level; x_h ... x_1)", for messages. */
 const char *pgft_label_str(const ibf_pgft_t *pg, ibf_node_id_t n, char *buf,
 			   size_t len);
+
+/* pgft_labels.c, step 4: remembered labels when they fit, else port
+ * digits, else NodeGUID digits. */
+ibf_status_t pgft_label_nodes(rec_t *r);
 
 #endif

@@ -433,28 +433,6 @@ static ibf_status_t digits_at(rec_t *r, unsigned i)
 				(uint8_t)r->dig[r->hi[n]];
 	return IBF_OK;
 }
-
-unsigned pgft_radix(const ibf_pgft_t *pg, unsigned level, unsigned i)
-{
-	return i > level ? pg->m[i] : pg->w[i];
-}
-
-const char *pgft_label_str(const ibf_pgft_t *pg, ibf_node_id_t n,
-			   char *buf, size_t len)
-{
-	size_t o;
-	unsigned i;
-
-	o = (size_t)snprintf(buf, len, "(%u;", pg->level[n]);
-	for (i = pg->h; i >= 1 && o < len; i--)
-		o += (size_t)snprintf(buf + o, len - o, "%s%u",
-				      i == pg->h ? " " : ",",
-				      ibf_pgft_digit(pg, n, i));
-	if (o < len)
-		snprintf(buf + o, len - o, ")");
-	return buf;
-}
-
 /* Ranks and node_at from the digits; two nodes on one label refuse. */
 static ibf_status_t number_nodes(rec_t *r)
 {

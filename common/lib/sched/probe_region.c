@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/array.h"
-#include "sched/probe_plan_internal.h"
+#include "sched/probe_planner.h"
 
 /* ---- searching a region of the round ------------------------------------ */
 

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * Private to probe_plan.c, probe_region.c and probe_tail.c: the planner's
- * state and the steps they share.
+ * Private to the probe planner (probe_plan.c on top of probe_tail.c, on
+ * top of probe_rounds.c, on top of probe_region.c): the planner's state
+ * and the steps they share.
  */
-#ifndef IBFLOW_PROBE_PLAN_INTERNAL_H
-#define IBFLOW_PROBE_PLAN_INTERNAL_H
+#ifndef IBFLOW_PROBE_PLANNER_H
+#define IBFLOW_PROBE_PLANNER_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -156,7 +157,7 @@ static inline int add_row(struct planner *pl, const ibf_probe_vec_t *v)
 	return ibf_probe_ech_add(&pl->ech, permuted(pl, v, &w), true);
 }
 
-/* probe_plan.c: liveness, the plan so far, rounds */
+/* probe_rounds.c: the plan so far, rounds, liveness */
 int plan_taken(struct planner *pl, struct scratch *sc, bool mid,
 	       ibf_err_t *err);
 uint32_t plan_hole_for(const struct planner *pl, uint32_t a, uint32_t b,
@@ -172,6 +173,7 @@ int plan_scratch_init(struct scratch *sc, uint32_t ncols, uint32_t n,
 		      uint32_t nswitches);
 int64_t plan_find_live(struct planner *pl, struct scratch *sc,
 		       ibf_err_t *err);
+void plan_planner_free(struct planner *pl);
 
 /* probe_region.c: region searches of the round being built */
 int plan_regions(struct planner *pl, ibf_err_t *err);
