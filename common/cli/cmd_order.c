@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <ibflow/export.h>
 #include <ibflow/nodelist.h>
@@ -23,6 +22,7 @@ static const char *const format_names[] = {
 
 #define MAX_SLOTS 4096u
 #define EXPORT_TRIES 5  /* a newer export being written: wait and retry */
+#define EXPORT_NAP_MS 200
 
 struct order_args {
 	const char *fabric, *topo, *lfts, *out, *nodes;
@@ -113,29 +113,14 @@ static int load_nodes(const char *arg, ibf_nodelist_t *nl)
 	return IBF_EXIT_OK;
 }
 
-static void nap(void)
-{
-	struct timespec ts = { 0, 200 * 1000 * 1000 };
-
-	nanosleep(&ts, NULL);
-}
-
 /* --fabric: the export, retried while a newer one is being written. */
 static int load_export(const char *dir, ibf_export_t **e)
 {
+	const ibf_export_retry_t rt = { EXPORT_TRIES, EXPORT_NAP_MS };
 	ibf_err_t err;
-	bool retry = false;
-	unsigned i;
 
-	for (i = 0; i < EXPORT_TRIES; i++) {
-		if (i)
-			nap();
-		ibf_err_clear(&err);
-		if (ibf_export_load(dir, e, &retry, &err) == IBF_OK)
-			return IBF_EXIT_OK;
-		if (!retry)
-			break;
-	}
+	if (ibf_export_load_retry(dir, &rt, e, &err) == IBF_OK)
+		return IBF_EXIT_OK;
 	return ibf_cli_fail(CMD, &err);
 }
 

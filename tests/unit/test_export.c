@@ -11,7 +11,8 @@
  *  - what a consumer must refuse: an export being written, a failed one
  *    (a description with a line break cannot be written), a mix of two
  *    generations, a file of another size; the previous generation's files
- *    left behind are never taken as current.
+ *    left behind are never taken as current;
+ *  - the retried readers (export_retry.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -332,12 +334,118 @@ static void test_export_cycle(void **state)
 	ibf_fabric_destroy(bad);
 }
 
+/* Write text to dir/name. */
+static void put_file(const char *dir, const char *name, const char *text,
+		     size_t len)
+{
+	char path[256];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(text, 1, len, fp), len);
+	fclose(fp);
+}
+
+/* The retried readers: a complete export at once, one being written
+ * refused after the tries (and read once its writer is done, a child
+ * process finishing the manifest while the parent waits), a failed one
+ * refused; a plain manifest whose dump lacks a switch's table (cut at a
+ * table boundary, which reads without error) refused with the count. */
+static void test_export_retry(void **state)
+{
+	const ibf_export_retry_t three = { 3, 1 }, once = { 0, 0 };
+	const ibf_export_retry_t patient = { 1000, 5 };
+	ibf_fabric_t *f = hostile_fabric(NULL);
+	ibf_routing_t *r;
+	ibf_export_t *e = NULL;
+	ibf_export_set_t set;
+	ibf_err_t err;
+	char dir[] = "/tmp/ibfp-retry-XXXXXX", path[256], *dump, *cut;
+	pid_t pid;
+	int ws;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(ibf_route(f, "dmodk", NULL, &r, &err), IBF_OK);
+	export_gen(r, dir, "run1-1", IBF_OK);
+	if (ibf_export_load_retry(dir, &three, &e, &err) != IBF_OK)
+		fail_msg("load: %s", err.msg);
+	same_export(r, e);
+	ibf_export_free(e);
+	assert_int_equal(ibf_export_read_set_retry(dir, &once, &set, &err),
+			 IBF_OK);
+	assert_int_equal(set.fabric->nswitches, r->fabric->nswitches);
+	ibf_export_set_free(&set);
+
+	set_status(dir, "writing");
+	assert_int_not_equal(ibf_export_load_retry(dir, &three, &e, &err),
+			     IBF_OK);
+	assert_null(e);
+	assert_non_null(strstr(err.msg, "being written"));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		usleep(20000);
+		set_status(dir, "complete");
+		_exit(0);
+	}
+	if (ibf_export_load_retry(dir, &patient, &e, &err) != IBF_OK)
+		fail_msg("load while the writer finishes: %s", err.msg);
+	ibf_export_free(e);
+	assert_int_equal(waitpid(pid, &ws, 0), pid);
+	set_status(dir, "failed");
+	assert_int_not_equal(ibf_export_load_retry(dir, &patient, &e, &err),
+			     IBF_OK);
+	assert_non_null(strstr(err.msg, "failed"));
+
+	/* a plain manifest over a dump without its last switch's table */
+	snprintf(path, sizeof(path), "%s/%s", dir,
+		 ibf_export_file_name(IBF_EXPORT_LFTS));
+	dump = slurp(path);
+	cut = strstr(dump, "Unicast lids");
+	while (cut && strstr(cut + 1, "Unicast lids"))
+		cut = strstr(cut + 1, "Unicast lids");
+	assert_non_null(cut);
+	put_file(dir, "cut.dump", dump, (size_t)(cut - dump));
+	snprintf(path, sizeof(path), "%s/%s", dir,
+		 ibf_export_file_name(IBF_EXPORT_TOPOLOGY));
+	free(dump);
+	dump = slurp(path);
+	put_file(dir, "plain.ibnd", dump, strlen(dump));
+	free(dump);
+	put_file(dir, IBF_EXPORT_MANIFEST,
+		 "topology plain.ibnd\nlfts cut.dump\n", 34);
+	assert_int_equal(ibf_export_read_set_retry(dir, &three, &set, &err),
+			 IBF_ERR_INVALID);
+	assert_null(set.fabric);
+	if (!strstr(err.msg, "tables for 7 of the topology's 8 switches"))
+		fail_msg("\"%s\"", err.msg);
+
+	for (unsigned k = 0; k < IBF_EXPORT_NFILES; k++) {
+		snprintf(path, sizeof(path), "%s/%s", dir,
+			 ibf_export_file_name(k));
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, IBF_EXPORT_MANIFEST);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/cut.dump", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/plain.ibnd", dir);
+	unlink(path);
+	rmdir(dir);
+	ibf_routing_destroy(r);
+	ibf_fabric_destroy(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ibnetdiscover_names),
 		cmocka_unit_test(test_host_list_names),
 		cmocka_unit_test(test_export_cycle),
+		cmocka_unit_test(test_export_retry),
 	};
 	return cmocka_run_group_tests_name("export", tests, NULL, NULL);
 }

@@ -135,5 +135,30 @@ ibf_status_t ibf_export_read_set(const char *dir, ibf_export_set_t *out,
 				 bool *retry, ibf_err_t *err);
 void ibf_export_set_free(ibf_export_set_t *s);
 
+/* ---- reading while the subnet manager rewrites the export ----------------
+ *
+ * A reader that meets an export being written (or files of two routings)
+ * is told to try again (retry above).  These do so: up to `tries`
+ * attempts (0 counts as 1), `interval_ms` apart, while the last attempt
+ * said that trying again may help; err is the last attempt's.
+ */
+typedef struct ibf_export_retry {
+	unsigned tries;
+	unsigned interval_ms;
+} ibf_export_retry_t;
+
+/* ibf_export_load(), tried again as rt says. */
+ibf_status_t ibf_export_load_retry(const char *dir,
+				   const ibf_export_retry_t *rt,
+				   ibf_export_t **out, ibf_err_t *err);
+
+/* ibf_export_read_set(), and then every switch of the topology must have
+ * its table (a dump cut at a table boundary reads without error; the gap
+ * would show only when a route crosses the switch); both tried again as
+ * rt says. */
+ibf_status_t ibf_export_read_set_retry(const char *dir,
+				       const ibf_export_retry_t *rt,
+				       ibf_export_set_t *out, ibf_err_t *err);
+
 IBF_END_DECLS
 #endif

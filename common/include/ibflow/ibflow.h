@@ -5,10 +5,11 @@
  * Layers, bottom up (a header includes only headers of its layer or below):
  *   base     decls.h status.h limits.h io.h
  *   model    fabric.h lfts.h pgft_memory.h pgft.h
- *   formats  topo_io.h lfts_io.h hosts.h traffic.h sl_io.h
- *            rtt_io.h
+ *   formats  topo_io.h lfts_io.h hosts.h nodelist.h traffic.h sl_io.h
+ *            rtt_io.h labels_io.h
  *   gen      gen.h
- *   routing  route.h diversity.h export.h
+ *   routing  route.h diversity.h
+ *   export   export.h (a routing's files for its consumers)
  *   verify   trace.h check.h deadlock.h
  *   eval     mmf.h mmf_opt.h patterns.h eval.h
  *   sched    liquid.h probe.h
@@ -36,13 +37,14 @@
 #include <ibflow/nodelist.h>
 #include <ibflow/traffic.h>
 #include <ibflow/sl_io.h>
+#include <ibflow/labels_io.h>
 #include <ibflow/gen.h>
 #include <ibflow/route.h>
 #include <ibflow/diversity.h>
+#include <ibflow/export.h>
 #include <ibflow/trace.h>
 #include <ibflow/check.h>
 #include <ibflow/deadlock.h>
-#include <ibflow/export.h>
 #include <ibflow/mmf.h>
 #include <ibflow/mmf_opt.h>
 #include <ibflow/patterns.h>

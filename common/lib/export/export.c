@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * The export of a routing and its consumer-side check (export.h); the
- * consumers' reader of either manifest is export_read.c.
+ * consumers' reader of either manifest is export_read.c, the retries
+ * while a newer export is put in place export_retry.c.
  *
  * A consumer that sees a manifest with "status complete" must find every
  * file it names with that generation in its first line and the size the

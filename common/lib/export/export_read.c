@@ -7,7 +7,7 @@
  * Two manifests are understood:
  *  - "format 1", the export of a routing with generations and a status
  *    (docs/formats-routing.md, "The export of a routing"): read by
- *    ibf_export_load() (export_io.c), which uses a set only while it is
+ *    ibf_export_load() (export.c), which uses a set only while it is
  *    complete and every file carries the manifest's generation and size;
  *  - no "format" line (an older plugin's, a testbed's, written by hand):
  *    "topology NAME", "lfts NAME", optionally "routing N" (or "generation
@@ -17,8 +17,7 @@
  *    (endpoints, switches, LMC) must be the topology's.
  * A set being written or a mix of two routings sets *retry (a newer
  * routing is being put in place); anything else is refused, with the
- * file and the reason.  (Moved from libibflow_ucx's fabric/export.c: one
- * home for the one format.)
+ * file and the reason.
  */
 #include <ibflow/export.h>
 
