@@ -9,6 +9,7 @@
  * the MPI library's own algorithms leave them.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,75 @@
 #include "a2a_size.h"
 
 #define HINT_PREFIX "ibflow_"
+
+/* ---- the process's contexts and control lane ------------------------------
+ *
+ * Process-wide as MPI itself is: the control lane all communicators share
+ * and the list of live contexts that MPI_Finalize ends, under one lock
+ * (never held across a collective call). */
+static pthread_mutex_t procs_lock = PTHREAD_MUTEX_INITIALIZER;
+static ibf_ucx_lane_t *proc_lane;
+static ibf_mpi_ctx_t *oldest, *newest;
+
+/* The lane for a new context (NULL: none could be made, the context
+ * opens its own). */
+static ibf_ucx_lane_t *lane_of_process(void)
+{
+	ibf_ucx_lane_t *l;
+
+	pthread_mutex_lock(&procs_lock);
+	if (!proc_lane && ibf_ucx_lane_create(&proc_lane, NULL) != IBF_UCX_OK)
+		proc_lane = NULL;
+	l = proc_lane;
+	pthread_mutex_unlock(&procs_lock);
+	return l;
+}
+
+static void ctx_list(ibf_mpi_ctx_t *c)
+{
+	pthread_mutex_lock(&procs_lock);
+	c->older = newest;
+	c->newer = NULL;
+	if (newest)
+		newest->newer = c;
+	else
+		oldest = c;
+	newest = c;
+	pthread_mutex_unlock(&procs_lock);
+}
+
+static void ctx_unlist(ibf_mpi_ctx_t *c)
+{
+	pthread_mutex_lock(&procs_lock);
+	if (c->older)
+		c->older->newer = c->newer;
+	else if (oldest == c)
+		oldest = c->newer;
+	if (c->newer)
+		c->newer->older = c->older;
+	else if (newest == c)
+		newest = c->older;
+	c->older = c->newer = NULL;
+	pthread_mutex_unlock(&procs_lock);
+}
+
+void ibf_mpi_fini_all(void)
+{
+	ibf_mpi_ctx_t *c;
+
+	for (;;) {
+		pthread_mutex_lock(&procs_lock);
+		c = oldest;
+		pthread_mutex_unlock(&procs_lock);
+		if (!c)
+			break;
+		ibf_mpi_ctx_fini(c);
+	}
+	pthread_mutex_lock(&procs_lock);
+	ibf_ucx_lane_close(proc_lane);
+	proc_lane = NULL;
+	pthread_mutex_unlock(&procs_lock);
+}
 
 /* ---- context ----------------------------------------------------------- */
 
@@ -64,7 +134,7 @@ static ibf_ucx_status_t apply_hints(MPI_Comm comm, ibf_ucx_config_t *cfg,
 void ibf_mpi_ctx_init(ibf_mpi_ctx_t *c, MPI_Comm comm, const char *who,
 		      const ibf_ucx_oob_t *oob)
 {
-	ibf_ucx_params_t p = { .oob = oob };
+	ibf_ucx_params_t p = { .oob = oob, .lane = lane_of_process() };
 	ibf_ucx_config_t *cfg = NULL;
 	ibf_ucx_err_t err;
 	ibf_ucx_status_t st;
@@ -94,7 +164,9 @@ void ibf_mpi_ctx_init(ibf_mpi_ctx_t *c, MPI_Comm comm, const char *who,
 		if (c->rank == 0)
 			fprintf(stderr, "%s: %s; using the MPI library's "
 				"all-to-all\n", who, err.msg);
+		return;
 	}
+	ctx_list(c);
 }
 
 void ibf_mpi_ctx_fini(ibf_mpi_ctx_t *c)
@@ -126,6 +198,7 @@ void ibf_mpi_ctx_fini(ibf_mpi_ctx_t *c)
 				(unsigned long long)
 				ibf_ucx_bcast_pipeline_calls(c->u));
 	}
+	ctx_unlist(c);
 	ibf_ucx_finalize(c->u, NULL);
 	c->u = NULL;
 }
@@ -213,8 +286,8 @@ static bool pack_elems(const void *buf, size_t n, MPI_Datatype t,
 		k = n - i < per ? n - i : (size_t)per;
 		bytes = (int)(k * (size_t)ti->size);
 		if (PMPI_Pack((const char *)buf + (MPI_Aint)i * ti->extent,
-			      (int)k, t, out + i * (size_t)ti->size, bytes, &pos,
-			      comm) != MPI_SUCCESS || pos != bytes)
+			      (int)k, t, out + i * (size_t)ti->size, bytes,
+			      &pos, comm) != MPI_SUCCESS || pos != bytes)
 			return false;
 	}
 	return true;
@@ -238,8 +311,9 @@ static bool unpack_elems(const char *in, size_t n, MPI_Datatype t,
 		k = n - i < per ? n - i : (size_t)per;
 		bytes = (int)(k * (size_t)ti->size);
 		if (PMPI_Unpack(in + i * (size_t)ti->size, bytes, &pos,
-				(char *)buf + (MPI_Aint)i * ti->extent, (int)k, t,
-				comm) != MPI_SUCCESS || pos != bytes)
+				(char *)buf + (MPI_Aint)i * ti->extent,
+				(int)k, t, comm) != MPI_SUCCESS ||
+		    pos != bytes)
 			return false;
 	}
 	return true;
@@ -483,23 +557,28 @@ out:
 
 /* ---- MPI_Bcast ------------------------------------------------------------------ */
 
-bool ibf_mpi_bcast_wanted(void)
+/* the environment, read once per process as MPI reads its own
+ * (whichever thread asks first) */
+static pthread_once_t bcast_once = PTHREAD_ONCE_INIT;
+static bool bcast_pipeline;
+
+static void bcast_read(void)
 {
-	/* the environment, read once per process as MPI reads its own */
-	static int mode = -1;
 	ibf_ucx_config_t *cfg;
 	char val[32] = "";
 
-	if (mode >= 0)
-		return mode;
-	mode = 0;
 	if (ibf_ucx_config_read(&cfg, NULL) == IBF_UCX_OK) {
 		if (ibf_ucx_config_get(cfg, "BCAST", val, sizeof(val), NULL) ==
 		    IBF_UCX_OK)
-			mode = !strcmp(val, "pipeline");
+			bcast_pipeline = !strcmp(val, "pipeline");
 		ibf_ucx_config_release(cfg);
 	}
-	return mode;
+}
+
+bool ibf_mpi_bcast_wanted(void)
+{
+	pthread_once(&bcast_once, bcast_read);
+	return bcast_pipeline;
 }
 
 ibf_mpi_rc_t ibf_mpi_bcast(ibf_mpi_ctx_t *c, void *buf, int count,

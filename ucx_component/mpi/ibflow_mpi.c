@@ -13,9 +13,16 @@
  * call goes to PMPI_ unchanged.  Datatypes, MPI_IN_PLACE and the
  * communicator's ibflow_* info hints: a2a_mpi.c.  See docs/ucx-alltoall.md.
  *
+ * Control messages of every communicator share one control lane per
+ * process (a2a_mpi.c), closed at MPI_Finalize after the contexts still
+ * live.  Under MPI_THREAD_MULTIPLE, threads may make and use contexts of
+ * different communicators at once (MPI already forbids concurrent
+ * collectives on one).
+ *
  * IBFLOW_MPI_STATS=1 prints each process's counters at MPI_Finalize (what
  * the tests assert the path taken with).
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +34,11 @@
 
 #include "a2a_mpi.h"
 
-/* Process-wide state of the interposer: the attribute key and counters.
- * (MPI itself is process-global; this is the one place that mirrors it.) */
+/* Process-wide state of the interposer: the attribute key (made once,
+ * whichever thread comes first) and counters (atomic).  (MPI itself is
+ * process-global; this is the one place that mirrors it.) */
 static int key = MPI_KEYVAL_INVALID;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static unsigned long n_ibflow, n_pmpi;
 
 /* ---- out-of-band exchange over the communicator -------------------------- */
@@ -71,6 +80,13 @@ static int ctx_delete(MPI_Comm comm, int k, void *val, void *extra)
 	return MPI_SUCCESS;
 }
 
+static void key_make(void)
+{
+	if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, ctx_delete, &key,
+				    NULL) != MPI_SUCCESS)
+		key = MPI_KEYVAL_INVALID;
+}
+
 static ibf_mpi_ctx_t *ctx_get(MPI_Comm comm)
 {
 	ibf_ucx_oob_t oob;
@@ -80,9 +96,8 @@ static ibf_mpi_ctx_t *ctx_get(MPI_Comm comm)
 
 	if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
 		return NULL;
-	if (key == MPI_KEYVAL_INVALID &&
-	    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, ctx_delete, &key,
-				    NULL) != MPI_SUCCESS)
+	pthread_once(&key_once, key_make);
+	if (key == MPI_KEYVAL_INVALID)
 		return NULL;
 	if (PMPI_Comm_get_attr(comm, key, &val, &flag) == MPI_SUCCESS && flag)
 		return val;
@@ -115,15 +130,15 @@ static int ours(ibf_mpi_rc_t r, MPI_Comm comm, const ibf_ucx_err_t *err)
 {
 	switch (r) {
 	case IBF_MPI_DONE:
-		n_ibflow++;
+		__atomic_fetch_add(&n_ibflow, 1, __ATOMIC_RELAXED);
 		return MPI_SUCCESS;
 	case IBF_MPI_FAILED:
-		n_ibflow++;
+		__atomic_fetch_add(&n_ibflow, 1, __ATOMIC_RELAXED);
 		return fail(comm, err);
 	case IBF_MPI_FALLBACK:
 		break;
 	}
-	n_pmpi++;
+	__atomic_fetch_add(&n_pmpi, 1, __ATOMIC_RELAXED);
 	return -1;
 }
 
@@ -194,7 +209,7 @@ int ibflow_mpi_a2a_info(MPI_Comm comm, ibflow_mpi_a2a_info_t *out)
 	return 1;
 }
 
-/* ---- finalize: world's context before MPI goes ------------------------------ */
+/* ---- finalize: the contexts and the lane before MPI goes ------------------ */
 
 int MPI_Finalize(void)
 {
@@ -202,7 +217,9 @@ int MPI_Finalize(void)
 	void *val;
 
 	if (key != MPI_KEYVAL_INVALID) {
-		/* world's context, if it has one, before MPI goes */
+		/* every live context (communicators not freed, world's),
+		 * then the control lane, before MPI goes */
+		ibf_mpi_fini_all();
 		if (PMPI_Comm_get_attr(MPI_COMM_WORLD, key, &val, &flag) ==
 		    MPI_SUCCESS && flag)
 			PMPI_Comm_delete_attr(MPI_COMM_WORLD, key);
