@@ -91,6 +91,16 @@ void ibf_mpi_fini_all(void)
 
 /* ---- context ----------------------------------------------------------- */
 
+/* The hints cannot be read: a configuration error (the context is not
+ * made, the MPI library runs the calls). */
+static ibf_ucx_status_t info_failed(ibf_ucx_err_t *err)
+{
+	err->status = IBF_UCX_ERR_CONFIG;
+	snprintf(err->msg, sizeof(err->msg), "the communicator's info hints "
+		 "cannot be read (MPI_Info_get)");
+	return err->status;
+}
+
 /* Apply the communicator's "ibflow_<var>" info hints to cfg. */
 static ibf_ucx_status_t apply_hints(MPI_Comm comm, ibf_ucx_config_t *cfg,
 				    ibf_ucx_err_t *err)
@@ -104,13 +114,17 @@ static ibf_ucx_status_t apply_hints(MPI_Comm comm, ibf_ucx_config_t *cfg,
 
 	if (PMPI_Comm_get_info(comm, &info) != MPI_SUCCESS)
 		return IBF_UCX_OK;   /* no hints: the environment's values */
-	PMPI_Info_get_nkeys(info, &n);
-	for (i = 0; i < n && st == IBF_UCX_OK; i++) {
-		PMPI_Info_get_nthkey(info, i, key);
-		if (strncmp(key, HINT_PREFIX, strlen(HINT_PREFIX)))
-			continue;
-		PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag);
-		if (!flag)
+	if (PMPI_Info_get_nkeys(info, &n) != MPI_SUCCESS)
+		st = info_failed(err);
+	for (i = 0; st == IBF_UCX_OK && i < n; i++) {
+		if (PMPI_Info_get_nthkey(info, i, key) != MPI_SUCCESS ||
+		    (!strncmp(key, HINT_PREFIX, strlen(HINT_PREFIX)) &&
+		     PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag) !=
+		     MPI_SUCCESS)) {
+			st = info_failed(err);
+			break;
+		}
+		if (strncmp(key, HINT_PREFIX, strlen(HINT_PREFIX)) || !flag)
 			continue;
 		for (k = 0; key[strlen(HINT_PREFIX) + k]; k++)
 			var[k] = (char)toupper(
@@ -146,7 +160,8 @@ void ibf_mpi_ctx_init(ibf_mpi_ctx_t *c, MPI_Comm comm, const char *who,
 	{
 		int len = 0;
 
-		PMPI_Comm_get_name(comm, c->name, &len);
+		if (PMPI_Comm_get_name(comm, c->name, &len) != MPI_SUCCESS)
+			c->name[0] = '\0';
 	}
 	/* Every rank sees the same environment and hints, so all of them
 	 * fail here alike; ibf_ucx_init itself is collective. */

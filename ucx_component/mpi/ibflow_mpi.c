@@ -22,6 +22,7 @@
  * IBFLOW_MPI_STATS=1 prints each process's counters at MPI_Finalize (what
  * the tests assert the path taken with).
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +50,8 @@ static ibf_ucx_status_t oob_allgather(void *sbuf, void *rbuf, size_t len,
 	MPI_Comm comm = *(MPI_Comm *)coll_info;
 
 	*req = NULL;
+	if (len > INT_MAX)
+		return IBF_UCX_ERR_OOB;   /* MPI's counts are int */
 	return PMPI_Allgather(sbuf, (int)len, MPI_BYTE, rbuf, (int)len,
 			      MPI_BYTE, comm) == MPI_SUCCESS ?
 		IBF_UCX_OK : IBF_UCX_ERR_OOB;
@@ -101,18 +104,24 @@ static ibf_mpi_ctx_t *ctx_get(MPI_Comm comm)
 		return NULL;
 	if (PMPI_Comm_get_attr(comm, key, &val, &flag) == MPI_SUCCESS && flag)
 		return val;
+	if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
+	    PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
+		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;     /* every rank runs out alike or MPI fails */
-	PMPI_Comm_rank(comm, &rank);
-	PMPI_Comm_size(comm, &size);
 	/* coll_info points at the context's own copy of the handle */
 	c->comm = comm;
 	oob = (ibf_ucx_oob_t){ .allgather = oob_allgather, .req_test = oob_test,
 			       .req_free = oob_free, .coll_info = &c->comm,
 			       .rank = (uint32_t)rank, .size = (uint32_t)size };
 	ibf_mpi_ctx_init(c, comm, "ibflow-mpi", &oob);
-	PMPI_Comm_set_attr(comm, key, c);
+	if (PMPI_Comm_set_attr(comm, key, c) != MPI_SUCCESS) {
+		/* not kept: ended now (collective, as its making was) */
+		ibf_mpi_ctx_fini(c);
+		free(c);
+		return NULL;
+	}
 	return c;
 }
 

@@ -24,6 +24,7 @@
 #include "ompi/mca/coll/base/base.h"
 #include "opal/mca/base/mca_base_var.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,8 @@ static ibf_ucx_status_t oob_allgather(void *sbuf, void *rbuf, size_t len,
 	*req = NULL;
 	if (m->closing)
 		return IBF_UCX_ERR_OOB;   /* no exchange without collectives */
+	if (len > INT_MAX)
+		return IBF_UCX_ERR_OOB;   /* MPI's counts are int */
 	return comm->c_coll->coll_allgather(sbuf, (int)len, &ompi_mpi_byte.dt,
 					    rbuf, (int)len, &ompi_mpi_byte.dt,
 					    comm,
