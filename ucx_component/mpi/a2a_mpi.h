@@ -65,7 +65,10 @@ IBF_MPI_HIDDEN void ibf_mpi_ctx_info(const ibf_mpi_ctx_t *c,
 				     ibflow_mpi_a2a_info_t *out);
 
 /* MPI_Alltoall and MPI_Alltoallv, any datatypes (packed when not
- * contiguous), MPI_IN_PLACE. */
+ * contiguous, in pieces that fit PMPI_Pack's int sizes), MPI_IN_PLACE,
+ * sizes in 64 bits: FALLBACK for a block size that does not fit (the same
+ * on every rank), FAILED with the reason for a local failure, never a
+ * wrong answer. */
 IBF_MPI_HIDDEN ibf_mpi_rc_t ibf_mpi_alltoall(ibf_mpi_ctx_t *c,
 					     const void *sbuf, int scount,
 					     MPI_Datatype stype, void *rbuf,
