@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 {
 	MPI_Comm comm = MPI_COMM_WORLD;
 	ibf_ucx_oob_t oob = { mpi_allgather, mpi_test, mpi_free, &comm, 0, 0 };
-	ibf_ucx_params_t p = { &oob, NULL, 0 };
+	ibf_ucx_params_t p = { .oob = &oob };
 	ibf_ucx_probe_opts_t po;
 	ibf_ucx_probe_result_t res;
 	ibf_ucx_t *u = NULL;

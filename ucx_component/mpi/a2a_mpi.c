@@ -9,16 +9,97 @@
  * the MPI library's own algorithms leave them.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "a2a_mpi.h"
+#include "a2a_size.h"
 
 #define HINT_PREFIX "ibflow_"
 
+/* ---- the process's contexts and control lane ------------------------------
+ *
+ * Process-wide as MPI itself is: the control lane all communicators share
+ * and the list of live contexts that MPI_Finalize ends, under one lock
+ * (never held across a collective call). */
+static pthread_mutex_t procs_lock = PTHREAD_MUTEX_INITIALIZER;
+static ibf_ucx_lane_t *proc_lane;
+static ibf_mpi_ctx_t *oldest, *newest;
+
+/* The lane for a new context (NULL: none could be made, the context
+ * opens its own). */
+static ibf_ucx_lane_t *lane_of_process(void)
+{
+	ibf_ucx_lane_t *l;
+
+	pthread_mutex_lock(&procs_lock);
+	if (!proc_lane && ibf_ucx_lane_create(&proc_lane, NULL) != IBF_UCX_OK)
+		proc_lane = NULL;
+	l = proc_lane;
+	pthread_mutex_unlock(&procs_lock);
+	return l;
+}
+
+static void ctx_list(ibf_mpi_ctx_t *c)
+{
+	pthread_mutex_lock(&procs_lock);
+	c->older = newest;
+	c->newer = NULL;
+	if (newest)
+		newest->newer = c;
+	else
+		oldest = c;
+	newest = c;
+	pthread_mutex_unlock(&procs_lock);
+}
+
+static void ctx_unlist(ibf_mpi_ctx_t *c)
+{
+	pthread_mutex_lock(&procs_lock);
+	if (c->older)
+		c->older->newer = c->newer;
+	else if (oldest == c)
+		oldest = c->newer;
+	if (c->newer)
+		c->newer->older = c->older;
+	else if (newest == c)
+		newest = c->older;
+	c->older = c->newer = NULL;
+	pthread_mutex_unlock(&procs_lock);
+}
+
+void ibf_mpi_fini_all(void)
+{
+	ibf_mpi_ctx_t *c;
+
+	for (;;) {
+		pthread_mutex_lock(&procs_lock);
+		c = oldest;
+		pthread_mutex_unlock(&procs_lock);
+		if (!c)
+			break;
+		ibf_mpi_ctx_fini(c);
+	}
+	pthread_mutex_lock(&procs_lock);
+	ibf_ucx_lane_close(proc_lane);
+	proc_lane = NULL;
+	pthread_mutex_unlock(&procs_lock);
+}
+
 /* ---- context ----------------------------------------------------------- */
+
+/* The hints cannot be read: a configuration error (the context is not
+ * made, the MPI library runs the calls). */
+static ibf_ucx_status_t info_failed(ibf_ucx_err_t *err)
+{
+	err->status = IBF_UCX_ERR_CONFIG;
+	snprintf(err->msg, sizeof(err->msg), "the communicator's info hints "
+		 "cannot be read (MPI_Info_get)");
+	return err->status;
+}
 
 /* Apply the communicator's "ibflow_<var>" info hints to cfg. */
 static ibf_ucx_status_t apply_hints(MPI_Comm comm, ibf_ucx_config_t *cfg,
@@ -33,13 +114,17 @@ static ibf_ucx_status_t apply_hints(MPI_Comm comm, ibf_ucx_config_t *cfg,
 
 	if (PMPI_Comm_get_info(comm, &info) != MPI_SUCCESS)
 		return IBF_UCX_OK;   /* no hints: the environment's values */
-	PMPI_Info_get_nkeys(info, &n);
-	for (i = 0; i < n && st == IBF_UCX_OK; i++) {
-		PMPI_Info_get_nthkey(info, i, key);
-		if (strncmp(key, HINT_PREFIX, strlen(HINT_PREFIX)))
-			continue;
-		PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag);
-		if (!flag)
+	if (PMPI_Info_get_nkeys(info, &n) != MPI_SUCCESS)
+		st = info_failed(err);
+	for (i = 0; st == IBF_UCX_OK && i < n; i++) {
+		if (PMPI_Info_get_nthkey(info, i, key) != MPI_SUCCESS ||
+		    (!strncmp(key, HINT_PREFIX, strlen(HINT_PREFIX)) &&
+		     PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag) !=
+		     MPI_SUCCESS)) {
+			st = info_failed(err);
+			break;
+		}
+		if (strncmp(key, HINT_PREFIX, strlen(HINT_PREFIX)) || !flag)
 			continue;
 		for (k = 0; key[strlen(HINT_PREFIX) + k]; k++)
 			var[k] = (char)toupper(
@@ -63,7 +148,7 @@ static ibf_ucx_status_t apply_hints(MPI_Comm comm, ibf_ucx_config_t *cfg,
 void ibf_mpi_ctx_init(ibf_mpi_ctx_t *c, MPI_Comm comm, const char *who,
 		      const ibf_ucx_oob_t *oob)
 {
-	ibf_ucx_params_t p = { .oob = oob };
+	ibf_ucx_params_t p = { .oob = oob, .lane = lane_of_process() };
 	ibf_ucx_config_t *cfg = NULL;
 	ibf_ucx_err_t err;
 	ibf_ucx_status_t st;
@@ -75,7 +160,8 @@ void ibf_mpi_ctx_init(ibf_mpi_ctx_t *c, MPI_Comm comm, const char *who,
 	{
 		int len = 0;
 
-		PMPI_Comm_get_name(comm, c->name, &len);
+		if (PMPI_Comm_get_name(comm, c->name, &len) != MPI_SUCCESS)
+			c->name[0] = '\0';
 	}
 	/* Every rank sees the same environment and hints, so all of them
 	 * fail here alike; ibf_ucx_init itself is collective. */
@@ -93,7 +179,9 @@ void ibf_mpi_ctx_init(ibf_mpi_ctx_t *c, MPI_Comm comm, const char *who,
 		if (c->rank == 0)
 			fprintf(stderr, "%s: %s; using the MPI library's "
 				"all-to-all\n", who, err.msg);
+		return;
 	}
+	ctx_list(c);
 }
 
 void ibf_mpi_ctx_fini(ibf_mpi_ctx_t *c)
@@ -125,6 +213,7 @@ void ibf_mpi_ctx_fini(ibf_mpi_ctx_t *c)
 				(unsigned long long)
 				ibf_ucx_bcast_pipeline_calls(c->u));
 	}
+	ctx_unlist(c);
 	ibf_ucx_finalize(c->u, NULL);
 	c->u = NULL;
 }
@@ -168,15 +257,81 @@ void ibf_mpi_ctx_info(const ibf_mpi_ctx_t *c, ibflow_mpi_a2a_info_t *out)
 
 /* ---- datatypes ------------------------------------------------------------ */
 
-/* Contiguous: count elements are size * count bytes starting at buf. */
-static bool type_contig(MPI_Datatype t, int *size, MPI_Aint *extent)
-{
-	MPI_Aint lb, tlb, text;
+/* What the integrations need of a datatype, in MPI_Count (64 bits): a
+ * type of more than 2 GiB an element is no error. */
+typedef struct type_info {
+	MPI_Count size, lb, extent;
+	bool contig;   /* count elements are size * count bytes at buf */
+} type_info_t;
 
-	PMPI_Type_size(t, size);
-	PMPI_Type_get_extent(t, &lb, extent);
-	PMPI_Type_get_true_extent(t, &tlb, &text);
-	return lb == 0 && tlb == 0 && *extent == *size && text == *size;
+/* False when MPI cannot say (an MPI error or an undefined size). */
+static bool type_info(MPI_Datatype t, type_info_t *ti)
+{
+	MPI_Count tlb, text;
+
+	if (PMPI_Type_size_x(t, &ti->size) != MPI_SUCCESS ||
+	    ti->size == MPI_UNDEFINED || ti->size < 0 ||
+	    PMPI_Type_get_extent_x(t, &ti->lb, &ti->extent) != MPI_SUCCESS ||
+	    ti->lb == MPI_UNDEFINED || ti->extent == MPI_UNDEFINED ||
+	    PMPI_Type_get_true_extent_x(t, &tlb, &text) != MPI_SUCCESS ||
+	    tlb == MPI_UNDEFINED || text == MPI_UNDEFINED)
+		return false;
+	ti->contig = ti->lb == 0 && tlb == 0 && ti->extent == ti->size &&
+		     text == ti->size;
+	return true;
+}
+
+/* n elements of t at buf packed into out (n * size bytes), in as few
+ * PMPI_Pack calls as its int sizes allow; false when a call fails or
+ * packs other than size bytes an element. */
+static bool pack_elems(const void *buf, size_t n, MPI_Datatype t,
+		       const type_info_t *ti, char *out, MPI_Comm comm)
+{
+	uint64_t per = ibf_mpi_piece_elems((uint64_t)ti->size,
+					   IBF_MPI_PIECE_MAX);
+	size_t i, k;
+
+	if (!ti->size || !n)
+		return true;
+	if (!per)
+		return false;     /* one element is more than PMPI_Pack takes */
+	for (i = 0; i < n; i += k) {
+		int pos = 0, bytes;
+
+		k = n - i < per ? n - i : (size_t)per;
+		bytes = (int)(k * (size_t)ti->size);
+		if (PMPI_Pack((const char *)buf + (MPI_Aint)i * ti->extent,
+			      (int)k, t, out + i * (size_t)ti->size, bytes,
+			      &pos, comm) != MPI_SUCCESS || pos != bytes)
+			return false;
+	}
+	return true;
+}
+
+/* The reverse of pack_elems. */
+static bool unpack_elems(const char *in, size_t n, MPI_Datatype t,
+			 const type_info_t *ti, void *buf, MPI_Comm comm)
+{
+	uint64_t per = ibf_mpi_piece_elems((uint64_t)ti->size,
+					   IBF_MPI_PIECE_MAX);
+	size_t i, k;
+
+	if (!ti->size || !n)
+		return true;
+	if (!per)
+		return false;
+	for (i = 0; i < n; i += k) {
+		int pos = 0, bytes;
+
+		k = n - i < per ? n - i : (size_t)per;
+		bytes = (int)(k * (size_t)ti->size);
+		if (PMPI_Unpack(in + i * (size_t)ti->size, bytes, &pos,
+				(char *)buf + (MPI_Aint)i * ti->extent,
+				(int)k, t, comm) != MPI_SUCCESS ||
+		    pos != bytes)
+			return false;
+	}
+	return true;
 }
 
 /* The call's outcome from libibflow_ucx's status: a schedule that cannot
@@ -212,45 +367,70 @@ static ibf_mpi_rc_t nomem(ibf_ucx_err_t *err)
 	return IBF_MPI_FAILED;
 }
 
+/* A local failure of the MPI library's datatype calls, or sizes beyond
+ * the address space (what says which): an error, never a wrong answer. */
+static ibf_mpi_rc_t refused(ibf_ucx_err_t *err, const char *what)
+{
+	err->status = IBF_UCX_ERR_INVALID;
+	snprintf(err->msg, sizeof(err->msg), "%s", what);
+	return IBF_MPI_FAILED;
+}
+
 /* ---- MPI_Alltoall ------------------------------------------------------------ */
 
 ibf_mpi_rc_t ibf_mpi_alltoall(ibf_mpi_ctx_t *c, const void *sbuf, int scount,
 			      MPI_Datatype stype, void *rbuf, int rcount,
 			      MPI_Datatype rtype, ibf_ucx_err_t *err)
 {
-	int ssize, rsize, size, pos;
-	MPI_Aint sext, rext;
+	bool in_place = sbuf == MPI_IN_PLACE;
+	type_info_t rt, st;
 	char *spack = NULL, *rpack = NULL;
 	const void *s = sbuf;
 	void *r = rbuf;
-	size_t block, total;
-	ibf_ucx_status_t st;
+	size_t block, total, sblock, n;
+	ibf_ucx_status_t ust;
 	ibf_mpi_rc_t rc;
+	int size;
 
 	if (!c->u)
 		return IBF_MPI_FALLBACK;
-	PMPI_Comm_size(c->comm, &size);
-	/* type signatures match: the receive side says what travels */
-	if (!type_contig(rtype, &rsize, &rext))
-		r = NULL;     /* into rpack, unpacked after */
-	block = (size_t)rsize * (size_t)rcount;
-	total = block * (size_t)size;
+	if (PMPI_Comm_size(c->comm, &size) != MPI_SUCCESS ||
+	    !type_info(rtype, &rt) || (!in_place && !type_info(stype, &st)))
+		return refused(err, "all-to-all: the MPI library cannot size "
+			       "the datatypes");
+	/* Type signatures match, so the receive side's block is every
+	 * rank's: a size that does not fit goes to the MPI library on
+	 * every rank alike. */
+	if (!ibf_mpi_size_mul(rcount, rt.size, &block) ||
+	    !ibf_mpi_size_mul((int64_t)block, size, &total) ||
+	    !ibf_mpi_size_mul(rcount, size, &n) || total > SIZE_MAX - 1)
+		return IBF_MPI_FALLBACK;
 	if (ibf_ucx_alltoall_select(c->u, block) == IBF_UCX_A2A_NONE)
 		return IBF_MPI_FALLBACK;
-	if (sbuf == MPI_IN_PLACE || !type_contig(stype, &ssize, &sext)) {
+	if (!in_place && (!ibf_mpi_size_mul(scount, st.size, &sblock) ||
+			  sblock != block))
+		return refused(err, "all-to-all: send and receive blocks "
+			       "differ in size (type signatures do not "
+			       "match)");
+	if (in_place || !st.contig) {
 		spack = malloc(total + 1);
 		if (!spack)
 			return nomem(err);
-		pos = 0;
-		if (sbuf == MPI_IN_PLACE)
-			PMPI_Pack(rbuf, rcount * size, rtype, spack,
-				  (int)total, &pos, c->comm);
-		else
-			PMPI_Pack(sbuf, scount * size, stype, spack,
-				  (int)total, &pos, c->comm);
+		/* MPI_IN_PLACE: the data to send is the receive buffer the
+		 * call overwrites; a copy first */
+		if (in_place && rt.contig)
+			memcpy(spack, rbuf, total);
+		else if (!(in_place ?
+			   pack_elems(rbuf, n, rtype, &rt, spack, c->comm) :
+			   pack_elems(sbuf, (size_t)scount * (size_t)size,
+				      stype, &st, spack, c->comm))) {
+			free(spack);
+			return refused(err, "all-to-all: MPI_Pack of the send "
+				       "data failed");
+		}
 		s = spack;
 	}
-	if (!r) {
+	if (!rt.contig) {
 		rpack = malloc(total + 1);
 		if (!rpack) {
 			free(spack);
@@ -258,13 +438,12 @@ ibf_mpi_rc_t ibf_mpi_alltoall(ibf_mpi_ctx_t *c, const void *sbuf, int scount,
 		}
 		r = rpack;
 	}
-	st = ibf_ucx_alltoall(c->u, s, r, block, IBF_UCX_A2A_NONE, err);
-	rc = outcome(c, st, err);
-	if (rc == IBF_MPI_DONE && rpack) {
-		pos = 0;
-		PMPI_Unpack(rpack, (int)total, &pos, rbuf, rcount * size,
-			    rtype, c->comm);
-	}
+	ust = ibf_ucx_alltoall(c->u, s, r, block, IBF_UCX_A2A_NONE, err);
+	rc = outcome(c, ust, err);
+	if (rc == IBF_MPI_DONE && rpack &&
+	    !unpack_elems(rpack, n, rtype, &rt, rbuf, c->comm))
+		rc = refused(err, "all-to-all: MPI_Unpack of the received "
+			     "data failed");
 	free(spack);
 	free(rpack);
 	return rc;
@@ -272,43 +451,46 @@ ibf_mpi_rc_t ibf_mpi_alltoall(ibf_mpi_ctx_t *c, const void *sbuf, int scount,
 
 /* ---- MPI_Alltoallv ---------------------------------------------------------- */
 
-/* Lengths and offsets of n blocks of count[p] elements of type t, packed
- * one after the other (packed) or where displ[p] puts them (in place
- * form of a contiguous type); returns the total bytes. */
-static size_t layout(const int *count, const int *displ, MPI_Datatype t,
-		     int n, bool packed, size_t *len, size_t *off)
+/* The n blocks of buf that displ and count say, packed into a new buffer
+ * at off[p] (total bytes); NULL with err set on failure. */
+static char *pack_blocks(const void *buf, const int *count, const int *displ,
+			 MPI_Datatype t, const type_info_t *ti, int n,
+			 const size_t *off, size_t total, MPI_Comm comm,
+			 ibf_ucx_err_t *err)
 {
-	MPI_Aint lb, ext;
-	size_t total = 0;
-	int tsize, p;
+	char *out = malloc(total + 1);
+	int64_t at;
+	int p;
 
-	PMPI_Type_size(t, &tsize);
-	PMPI_Type_get_extent(t, &lb, &ext);
-	for (p = 0; p < n; p++) {
-		len[p] = (size_t)count[p] * (size_t)tsize;
-		off[p] = packed ? total : (size_t)displ[p] * (size_t)ext;
-		total += len[p];
+	if (!out) {
+		nomem(err);
+		return NULL;
 	}
-	return total;
+	for (p = 0; p < n; p++)
+		if (count[p] && (!ibf_mpi_displ_bytes(displ[p], ti->extent,
+						       &at) ||
+				 !pack_elems((const char *)buf + at,
+					     (size_t)count[p], t, ti,
+					     out + off[p], comm))) {
+			free(out);
+			refused(err, "all-to-all: MPI_Pack of the send data "
+				"failed");
+			return NULL;
+		}
+	return out;
 }
 
-static char *pack_blocks(const void *buf, const int *count, const int *displ,
-			 MPI_Datatype t, int n, const size_t *off,
-			 size_t total, MPI_Comm comm)
+/* Lengths and offsets of the n blocks: in the user's buffer (*direct,
+ * a contiguous type with offsets that are bytes of it) or packed. */
+static bool blocks(const int *count, const int *displ, const type_info_t *ti,
+		   int n, bool may_direct, size_t *len, size_t *off,
+		   size_t *total, bool *direct)
 {
-	MPI_Aint lb, ext;
-	char *out = malloc(total + 1);
-	int p, pos;
-
-	if (!out)
-		return NULL;
-	PMPI_Type_get_extent(t, &lb, &ext);
-	for (p = 0; p < n; p++) {
-		pos = (int)off[p];
-		PMPI_Pack((const char *)buf + (MPI_Aint)displ[p] * ext,
-			  count[p], t, out, (int)total, &pos, comm);
-	}
-	return out;
+	*direct = may_direct && ti->contig &&
+		  ibf_mpi_layout(count, displ, n, ti->size, ti->extent, false,
+				 len, off, total);
+	return *direct || ibf_mpi_layout(count, displ, n, ti->size,
+					 ti->extent, true, len, off, total);
 }
 
 ibf_mpi_rc_t ibf_mpi_alltoallv(ibf_mpi_ctx_t *c, const void *sbuf,
@@ -317,12 +499,12 @@ ibf_mpi_rc_t ibf_mpi_alltoallv(ibf_mpi_ctx_t *c, const void *sbuf,
 			       const int *rcounts, const int *rdispls,
 			       MPI_Datatype rtype, ibf_ucx_err_t *err)
 {
-	int size, p, tsize;
+	int size, p;
 	size_t *sl, *so, *rl, *ro, stot, rtot;
 	char *spack = NULL, *rpack = NULL;
 	bool in_place = sbuf == MPI_IN_PLACE, rdirect, sdirect;
-	MPI_Aint ext;
-	ibf_ucx_status_t st;
+	type_info_t rt, st;
+	ibf_ucx_status_t ust;
 	ibf_mpi_rc_t rc;
 
 	/* block sizes differ between ranks and the choice must not: only
@@ -330,47 +512,56 @@ ibf_mpi_rc_t ibf_mpi_alltoallv(ibf_mpi_ctx_t *c, const void *sbuf,
 	if (!c->u || ibf_ucx_alltoall_select(c->u, SIZE_MAX) ==
 	    IBF_UCX_A2A_NONE)
 		return IBF_MPI_FALLBACK;
-	PMPI_Comm_size(c->comm, &size);
+	if (PMPI_Comm_size(c->comm, &size) != MPI_SUCCESS ||
+	    !type_info(rtype, &rt) || (!in_place && !type_info(stype, &st)))
+		return refused(err, "all-to-all: the MPI library cannot size "
+			       "the datatypes");
 	sl = malloc(4 * sizeof(size_t) * (size_t)size);
 	if (!sl)
 		return nomem(err);
 	so = sl + size;
 	rl = so + size;
 	ro = rl + size;
-	rdirect = type_contig(rtype, &tsize, &ext);
-	sdirect = !in_place && type_contig(stype, &tsize, &ext);
-	if (in_place) {
-		stot = layout(rcounts, rdispls, rtype, size, true, sl, so);
-		spack = pack_blocks(rbuf, rcounts, rdispls, rtype, size, so,
-				    stot, c->comm);
-	} else {
-		stot = layout(scounts, sdispls, stype, size, !sdirect, sl, so);
-		if (!sdirect)
-			spack = pack_blocks(sbuf, scounts, sdispls, stype,
-					    size, so, stot, c->comm);
+	/* the in-place send data: the receive buffer's blocks, packed */
+	if (!blocks(rcounts, rdispls, &rt, size, true, rl, ro, &rtot,
+		    &rdirect) ||
+	    !(in_place ? blocks(rcounts, rdispls, &rt, size, false, sl, so,
+				&stot, &sdirect) :
+	      blocks(scounts, sdispls, &st, size, true, sl, so, &stot,
+		     &sdirect)) ||
+	    stot > SIZE_MAX - 1 || rtot > SIZE_MAX - 1) {
+		rc = refused(err, "all-to-all: block sizes or offsets beyond "
+			     "the address space");
+		goto out;
 	}
-	rtot = layout(rcounts, rdispls, rtype, size, !rdirect, rl, ro);
-	if (!rdirect)
-		rpack = malloc(rtot + 1);
-	if ((!sdirect && !spack) || (!rdirect && !rpack)) {
+	if (!sdirect) {
+		spack = in_place ?
+			pack_blocks(rbuf, rcounts, rdispls, rtype, &rt, size,
+				    so, stot, c->comm, err) :
+			pack_blocks(sbuf, scounts, sdispls, stype, &st, size,
+				    so, stot, c->comm, err);
+		if (!spack) {
+			rc = IBF_MPI_FAILED;
+			goto out;
+		}
+	}
+	if (!rdirect && !(rpack = malloc(rtot + 1))) {
 		rc = nomem(err);
 		goto out;
 	}
-	st = ibf_ucx_alltoallv(c->u, sdirect ? sbuf : spack, sl, so,
-			       rdirect ? rbuf : rpack, rl, ro,
-			       IBF_UCX_A2A_NONE, err);
-	rc = outcome(c, st, err);
-	if (rc == IBF_MPI_DONE && rpack) {
-		MPI_Aint lb;
+	ust = ibf_ucx_alltoallv(c->u, sdirect ? sbuf : spack, sl, so,
+				rdirect ? rbuf : rpack, rl, ro,
+				IBF_UCX_A2A_NONE, err);
+	rc = outcome(c, ust, err);
+	for (p = 0; rc == IBF_MPI_DONE && rpack && p < size; p++) {
+		int64_t at;
 
-		PMPI_Type_get_extent(rtype, &lb, &ext);
-		for (p = 0; p < size; p++) {
-			int pos = (int)ro[p];
-
-			PMPI_Unpack(rpack, (int)(ro[p] + rl[p]), &pos,
-				    (char *)rbuf + (MPI_Aint)rdispls[p] * ext,
-				    rcounts[p], rtype, c->comm);
-		}
+		if (rcounts[p] &&
+		    (!ibf_mpi_displ_bytes(rdispls[p], rt.extent, &at) ||
+		     !unpack_elems(rpack + ro[p], (size_t)rcounts[p], rtype,
+				   &rt, (char *)rbuf + at, c->comm)))
+			rc = refused(err, "all-to-all: MPI_Unpack of the "
+				     "received data failed");
 	}
 out:
 	free(spack);
@@ -381,30 +572,34 @@ out:
 
 /* ---- MPI_Bcast ------------------------------------------------------------------ */
 
-bool ibf_mpi_bcast_wanted(void)
+/* the environment, read once per process as MPI reads its own
+ * (whichever thread asks first) */
+static pthread_once_t bcast_once = PTHREAD_ONCE_INIT;
+static bool bcast_pipeline;
+
+static void bcast_read(void)
 {
-	/* the environment, read once per process as MPI reads its own */
-	static int mode = -1;
 	ibf_ucx_config_t *cfg;
 	char val[32] = "";
 
-	if (mode >= 0)
-		return mode;
-	mode = 0;
 	if (ibf_ucx_config_read(&cfg, NULL) == IBF_UCX_OK) {
 		if (ibf_ucx_config_get(cfg, "BCAST", val, sizeof(val), NULL) ==
 		    IBF_UCX_OK)
-			mode = !strcmp(val, "pipeline");
+			bcast_pipeline = !strcmp(val, "pipeline");
 		ibf_ucx_config_release(cfg);
 	}
-	return mode;
+}
+
+bool ibf_mpi_bcast_wanted(void)
+{
+	pthread_once(&bcast_once, bcast_read);
+	return bcast_pipeline;
 }
 
 ibf_mpi_rc_t ibf_mpi_bcast(ibf_mpi_ctx_t *c, void *buf, int count,
 			   MPI_Datatype type, int root, ibf_ucx_err_t *err)
 {
-	int tsize, pos = 0;
-	MPI_Aint ext;
+	type_info_t ti;
 	char *pack = NULL;
 	void *data = buf;
 	size_t len;
@@ -412,23 +607,31 @@ ibf_mpi_rc_t ibf_mpi_bcast(ibf_mpi_ctx_t *c, void *buf, int count,
 
 	if (!c->u || count <= 0)
 		return IBF_MPI_FALLBACK;
-	PMPI_Type_size(type, &tsize);
-	len = (size_t)tsize * (size_t)count;
+	if (!type_info(type, &ti))
+		return refused(err, "broadcast: the MPI library cannot size "
+			       "the datatype");
+	/* the same on every rank (type signatures match) */
+	if (!ibf_mpi_size_mul(count, ti.size, &len) || len > SIZE_MAX - 1)
+		return IBF_MPI_FALLBACK;
 	if (ibf_ucx_bcast_select(c->u, len) == IBF_UCX_BCAST_NONE)
 		return IBF_MPI_FALLBACK;
-	if (!type_contig(type, &tsize, &ext)) {
+	if (!ti.contig) {
 		pack = malloc(len + 1);
 		if (!pack)
 			return nomem(err);
-		if (c->rank == root)
-			PMPI_Pack(buf, count, type, pack, (int)len, &pos,
-				  c->comm);
+		if (c->rank == root &&
+		    !pack_elems(buf, (size_t)count, type, &ti, pack,
+				c->comm)) {
+			free(pack);
+			return refused(err, "broadcast: MPI_Pack failed");
+		}
 		data = pack;
 	}
 	st = ibf_ucx_bcast_pipeline(c->u, (uint32_t)root, data, len, 0, err);
-	if (st == IBF_UCX_OK && pack && c->rank != root) {
-		pos = 0;
-		PMPI_Unpack(pack, (int)len, &pos, buf, count, type, c->comm);
+	if (st == IBF_UCX_OK && pack && c->rank != root &&
+	    !unpack_elems(pack, (size_t)count, type, &ti, buf, c->comm)) {
+		free(pack);
+		return refused(err, "broadcast: MPI_Unpack failed");
 	}
 	free(pack);
 	return st == IBF_UCX_OK ? IBF_MPI_DONE : IBF_MPI_FAILED;

@@ -27,6 +27,8 @@ typedef struct ibf_mpi_ctx {
 	const char *who;        /* message prefix: "ibflow-mpi", ... */
 	char name[MPI_MAX_OBJECT_NAME];   /* the communicator's, at init */
 	bool warned;            /* the schedule fallback was announced */
+	struct ibf_mpi_ctx *older, *newer;  /* the live contexts, in the
+					       order they were made */
 } ibf_mpi_ctx_t;
 
 typedef enum ibf_mpi_rc {
@@ -38,9 +40,11 @@ typedef enum ibf_mpi_rc {
 
 /* Collective over comm: UCX_IBFLOW_* from the environment, overridden by
  * the communicator's info hints "ibflow_<var>" (e.g. ibflow_alltoall =
- * pairwise for UCX_IBFLOW_ALLTOALL), then ibf_ucx_init() with oob.  On
- * failure c->u is NULL and rank 0 prints the reason once: every call
- * then falls back. */
+ * pairwise for UCX_IBFLOW_ALLTOALL), then ibf_ucx_init() with oob and the
+ * process's control lane (one for all communicators, opened by the first
+ * that wants it).  On failure c->u is NULL and rank 0 prints the reason
+ * once: every call then falls back.  Thread-safe (contexts of different
+ * communicators made at once). */
 IBF_MPI_HIDDEN void ibf_mpi_ctx_init(ibf_mpi_ctx_t *c, MPI_Comm comm,
 				     const char *who,
 				     const ibf_ucx_oob_t *oob);
@@ -50,12 +54,21 @@ IBF_MPI_HIDDEN void ibf_mpi_ctx_init(ibf_mpi_ctx_t *c, MPI_Comm comm,
  * finalizes. */
 IBF_MPI_HIDDEN void ibf_mpi_ctx_fini(ibf_mpi_ctx_t *c);
 
+/* At MPI_Finalize, while MPI still works (collective over every process):
+ * every context still live, in the order they were made (each
+ * communicator's members made theirs in the same order), then the
+ * process's control lane. */
+IBF_MPI_HIDDEN void ibf_mpi_fini_all(void);
+
 /* The context's counters and fabric for ibflow_mpi_a2a_info(). */
 IBF_MPI_HIDDEN void ibf_mpi_ctx_info(const ibf_mpi_ctx_t *c,
 				     ibflow_mpi_a2a_info_t *out);
 
 /* MPI_Alltoall and MPI_Alltoallv, any datatypes (packed when not
- * contiguous), MPI_IN_PLACE. */
+ * contiguous, in pieces that fit PMPI_Pack's int sizes), MPI_IN_PLACE,
+ * sizes in 64 bits: FALLBACK for a block size that does not fit (the same
+ * on every rank), FAILED with the reason for a local failure, never a
+ * wrong answer. */
 IBF_MPI_HIDDEN ibf_mpi_rc_t ibf_mpi_alltoall(ibf_mpi_ctx_t *c,
 					     const void *sbuf, int scount,
 					     MPI_Datatype stype, void *rbuf,

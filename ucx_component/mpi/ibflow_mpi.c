@@ -13,9 +13,17 @@
  * call goes to PMPI_ unchanged.  Datatypes, MPI_IN_PLACE and the
  * communicator's ibflow_* info hints: a2a_mpi.c.  See docs/ucx-alltoall.md.
  *
+ * Control messages of every communicator share one control lane per
+ * process (a2a_mpi.c), closed at MPI_Finalize after the contexts still
+ * live.  Under MPI_THREAD_MULTIPLE, threads may make and use contexts of
+ * different communicators at once (MPI already forbids concurrent
+ * collectives on one).
+ *
  * IBFLOW_MPI_STATS=1 prints each process's counters at MPI_Finalize (what
  * the tests assert the path taken with).
  */
+#include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +35,11 @@
 
 #include "a2a_mpi.h"
 
-/* Process-wide state of the interposer: the attribute key and counters.
- * (MPI itself is process-global; this is the one place that mirrors it.) */
+/* Process-wide state of the interposer: the attribute key (made once,
+ * whichever thread comes first) and counters (atomic).  (MPI itself is
+ * process-global; this is the one place that mirrors it.) */
 static int key = MPI_KEYVAL_INVALID;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static unsigned long n_ibflow, n_pmpi;
 
 /* ---- out-of-band exchange over the communicator -------------------------- */
@@ -40,6 +50,8 @@ static ibf_ucx_status_t oob_allgather(void *sbuf, void *rbuf, size_t len,
 	MPI_Comm comm = *(MPI_Comm *)coll_info;
 
 	*req = NULL;
+	if (len > INT_MAX)
+		return IBF_UCX_ERR_OOB;   /* MPI's counts are int */
 	return PMPI_Allgather(sbuf, (int)len, MPI_BYTE, rbuf, (int)len,
 			      MPI_BYTE, comm) == MPI_SUCCESS ?
 		IBF_UCX_OK : IBF_UCX_ERR_OOB;
@@ -71,6 +83,13 @@ static int ctx_delete(MPI_Comm comm, int k, void *val, void *extra)
 	return MPI_SUCCESS;
 }
 
+static void key_make(void)
+{
+	if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, ctx_delete, &key,
+				    NULL) != MPI_SUCCESS)
+		key = MPI_KEYVAL_INVALID;
+}
+
 static ibf_mpi_ctx_t *ctx_get(MPI_Comm comm)
 {
 	ibf_ucx_oob_t oob;
@@ -80,24 +99,29 @@ static ibf_mpi_ctx_t *ctx_get(MPI_Comm comm)
 
 	if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
 		return NULL;
-	if (key == MPI_KEYVAL_INVALID &&
-	    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, ctx_delete, &key,
-				    NULL) != MPI_SUCCESS)
+	pthread_once(&key_once, key_make);
+	if (key == MPI_KEYVAL_INVALID)
 		return NULL;
 	if (PMPI_Comm_get_attr(comm, key, &val, &flag) == MPI_SUCCESS && flag)
 		return val;
+	if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
+	    PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
+		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;     /* every rank runs out alike or MPI fails */
-	PMPI_Comm_rank(comm, &rank);
-	PMPI_Comm_size(comm, &size);
 	/* coll_info points at the context's own copy of the handle */
 	c->comm = comm;
 	oob = (ibf_ucx_oob_t){ .allgather = oob_allgather, .req_test = oob_test,
 			       .req_free = oob_free, .coll_info = &c->comm,
 			       .rank = (uint32_t)rank, .size = (uint32_t)size };
 	ibf_mpi_ctx_init(c, comm, "ibflow-mpi", &oob);
-	PMPI_Comm_set_attr(comm, key, c);
+	if (PMPI_Comm_set_attr(comm, key, c) != MPI_SUCCESS) {
+		/* not kept: ended now (collective, as its making was) */
+		ibf_mpi_ctx_fini(c);
+		free(c);
+		return NULL;
+	}
 	return c;
 }
 
@@ -115,15 +139,15 @@ static int ours(ibf_mpi_rc_t r, MPI_Comm comm, const ibf_ucx_err_t *err)
 {
 	switch (r) {
 	case IBF_MPI_DONE:
-		n_ibflow++;
+		__atomic_fetch_add(&n_ibflow, 1, __ATOMIC_RELAXED);
 		return MPI_SUCCESS;
 	case IBF_MPI_FAILED:
-		n_ibflow++;
+		__atomic_fetch_add(&n_ibflow, 1, __ATOMIC_RELAXED);
 		return fail(comm, err);
 	case IBF_MPI_FALLBACK:
 		break;
 	}
-	n_pmpi++;
+	__atomic_fetch_add(&n_pmpi, 1, __ATOMIC_RELAXED);
 	return -1;
 }
 
@@ -194,7 +218,7 @@ int ibflow_mpi_a2a_info(MPI_Comm comm, ibflow_mpi_a2a_info_t *out)
 	return 1;
 }
 
-/* ---- finalize: world's context before MPI goes ------------------------------ */
+/* ---- finalize: the contexts and the lane before MPI goes ------------------ */
 
 int MPI_Finalize(void)
 {
@@ -202,7 +226,9 @@ int MPI_Finalize(void)
 	void *val;
 
 	if (key != MPI_KEYVAL_INVALID) {
-		/* world's context, if it has one, before MPI goes */
+		/* every live context (communicators not freed, world's),
+		 * then the control lane, before MPI goes */
+		ibf_mpi_fini_all();
 		if (PMPI_Comm_get_attr(MPI_COMM_WORLD, key, &val, &flag) ==
 		    MPI_SUCCESS && flag)
 			PMPI_Comm_delete_attr(MPI_COMM_WORLD, key);

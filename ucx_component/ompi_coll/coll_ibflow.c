@@ -9,6 +9,12 @@
  *
  *   OMPI_MCA_mca_base_component_path=DIR:<default> mpirun ...
  *   --mca coll_ibflow_priority N (default 90)
+ *
+ * A communicator's context is finalized from an attribute's delete
+ * callback, which MPI_Comm_free runs while the communicator still works
+ * (its modules are released after, when its collectives are gone), and
+ * the contexts still live at MPI_Finalize, then the process's control
+ * lane, from one on MPI_COMM_SELF, which MPI_Finalize deletes first.
  */
 #include "ompi_config.h"
 
@@ -18,6 +24,8 @@
 #include "ompi/mca/coll/base/base.h"
 #include "opal/mca/base/mca_base_var.h"
 
+#include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,8 +65,9 @@ static void module_construct(ibflow_module_t *m)
 
 static void module_destruct(ibflow_module_t *m)
 {
-	/* The module is released while its communicator is torn down:
-	 * finalize without the closing exchange (see oob_allgather). */
+	/* Only a context the attribute did not finalize (see ctx_attach):
+	 * the communicator's collectives may be gone, no closing exchange
+	 * (see oob_allgather). */
 	m->closing = true;
 	ibf_mpi_ctx_fini(&m->c);
 	if (m->prev_alltoall_module)
@@ -84,7 +93,9 @@ static ibf_ucx_status_t oob_allgather(void *sbuf, void *rbuf, size_t len,
 
 	*req = NULL;
 	if (m->closing)
-		return IBF_UCX_OK;  /* endpoints are flushed already */
+		return IBF_UCX_ERR_OOB;   /* no exchange without collectives */
+	if (len > INT_MAX)
+		return IBF_UCX_ERR_OOB;   /* MPI's counts are int */
 	return comm->c_coll->coll_allgather(sbuf, (int)len, &ompi_mpi_byte.dt,
 					    rbuf, (int)len, &ompi_mpi_byte.dt,
 					    comm,
@@ -97,6 +108,60 @@ static ibf_ucx_status_t oob_done(void *req)
 	(void)req;
 	return IBF_UCX_OK;
 }
+
+/* ---- ends: MPI_Comm_free and MPI_Finalize ---------------------------------- */
+
+static int comm_key = MPI_KEYVAL_INVALID, self_key = MPI_KEYVAL_INVALID;
+static pthread_once_t keys_once = PTHREAD_ONCE_INIT;
+
+/* MPI_Comm_free of a communicator with a context (it still works). */
+static int comm_attr_delete(MPI_Comm comm, int k, void *val, void *extra)
+{
+	ibflow_module_t *m = val;
+
+	(void)comm;
+	(void)k;
+	(void)extra;
+	ibf_mpi_ctx_fini(&m->c);
+	OBJ_RELEASE(m);
+	return MPI_SUCCESS;
+}
+
+/* MPI_Finalize, first thing. */
+static int self_attr_delete(MPI_Comm comm, int k, void *val, void *extra)
+{
+	(void)comm;
+	(void)k;
+	(void)val;
+	(void)extra;
+	ibf_mpi_fini_all();
+	return MPI_SUCCESS;
+}
+
+static void keys_make(void)
+{
+	if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_attr_delete,
+				    &comm_key, NULL) != MPI_SUCCESS)
+		comm_key = MPI_KEYVAL_INVALID;
+	if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_attr_delete,
+				    &self_key, NULL) != MPI_SUCCESS ||
+	    PMPI_Comm_set_attr(MPI_COMM_SELF, self_key, NULL) != MPI_SUCCESS)
+		self_key = MPI_KEYVAL_INVALID;
+}
+
+/* The context's end tied to its communicator's (the module kept alive
+ * for it).  Without the attributes the module's release ends it. */
+static void ctx_attach(ibflow_module_t *m, ompi_communicator_t *comm)
+{
+	pthread_once(&keys_once, keys_make);
+	if (comm_key == MPI_KEYVAL_INVALID)
+		return;
+	OBJ_RETAIN(m);
+	if (PMPI_Comm_set_attr(comm, comm_key, m) != MPI_SUCCESS)
+		OBJ_RELEASE(m);
+}
+
+/* ---- the context ------------------------------------------------------------ */
 
 /* The context, made at the communicator's first all-to-all (collective:
  * every rank gets here with its first alltoall or alltoallv). */
@@ -113,6 +178,8 @@ static ibf_mpi_ctx_t *module_ctx(ibflow_module_t *m,
 		m->tried = true;
 		m->comm = comm;
 		ibf_mpi_ctx_init(&m->c, comm, "coll/ibflow", &oob);
+		if (m->c.u)
+			ctx_attach(m, comm);
 	}
 	return &m->c;
 }

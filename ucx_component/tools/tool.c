@@ -104,7 +104,7 @@ int ibf_tool_open(const char *prog, const ibf_ucx_boot_params_t *boot,
 		  const ibf_ucx_config_t *cfg, unsigned flags,
 		  ibf_tool_fail_t fail, ibf_tool_proc_t *p)
 {
-	ibf_ucx_params_t up;
+	ibf_ucx_params_t up = { 0 };
 	ibf_ucx_err_t e;
 	size_t len;
 	int rc;

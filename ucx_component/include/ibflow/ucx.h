@@ -137,6 +137,20 @@ void ibf_ucx_config_release(ibf_ucx_config_t *c);
 
 typedef struct ibf_ucx ibf_ucx_t;
 
+/* A control lane (UCX_IBFLOW_CTL_LANE) for contexts to share: one UCP
+ * context and worker, one listening port, whatever the number of
+ * contexts given it in ibf_ucx_params_t.lane (an MPI integration's
+ * communicators: one per process).  Each message on it carries its
+ * context's number in the tag.  Creating one opens nothing: the first
+ * context that wants a lane opens it, with that context's
+ * configuration.  Safe to share between threads. */
+typedef struct ibf_ucx_lane ibf_ucx_lane_t;
+
+ibf_ucx_status_t ibf_ucx_lane_create(ibf_ucx_lane_t **out,
+				     ibf_ucx_err_t *err);
+/* Local; after every context that used the lane has been finalized. */
+void ibf_ucx_lane_close(ibf_ucx_lane_t *lane);
+
 enum {
 	/* When the fabric is configured but a process cannot be mapped to
 	 * an endpoint, continue topology-unaware instead of failing (also
@@ -148,6 +162,8 @@ typedef struct ibf_ucx_params {
 	const ibf_ucx_oob_t *oob;        /* required */
 	const ibf_ucx_config_t *config;  /* NULL: ibf_ucx_config_read() */
 	unsigned flags;                  /* IBF_UCX_INIT_* */
+	ibf_ucx_lane_t *lane;            /* NULL: a control lane of the
+					    context's own, closed with it */
 } ibf_ucx_params_t;
 
 /* Collective.  Creates the UCP context and worker (UCX_IBFLOW_NET_DEVICES

@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +21,20 @@
 
 /* ---- local set-up ------------------------------------------------------------- */
 
+/* The one lock of the library: UCX's own configuration state is the
+ * process's, whatever context it is for. */
+static pthread_mutex_t ucx_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void ibf_ucxi_ucx_lock(void)
+{
+	pthread_mutex_lock(&ucx_lock);
+}
+
+void ibf_ucxi_ucx_unlock(void)
+{
+	pthread_mutex_unlock(&ucx_lock);
+}
+
 static ibf_ucx_status_t ucx_open(ibf_ucx_t *u, ucp_address_t **addr,
 				 size_t *addr_len, ibf_ucx_err_t *err)
 {
@@ -29,21 +44,27 @@ static ibf_ucx_status_t ucx_open(ibf_ucx_t *u, ucp_address_t **addr,
 	ucs_status_t us;
 	ibf_ucx_status_t st;
 
+	ibf_ucxi_ucx_lock();
 	st = ibf_ucxi_ucp_config(u->cfg, &uc, err);
-	if (st != IBF_UCX_OK)
+	if (st != IBF_UCX_OK) {
+		ibf_ucxi_ucx_unlock();
 		return st;
+	}
 	memset(&p, 0, sizeof(p));
 	p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
 	p.features = UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP;
 	p.name = "ibflow";
 	us = ucp_init(&p, uc, &u->wire.ctx);
 	ucp_config_release(uc);
-	if (us != UCS_OK)
+	if (us != UCS_OK) {
+		ibf_ucxi_ucx_unlock();
 		return ibf_ucxi_devices_blame(u->cfg, us, err);
+	}
 	memset(&wp, 0, sizeof(wp));
 	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
 	wp.thread_mode = UCS_THREAD_MODE_SINGLE;
 	us = ucp_worker_create(u->wire.ctx, &wp, &u->wire.worker);
+	ibf_ucxi_ucx_unlock();
 	if (us == UCS_OK)
 		us = ucp_worker_get_efd(u->wire.worker, &u->wire.efd);
 	if (us == UCS_OK)
@@ -344,6 +365,9 @@ ibf_ucx_status_t ibf_ucx_init(const ibf_ucx_params_t *p, ibf_ucx_t **out,
 	u->size = p->oob->size;
 	u->timeout = 60;
 	u->wire.efd = -1;
+	u->lanes = p->lane;
+	if (!u->lanes && ibf_ucx_lane_create(&u->lanes, NULL) == IBF_UCX_OK)
+		u->lane_own = true;
 	memset(&me, 0, sizeof(me));
 	st = p->config ? ibf_ucx_config_clone(p->config, &u->cfg, err) :
 	     ibf_ucx_config_read(&u->cfg, err);

@@ -144,9 +144,17 @@ struct ibf_ucx {
 	uint32_t *host_leader;    /* [nhosts] */
 	uint32_t local_procs;     /* processes on this machine (incl. me) */
 	struct ibf_ucxi_state *state; /* coll/'s and infer/'s (state.c) */
-	ibf_ucxi_wire_t *lane;    /* control lane (lane.c), or NULL */
+	ibf_ucx_lane_t *lanes;    /* the control lane to use (lane.c) */
+	bool lane_own;            /* ... made for this context alone */
+	struct ibf_ucxi_lane_use *lane;  /* its use of it, or NULL: none */
 	bool lane_tried;
 };
+
+/* context.c: UCX's configuration parser and global options are the
+ * process's; contexts (data and lane) are made under this lock, one at a
+ * time, whichever thread makes them. */
+void ibf_ucxi_ucx_lock(void);
+void ibf_ucxi_ucx_unlock(void);
 
 /* devices.c: UCP's configuration with UCX_IBFLOW_NET_DEVICES / _TLS
  * (they restrict this library's contexts only, not the application's
@@ -242,10 +250,12 @@ ibf_ucx_status_t ibf_ucxi_bcast_blob(ibf_ucx_t *u, uint32_t root,
 
 /* ---- the control lane (src/core/lane.c) ------------------------------------ */
 
-/* Collective, once per context (later calls return at once): open the
- * lane if UCX_IBFLOW_CTL_LANE says so and every process can.  Errors are
- * the exchange's; a lane that cannot be had is no error. */
+/* Collective, once per context (later calls return at once): use the
+ * lane (opened by the first context wanting it) if UCX_IBFLOW_CTL_LANE
+ * says so and every process has one.  Errors are the exchange's; a lane
+ * that cannot be had is no error. */
 ibf_ucx_status_t ibf_ucxi_lane_setup(ibf_ucx_t *u, ibf_ucx_err_t *err);
+/* The context's use of the lane ends (and its own lane closes). */
 void ibf_ucxi_lane_free(ibf_ucx_t *u);
 bool ibf_ucxi_lane_active(const ibf_ucx_t *u);
 /* Tagged messages on the lane (on the data context without one). */
