@@ -239,17 +239,22 @@ static void check_refused(const char *dir, bool want_retry,
 
 static void set_status(const char *dir, const char *status)
 {
-	char path[256], *m, *p, *q;
+	char path[256], tmp[272], *m, *p, *q;
 	FILE *fp;
 
+	/* Renamed into place as the plugin does, so that a reader racing
+	 * with a child process that calls this never sees a cut manifest. */
 	snprintf(path, sizeof(path), "%s/%s", dir, IBF_EXPORT_MANIFEST);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	m = slurp(path);
 	p = strstr(m, "\nstatus ");
 	assert_non_null(p);
 	q = strchr(p + 1, '\n');
-	fp = fopen(path, "w");
+	fp = fopen(tmp, "w");
+	assert_non_null(fp);
 	fprintf(fp, "%.*s\nstatus %s%s", (int)(p - m), m, status, q);
-	fclose(fp);
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(rename(tmp, path), 0);
 	free(m);
 }
 
