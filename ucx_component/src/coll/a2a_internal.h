@@ -18,8 +18,8 @@
 
 #define IBF_UCXI_NOPEER UINT32_MAX
 
-/* The whole job's schedule, as rank 0 computed it and broadcast it, in
- * this process's view.  The release lists are its part of the schedule's
+/* The whole job's schedule, as rank 0 computed it, in this process's
+ * view (its slice).  The release lists are its part of the schedule's
  * predecessor lists (ibf_liquid_deps_build): the send of frame f may
  * start after send_need[f] releases; when the block of frame f arrives,
  * this process releases the sends rel_rank[k] / rel_frame[k] for k in
@@ -86,15 +86,71 @@ struct ibf_ucxi_a2a {
 	uint64_t nliquid, npairwise;
 };
 
-/* Collective: rank 0 schedules the transfers between every ordered pair
- * of distinct ranks (each one its routed path plus a send link of its
- * source process and a receive link of its destination process, so that
- * a frame has at most one send and one receive per process) and
- * broadcasts the frame of each transfer; every rank keeps its own peers. */
+/* ---- the planner and each rank's part (a2a_plan.c) ----------------------
+ *
+ * One rank (the planner, rank 0) computes the schedule and its
+ * predecessor lists; every rank gets only its own part, a slice of
+ * O(size) words, and keeps the ibf_ucxi_a2a_sched_t above.  Nothing here
+ * communicates, so the whole setup of a communicator of any size can run
+ * in one process (tests, benchmarks). */
+
+#define IBF_UCXI_A2A_WHY_MAX 512
+
+/* What the planner says to every rank before any slice travels. */
+typedef struct ibf_ucxi_a2a_hdr {
+	int32_t verdict;          /* IBF_UCX_OK, IBF_UCX_ERR_SCHEDULE (no
+				     plan: the caller's algorithm) or
+				     IBF_UCX_ERR_DECLINED (auto: not worth
+				     it) */
+	uint32_t nframes, duration, rr_frames, liquid;
+	uint32_t us;              /* the planner's time, microseconds */
+	char why[IBF_UCXI_A2A_WHY_MAX];   /* verdict not OK: the reason */
+} ibf_ucxi_a2a_hdr_t;
+
+/* What the caller asks of the planner. */
+typedef struct ibf_ucxi_a2a_ask {
+	uint64_t max_transfers;   /* refuse larger communicators (0: the
+				     runtime's own limit) */
+	double need_gain;         /* least rr_frames / nframes; 0: any;
+				     HUGE_VAL: decline without planning */
+	const char *transport;    /* for the decline's message */
+} ibf_ucxi_a2a_ask_t;
+
+/* The planner's product: the verdict and, when it is OK, rank r's slice
+ * at words[off[r] .. off[r + 1]). */
+typedef struct ibf_ucxi_a2a_plan {
+	ibf_ucxi_a2a_hdr_t hdr;
+	uint32_t size;
+	uint64_t *off;            /* [size + 1] */
+	uint32_t *words;
+} ibf_ucxi_a2a_plan_t;
+
+/* The planner (local, any failure is the verdict, never a status). */
+void ibf_ucxi_a2a_plan(const ibf_ucx_t *u, const ibf_ucxi_a2a_ask_t *ask,
+		       ibf_ucxi_a2a_plan_t *p);
+void ibf_ucxi_a2a_plan_free(ibf_ucxi_a2a_plan_t *p);
+/* Rank `rank` of `size` takes its slice (nwords words) of the schedule
+ * the header describes.  A malformed slice or memory refused is an
+ * error; s is then empty. */
+ibf_ucx_status_t ibf_ucxi_a2a_slice_take(uint32_t size, uint32_t rank,
+					 const ibf_ucxi_a2a_hdr_t *h,
+					 const uint32_t *w, size_t nwords,
+					 ibf_ucxi_a2a_sched_t *s,
+					 ibf_ucx_err_t *err);
+/* Bytes a rank keeps for its schedule (what ibf_ucxi_a2a_sched_free
+ * frees). */
+size_t ibf_ucxi_a2a_sched_bytes(const ibf_ucxi_a2a_sched_t *s);
+void ibf_ucxi_a2a_sched_free(ibf_ucxi_a2a_sched_t *s);
+
+/* schedule.c, collective: the planner's verdict, broadcast, then every
+ * rank's slice, scattered, then whether every rank could hold its part.
+ * Every rank returns the same: IBF_UCX_OK, IBF_UCX_ERR_SCHEDULE (the
+ * plan cannot be made or held somewhere: err says where and why),
+ * IBF_UCX_ERR_DECLINED, or the error of a failed exchange (a dead peer). */
 ibf_ucx_status_t ibf_ucxi_a2a_schedule(ibf_ucx_t *u,
+				       const ibf_ucxi_a2a_ask_t *ask,
 				       ibf_ucxi_a2a_sched_t *s,
 				       ibf_ucx_err_t *err);
-void ibf_ucxi_a2a_sched_free(ibf_ucxi_a2a_sched_t *s);
 
 /* a2a_links.c: one call's frames, each transfer started when its
  * releases are in (UCX_IBFLOW_ALLTOALL_SYNC=links). */

@@ -89,7 +89,7 @@ void ibf_ucx_a2a_stats(const ibf_ucx_t *u, ibf_ucx_a2a_stats_t *s)
 		return;
 	s->liquid = a->nliquid;
 	s->pairwise = a->npairwise;
-	if (a->have_sched) {
+	if (a->have_sched || a->declined) {
 		s->nframes = a->sched.nframes;
 		s->duration = a->sched.duration;
 		s->schedule_liquid = a->sched.liquid;
@@ -220,33 +220,22 @@ static bool over_rdma(const ibf_ucx_t *u)
 	return found;
 }
 
-/* auto's rule: liquid where it promises at least ALLTOALL_GAIN over
- * round robin's frames (docs/ucx-alltoall.md, "auto"). */
-static ibf_ucx_status_t auto_check(ibf_ucx_t *u, ibf_ucx_err_t *err)
+/* What the planner is asked: by auto, the least gain the transport
+ * needs (docs/ucx-alltoall.md, "auto"); over TCP by default none pays,
+ * and no schedule is computed at all. */
+static ibf_ucxi_a2a_ask_t ask_for(const ibf_ucx_t *u, bool by_auto)
 {
-	struct ibf_ucxi_a2a *a = a2a_of(u);
-	const ibf_ucxi_a2a_sched_t *s = &a->sched;
-	double need = u->cfg->v.alltoall_gain;
-	bool rdma = over_rdma(u);
+	ibf_ucxi_a2a_ask_t a = { .need_gain = 0 };
+	bool rdma;
 
-	if (need < 0)
-		need = rdma ? IBF_UCXI_GAIN_RDMA : IBF_UCXI_GAIN_TCP;
-	if ((double)s->rr_frames >= need * s->nframes)
-		return IBF_UCX_OK;
-	a->declined = true;
-	if (isinf(need))
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_DECLINED, "all-to-all: "
-				       "auto: over TCP the MPI library's own "
-				       "(liquid %u frames, round robin %u; "
-				       "%sALLTOALL_GAIN=N to decide by gain)",
-				       s->nframes, s->rr_frames,
-				       IBF_UCX_VAR_PREFIX);
-	return ibf_ucx_err_set(err, IBF_UCX_ERR_DECLINED, "all-to-all: auto: "
-			       "liquid %u frames, round robin %u: gain %.2f "
-			       "below %.2f (%s, %sALLTOALL_GAIN)",
-			       s->nframes, s->rr_frames,
-			       (double)s->rr_frames / s->nframes, need,
-			       rdma ? "RDMA" : "TCP", IBF_UCX_VAR_PREFIX);
+	if (!by_auto)
+		return a;
+	rdma = over_rdma(u);
+	a.transport = rdma ? "RDMA" : "TCP";
+	a.need_gain = u->cfg->v.alltoall_gain;
+	if (a.need_gain < 0)
+		a.need_gain = rdma ? IBF_UCXI_GAIN_RDMA : IBF_UCXI_GAIN_TCP;
+	return a;
 }
 
 /* Segment k of an alltoall's blocks (bytes k * seg .. of each block) as
@@ -309,17 +298,17 @@ static ibf_ucx_status_t run_liquid(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 	ibf_ucx_status_t st;
 
 	if (!a->have_sched) {
-		st = ibf_ucxi_a2a_schedule(u, &a->sched, err);
+		/* rank 0's view of the transport decides for all */
+		ibf_ucxi_a2a_ask_t ask = ask_for(u, by_auto);
+
+		st = ibf_ucxi_a2a_schedule(u, &ask, &a->sched, err);
 		if (st == IBF_UCX_ERR_SCHEDULE)
 			a->no_sched = true;
+		if (st == IBF_UCX_ERR_DECLINED)
+			a->declined = true;
 		if (st != IBF_UCX_OK)
 			return st;
 		a->have_sched = true;
-	}
-	if (by_auto) {
-		st = auto_check(u, err);
-		if (st != IBF_UCX_OK)
-			return st;
 	}
 	if (sync == IBF_UCX_A2A_SYNC_LINKS) {
 		st = ibf_ucxi_lane_setup(u, err);
