@@ -6,8 +6,8 @@
 # against PMPI_Alltoall(v) through libibflow_mpi, against Open MPI's own
 # through coll/ibflow).  The failures come from the runtime's test hooks
 # (docs/ucx-alltoall.md, "No schedule"): IBFLOW_TEST_A2A_MAX_TRANSFERS
-# lowers the planner's limit below the 4-rank world's 12 transfers (the
-# 2-rank halves of a split, 2 transfers each, still plan and go liquid);
+# lowers the planner's limit below the 4-host world's 12 host pairs (the
+# 2-host halves of a split, 2 host pairs each, still plan and go liquid);
 # IBFLOW_TEST_A2A_REFUSE=2 makes rank 2 refuse the memory for its part
 # after the planner has made the plan (every rank still falls back
 # together).  And auto over TCP declines without computing a schedule
@@ -67,17 +67,17 @@ for how in mpi coll; do
 		continue
 	fi
 
-	# the planner's limit: 5 transfers
+	# the planner's limit: 5 host pairs
 	name=$how-cap
 	check $how $name IBFLOW_TEST_A2A_MAX_TRANSFERS=5 -- \
 		--variant liquid:world+split:ibflow_alltoall=liquid
 	rc=$?
 	E=$W/$name.err
-	nw=$(grep -c "^$who: warning: all-to-all schedule: 4 ranks are 12 transfers, more than the planner takes (5); using the MPI library's all-to-all on this communicator" "$E")
+	nw=$(grep -c "^$who: warning: all-to-all schedule: 4 hosts are 12 host pairs, more than the planner takes (5); using the MPI library's all-to-all on this communicator" "$E")
 	[ $rc -eq 0 ] && ok_out "$W/$name.out" && [ "$nw" -eq 1 ] &&
 		[ "$(ranks_with "$E" "$who" liquid/world "\$7 == 0 && \$9 == 0")" -eq 4 ] &&
 		[ "$(ranks_with "$E" "$who" liquid/split "\$7 > 0 && \$9 == 0")" -eq 4 ] &&
-		t_pass "$who, planner limit 5 transfers: the world's every call to the MPI library, said once; the split's halves liquid ($(grep '^a2a-check: [0-9]' "$W/$name.out"))" ||
+		t_pass "$who, planner limit 5 host pairs: the world's every call to the MPI library, said once; the split's halves liquid ($(grep '^a2a-check: [0-9]' "$W/$name.out"))" ||
 		t_fail "$who, planner limit" "rc $rc, $nw warnings: $(grep -E "^$who: (comm|warning)" "$E" | head -6) $(head -c 400 "$W/$name.out")"
 
 	# rank 2 cannot hold its part

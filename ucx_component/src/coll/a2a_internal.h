@@ -19,19 +19,32 @@
 #define IBF_UCXI_NOPEER UINT32_MAX
 
 /* The whole job's schedule, as rank 0 computed it, in this process's
- * view (its slice).  The release lists are its part of the schedule's
- * predecessor lists (ibf_liquid_deps_build): the send of frame f may
- * start after send_need[f] releases; when the block of frame f arrives,
- * this process releases the sends rel_rank[k] / rel_frame[k] for k in
- * rel_off[f] .. rel_off[f + 1] - 1 (itself too: then no message). */
+ * view (its slice).  Frames are frames of host pairs (a host is a fabric
+ * endpoint, an HCA port): in frame f this process sends its blocks to
+ * the ranks send_peer[send_off[f] .. send_off[f + 1]) (all of one host)
+ * and receives from recv_peer[recv_off[f] .. recv_off[f + 1]); blocks
+ * to and from the other ranks of its own host (local[]) go beside the
+ * frames, at any time.  With one rank per host a frame's groups are one
+ * rank each.
+ *
+ * The release lists are this process's part of the host pairs'
+ * predecessor lists (ibf_liquid_deps_build): the sends of frame f may
+ * start after send_need[f] releases; when every block of frame f has
+ * arrived, this process releases the sends rel_rank[k] / rel_frame[k]
+ * for k in rel_off[f] .. rel_off[f + 1] - 1 (itself too: then no
+ * message). */
 typedef struct ibf_ucxi_a2a_sched {
 	uint32_t nframes;
 	uint32_t duration;        /* bottleneck load */
 	uint32_t rr_frames;       /* round robin's frames, same links */
 	bool liquid;              /* nframes == duration */
 	double seconds;           /* computing it */
-	uint32_t *send_to;        /* [nframes] this process's peers */
-	uint32_t *recv_from;      /* [nframes] */
+	uint32_t *send_off;       /* [nframes + 1] */
+	uint32_t *send_peer;
+	uint32_t *recv_off;       /* [nframes + 1] */
+	uint32_t *recv_peer;
+	uint32_t nlocal;          /* ranks of this host but this one */
+	uint32_t *local;          /* [nlocal] */
 	uint32_t *send_need;      /* [nframes] */
 	uint32_t *rel_off;        /* [nframes + 1] */
 	uint32_t *rel_rank, *rel_frame;
@@ -88,9 +101,10 @@ struct ibf_ucxi_a2a {
 
 /* ---- the planner and each rank's part (a2a_plan.c) ----------------------
  *
- * One rank (the planner, rank 0) computes the schedule and its
- * predecessor lists; every rank gets only its own part, a slice of
- * O(size) words, and keeps the ibf_ucxi_a2a_sched_t above.  Nothing here
+ * One rank (the planner, rank 0) computes the schedule of the host pairs
+ * and its predecessor lists; every rank gets only its host's slice,
+ * O(hosts) words plus its host pairs' predecessors, and keeps the
+ * ibf_ucxi_a2a_sched_t above, O(size).  Nothing here
  * communicates, so the whole setup of a communicator of any size can run
  * in one process (tests, benchmarks). */
 
@@ -116,12 +130,12 @@ typedef struct ibf_ucxi_a2a_ask {
 	const char *transport;    /* for the decline's message */
 } ibf_ucxi_a2a_ask_t;
 
-/* The planner's product: the verdict and, when it is OK, rank r's slice
- * at words[off[r] .. off[r + 1]). */
+/* The planner's product: the verdict and, when it is OK, the slice of
+ * host h (every rank of h gets it) at words[off[h] .. off[h + 1]). */
 typedef struct ibf_ucxi_a2a_plan {
 	ibf_ucxi_a2a_hdr_t hdr;
-	uint32_t size;
-	uint64_t *off;            /* [size + 1] */
+	uint32_t nhosts;
+	uint64_t *off;            /* [nhosts + 1] */
 	uint32_t *words;
 } ibf_ucxi_a2a_plan_t;
 
@@ -129,10 +143,13 @@ typedef struct ibf_ucxi_a2a_plan {
 void ibf_ucxi_a2a_plan(const ibf_ucx_t *u, const ibf_ucxi_a2a_ask_t *ask,
 		       ibf_ucxi_a2a_plan_t *p);
 void ibf_ucxi_a2a_plan_free(ibf_ucxi_a2a_plan_t *p);
-/* Rank `rank` of `size` takes its slice (nwords words) of the schedule
- * the header describes.  A malformed slice or memory refused is an
- * error; s is then empty. */
+/* Rank `rank` of `size` (rank_host[size]: every rank's host, of
+ * nhosts) takes its part of the schedule the header describes from its
+ * host's slice (nwords words).  O(size) time and memory.  A malformed
+ * slice or memory refused is an error; s is then empty. */
 ibf_ucx_status_t ibf_ucxi_a2a_slice_take(uint32_t size, uint32_t rank,
+					 const uint32_t *rank_host,
+					 uint32_t nhosts,
 					 const ibf_ucxi_a2a_hdr_t *h,
 					 const uint32_t *w, size_t nwords,
 					 ibf_ucxi_a2a_sched_t *s,

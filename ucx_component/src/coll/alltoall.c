@@ -107,74 +107,70 @@ static void copy_self(const ibf_ucx_t *u, const ibf_ucxi_blocks_t *b)
 		memmove(r, s, sl < rl ? sl : rl);
 }
 
-/* One exchange: send to `to` and receive from `from` (either may be
- * NOPEER), and wait for both. */
+/* One exchange: send to the nto ranks to[] and receive from the nfrom
+ * ranks from[], and wait for all.  Every receive (and its ready token,
+ * with handshake) is posted before any send waits for a token, so ranks
+ * whose groups overlap in any order cannot wait for each other. */
 static ibf_ucx_status_t exchange(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
-				 uint32_t seq, uint32_t to, uint32_t from,
+				 uint32_t seq, const uint32_t *to, uint32_t nto,
+				 const uint32_t *from, uint32_t nfrom,
 				 bool handshake, ibf_ucx_err_t *err)
 {
-	ibf_ucxi_req_t r[4];
+	ibf_ucxi_req_t *r = calloc(2 * (size_t)nfrom + nto + 1, sizeof(*r));
 	unsigned n = 0;
 	char token = 0, ready;
 	size_t len;
-	ibf_ucx_status_t st;
+	ibf_ucx_status_t st = IBF_UCX_OK;
 
+	if (!r)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
+				       "all-to-all: out of memory");
 	/* receive side first: post the data receive, then say ready */
-	if (from != IBF_UCXI_NOPEER) {
-		void *buf = ibf_ucxi_rblock(b, from, &len);
+	for (uint32_t i = 0; i < nfrom && st == IBF_UCX_OK; i++) {
+		void *buf = ibf_ucxi_rblock(b, from[i], &len);
 
-		st = ibf_ucxi_irecv(u, from, ibf_ucxi_tag(IBF_UCXI_TAG_A2A_DATA,
-							  seq, from),
+		st = ibf_ucxi_irecv(u, from[i], ibf_ucxi_tag(
+				    IBF_UCXI_TAG_A2A_DATA, seq, from[i]),
 				    buf, len, &r[n], err);
-		if (st != IBF_UCX_OK)
-			goto fail;
-		n++;
-		if (handshake) {
-			st = ibf_ucxi_isend(u, from,
-					    ibf_ucxi_tag(IBF_UCXI_TAG_A2A_READY,
-							 seq, u->rank),
-					    &token, 1, &r[n], err);
-			if (st != IBF_UCX_OK)
-				goto fail;
-			n++;
-		}
+		if (st == IBF_UCX_OK && ++n && handshake)
+			st = ibf_ucxi_isend(u, from[i], ibf_ucxi_tag(
+					    IBF_UCXI_TAG_A2A_READY, seq,
+					    u->rank), &token, 1, &r[n++], err);
 	}
-	if (to != IBF_UCXI_NOPEER) {
-		const void *buf = ibf_ucxi_sblock(b, to, &len);
+	for (uint32_t i = 0; i < nto && st == IBF_UCX_OK; i++) {
+		const void *buf = ibf_ucxi_sblock(b, to[i], &len);
 
 		if (handshake) {
 			ibf_ucxi_req_t rr;
 
-			st = ibf_ucxi_irecv(u, to,
-					    ibf_ucxi_tag(IBF_UCXI_TAG_A2A_READY,
-							 seq, to),
-					    &ready, 1, &rr, err);
+			st = ibf_ucxi_irecv(u, to[i], ibf_ucxi_tag(
+					    IBF_UCXI_TAG_A2A_READY, seq,
+					    to[i]), &ready, 1, &rr, err);
 			if (st == IBF_UCX_OK)
 				st = ibf_ucxi_wait(u, &rr, 1, ibf_ucxi_now() +
 						   u->timeout, 0, err);
-			if (st != IBF_UCX_OK)
-				goto fail;
 		}
-		st = ibf_ucxi_isend(u, to, ibf_ucxi_tag(IBF_UCXI_TAG_A2A_DATA,
-							seq, u->rank),
-				    buf, len, &r[n], err);
-		if (st != IBF_UCX_OK)
-			goto fail;
-		n++;
+		if (st == IBF_UCX_OK)
+			st = ibf_ucxi_isend(u, to[i], ibf_ucxi_tag(
+					    IBF_UCXI_TAG_A2A_DATA, seq,
+					    u->rank), buf, len, &r[n++], err);
 	}
-	return ibf_ucxi_wait(u, r, n, ibf_ucxi_now() + u->timeout, 0, err);
-fail:
-	/* give back what was posted; a short deadline cancels it */
-	if (n) {
+	if (st == IBF_UCX_OK) {
+		st = ibf_ucxi_wait(u, r, n, ibf_ucxi_now() + u->timeout, 0,
+				   err);
+	} else if (n) {
+		/* give back what was posted; a short deadline cancels it */
 		ibf_ucx_err_t tmp;
 
 		ibf_ucxi_wait(u, r, n, ibf_ucxi_now(), 0, &tmp);
 	}
+	free(r);
 	return st;
 }
 
 /* Frame by frame, a barrier or readiness handshakes keeping frames
- * apart (ALLTOALL_SYNC=barrier|ready: measurements and fallbacks). */
+ * apart (ALLTOALL_SYNC=barrier|ready: measurements and fallbacks); the
+ * blocks between ranks of one host first. */
 static ibf_ucx_status_t run_frames(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 				   uint32_t seq, bool barrier,
 				   ibf_ucx_err_t *err)
@@ -183,14 +179,23 @@ static ibf_ucx_status_t run_frames(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 	ibf_ucx_status_t st;
 	uint32_t f;
 
+	st = exchange(u, b, seq, s->local, s->nlocal, s->local, s->nlocal,
+		      false, err);
+	if (st != IBF_UCX_OK) {
+		ibf_ucx_err_prefix(err, "this host's blocks: ");
+		return st;
+	}
 	for (f = 0; f < s->nframes; f++) {
 		if (barrier) {
 			st = ibf_ucx_barrier(u, err);
 			if (st != IBF_UCX_OK)
 				goto fail;
 		}
-		st = exchange(u, b, seq, s->send_to[f], s->recv_from[f],
-			      !barrier, err);
+		st = exchange(u, b, seq, s->send_peer + s->send_off[f],
+			      s->send_off[f + 1] - s->send_off[f],
+			      s->recv_peer + s->recv_off[f],
+			      s->recv_off[f + 1] - s->recv_off[f], !barrier,
+			      err);
 		if (st != IBF_UCX_OK)
 			goto fail;
 	}
@@ -339,8 +344,9 @@ static ibf_ucx_status_t run_pairwise(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 
 	copy_self(u, b);
 	for (k = 1; k < n; k++) {
-		st = exchange(u, b, seq, (u->rank + k) % n,
-			      (u->rank + n - k) % n, false, err);
+		uint32_t to = (u->rank + k) % n, from = (u->rank + n - k) % n;
+
+		st = exchange(u, b, seq, &to, 1, &from, 1, false, err);
 		if (st != IBF_UCX_OK) {
 			ibf_ucx_err_prefix(err, "all-to-all (pairwise), step "
 					   "%u of %u: ", k, n - 1);

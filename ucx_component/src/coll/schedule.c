@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * The liquid schedule of a context's all-to-all, collectively: rank 0
- * plans (a2a_plan.c), broadcasts its verdict, scatters every rank's
- * slice, and every rank says whether it could hold its part.  So every
+ * plans (a2a_plan.c), broadcasts its verdict, scatters every rank its
+ * host's slice, and every rank says whether it could hold its part.  So every
  * rank takes the same decision: liquid everywhere, or nowhere (the
  * caller's algorithm).  Only a failed exchange (a dead or stalled peer)
  * is an error.
@@ -34,29 +34,39 @@ static uint64_t hook(const char *name, uint64_t def)
 	return *end ? def : (uint64_t)x;
 }
 
-/* Every rank's slice from the planner, or the exchange's error. */
+/* Every rank's host's slice from the planner, or the exchange's error. */
 static ibf_ucx_status_t scatter_slices(ibf_ucx_t *u,
 				       const ibf_ucxi_a2a_plan_t *p,
 				       uint32_t **w, size_t *nwords,
 				       ibf_ucx_err_t *err)
 {
 	uint64_t *lens = NULL;
+	const void **parts = NULL;
 	size_t len = 0;
 	void *buf = NULL;
 	ibf_ucx_status_t st;
 
 	if (u->rank == PLANNER) {
 		lens = malloc(((size_t)u->size + 1) * sizeof(*lens));
-		if (!lens)
+		parts = malloc(((size_t)u->size + 1) * sizeof(*parts));
+		if (!lens || !parts) {
+			free(lens);
+			free(parts);
 			return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
 					       "all-to-all schedule: out of "
 					       "memory");
-		for (uint32_t r = 0; r < u->size; r++)
-			lens[r] = (p->off[r + 1] - p->off[r]) *
+		}
+		for (uint32_t r = 0; r < u->size; r++) {
+			uint32_t h = u->rank_host[r];
+
+			parts[r] = p->words + p->off[h];
+			lens[r] = (p->off[h + 1] - p->off[h]) *
 				  sizeof(uint32_t);
+		}
 	}
-	st = ibf_ucxi_scatterv(u, PLANNER, p->words, lens, &buf, &len, err);
+	st = ibf_ucxi_scatterv(u, PLANNER, parts, lens, &buf, &len, err);
 	free(lens);
+	free(parts);
 	*w = buf;
 	*nwords = len / sizeof(uint32_t);
 	return st;
@@ -128,8 +138,9 @@ ibf_ucx_status_t ibf_ucxi_a2a_schedule(ibf_ucx_t *u,
 				"schedule: memory refused (test hook "
 				"IBFLOW_TEST_A2A_REFUSE)");
 	else
-		ibf_ucxi_a2a_slice_take(u->size, u->rank, &p.hdr, w, nwords,
-					s, &mine);
+		ibf_ucxi_a2a_slice_take(u->size, u->rank, u->rank_host,
+					u->nhosts, &p.hdr, w, nwords, s,
+					&mine);
 	st = agree(u, mine.status == IBF_UCX_OK, &failed, err);
 	if (st == IBF_UCX_OK && failed != IBF_UCXI_NOPEER) {
 		if (failed == u->rank)

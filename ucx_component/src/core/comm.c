@@ -462,18 +462,16 @@ ibf_ucx_status_t ibf_ucxi_gatherv(ibf_ucx_t *u, uint32_t root,
 	return st;
 }
 
-/* The root sends rank i its part (lens[i] bytes, one after the other in
- * sbuf): first every length, then every part, all posted at once; the
- * root's own part is copied.  The others receive theirs into a malloc'd
- * buffer. */
-static ibf_ucx_status_t scatter_send(ibf_ucx_t *u, const char *sbuf,
+/* The root sends rank i its part (lens[i] bytes at parts[i]): first
+ * every length, then every part, all posted at once; the root's own
+ * part is copied.  The others receive theirs into a malloc'd buffer. */
+static ibf_ucx_status_t scatter_send(ibf_ucx_t *u, const void *const *parts,
 				     const uint64_t *lens, uint32_t seq,
 				     void **rbuf, size_t *rlen,
 				     ibf_ucx_err_t *err)
 {
 	ibf_ucxi_req_t *r = calloc(2 * (size_t)u->size, sizeof(*r));
 	ibf_ucx_status_t st = IBF_UCX_OK;
-	size_t at = 0;
 	uint32_t i, n = 0;
 
 	if (!r)
@@ -486,7 +484,7 @@ static ibf_ucx_status_t scatter_send(ibf_ucx_t *u, const char *sbuf,
 				st = ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
 						     "out of memory");
 			else
-				memcpy(*rbuf, sbuf + at, lens[i]);
+				memcpy(*rbuf, parts[i], lens[i]);
 		} else {
 			st = ibf_ucxi_isend(u, i, ibf_ucxi_tag(
 					    IBF_UCXI_TAG_SCATTER, seq, u->rank),
@@ -496,18 +494,17 @@ static ibf_ucx_status_t scatter_send(ibf_ucx_t *u, const char *sbuf,
 				st = ibf_ucxi_isend(u, i, ibf_ucxi_tag(
 						    IBF_UCXI_TAG_SCATTER,
 						    seq + 1, u->rank),
-						    sbuf + at, lens[i], &r[n++],
+						    parts[i], lens[i], &r[n++],
 						    err);
 		}
-		at += lens[i];
 	}
 	return settle(u, r, n, st, err);
 }
 
 ibf_ucx_status_t ibf_ucxi_scatterv(ibf_ucx_t *u, uint32_t root,
-				   const void *sbuf, const uint64_t *lens,
-				   void **rbuf, size_t *rlen,
-				   ibf_ucx_err_t *err)
+				   const void *const *parts,
+				   const uint64_t *lens, void **rbuf,
+				   size_t *rlen, ibf_ucx_err_t *err)
 {
 	uint32_t seq = (u->seq += 2) - 1;
 	uint64_t n = 0;
@@ -516,7 +513,7 @@ ibf_ucx_status_t ibf_ucxi_scatterv(ibf_ucx_t *u, uint32_t root,
 	*rbuf = NULL;
 	*rlen = 0;
 	if (u->rank == root)
-		return scatter_send(u, sbuf, lens, seq, rbuf, rlen, err);
+		return scatter_send(u, parts, lens, seq, rbuf, rlen, err);
 	st = ibf_ucxi_recv(u, root, ibf_ucxi_tag(IBF_UCXI_TAG_SCATTER, seq,
 						 root), &n, sizeof(n), err);
 	if (st != IBF_UCX_OK)
