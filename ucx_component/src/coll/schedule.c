@@ -34,7 +34,52 @@ static uint64_t hook(const char *name, uint64_t def)
 	return *end ? def : (uint64_t)x;
 }
 
-/* Every rank's host's slice from the planner, or the exchange's error. */
+/* A host leader passes its host's slice on to the host's other ranks
+ * (length, then the words; length 0 when the leader has none: then
+ * nobody of the host holds a part, and the agreement says so). */
+static ibf_ucx_status_t host_forward(ibf_ucx_t *u, void **buf, size_t *len,
+				     ibf_ucx_err_t *err)
+{
+	uint32_t h = u->rank_host[u->rank], leader = u->host_leader[h];
+	uint32_t seq = (u->seq += 2) - 1;
+	uint64_t n = *len;
+	ibf_ucx_status_t st = IBF_UCX_OK;
+
+	if (u->rank == leader) {
+		for (uint32_t r = leader + 1; r < u->size && st == IBF_UCX_OK;
+		     r++) {
+			if (u->rank_host[r] != h)
+				continue;
+			st = ibf_ucxi_send(u, r, ibf_ucxi_tag(
+					   IBF_UCXI_TAG_SCATTER, seq, u->rank),
+					   &n, sizeof(n), err);
+			if (st == IBF_UCX_OK && n)
+				st = ibf_ucxi_send(u, r, ibf_ucxi_tag(
+						   IBF_UCXI_TAG_SCATTER,
+						   seq + 1, u->rank), *buf,
+						   n, err);
+		}
+		return st;
+	}
+	st = ibf_ucxi_recv(u, leader, ibf_ucxi_tag(IBF_UCXI_TAG_SCATTER, seq,
+						   leader), &n, sizeof(n), err);
+	free(*buf);
+	*buf = NULL;
+	*len = 0;
+	if (st != IBF_UCX_OK || !n)
+		return st;
+	*buf = malloc(n);
+	if (!*buf)   /* the agreement will say: this rank holds nothing */
+		return IBF_UCX_OK;
+	*len = n;
+	return ibf_ucxi_recv(u, leader, ibf_ucxi_tag(IBF_UCXI_TAG_SCATTER,
+						     seq + 1, leader),
+			     *buf, n, err);
+}
+
+/* Every rank's host's slice: from the planner to each host's first rank
+ * (the others get an empty part), which passes it on within the host;
+ * so the planner sends each slice once.  Or the exchange's error. */
 static ibf_ucx_status_t scatter_slices(ibf_ucx_t *u,
 				       const ibf_ucxi_a2a_plan_t *p,
 				       uint32_t **w, size_t *nwords,
@@ -60,13 +105,16 @@ static ibf_ucx_status_t scatter_slices(ibf_ucx_t *u,
 			uint32_t h = u->rank_host[r];
 
 			parts[r] = p->words + p->off[h];
-			lens[r] = (p->off[h + 1] - p->off[h]) *
+			lens[r] = u->host_leader[h] != r ? 0 :
+				  (p->off[h + 1] - p->off[h]) *
 				  sizeof(uint32_t);
 		}
 	}
 	st = ibf_ucxi_scatterv(u, PLANNER, parts, lens, &buf, &len, err);
 	free(lens);
 	free(parts);
+	if (st == IBF_UCX_OK)
+		st = host_forward(u, &buf, &len, err);
 	*w = buf;
 	*nwords = len / sizeof(uint32_t);
 	return st;
