@@ -132,6 +132,25 @@ else
 	t_skip "coll/ibflow" "not built (needs Open MPI's developer headers) or no ompi_info"
 fi
 
+# ---- the frame-by-frame progressions with host pairs -----------------------
+# ALLTOALL_SYNC=ready and barrier exchange a frame's groups (every rank of
+# one host to every rank of another) on the shared map: results only
+d=$W/shared
+timeout 300 mpirun --allow-run-as-root --oversubscribe -np 8 \
+	--mca pml ob1 --mca mpi_yield_when_idle 1 -x LD_LIBRARY_PATH \
+	-x UCX_IBFLOW_TIMEOUT -x UCX_TLS -x UCX_IBFLOW_NET_DEVICES \
+	-x UCX_IBFLOW_FABRIC="$d" -x UCX_IBFLOW_HOSTMAP="$d/map" \
+	-x LD_PRELOAD="$MPILIB" "$CHECK" --sample --max-bytes 65536 \
+	--variant ready:world:ibflow_alltoall=liquid,ibflow_alltoall_sync=ready \
+	--variant barrier:world:ibflow_alltoall=liquid,ibflow_alltoall_sync=barrier \
+	>"$W/sync.out" 2>"$W/sync.err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^a2a-check: [1-9][0-9]* cases, 0 mismatches' "$W/sync.out"; then
+	t_pass "ready and barrier, 2 ranks per host: $(grep '^a2a-check: [0-9]' "$W/sync.out")"
+else
+	t_fail "ready and barrier, 2 ranks per host" "rc $rc $(head -c 600 "$W/sync.out" "$W/sync.err")"
+fi
+
 # ---- the judge catches an overlap ------------------------------------------
 # Ranks 0..2 on h0000 h0001 h0004 of the fat tree: 0->1 stays in leaf 0,
 # 0->2 and 1->2 cross to leaf 1; 1->2 starts while 0->2, which shares

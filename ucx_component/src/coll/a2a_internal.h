@@ -123,7 +123,7 @@ typedef struct ibf_ucxi_a2a_hdr {
 
 /* What the caller asks of the planner. */
 typedef struct ibf_ucxi_a2a_ask {
-	uint64_t max_transfers;   /* refuse larger communicators (0: the
+	uint64_t max_transfers;   /* refuse more host pairs (0: the
 				     runtime's own limit) */
 	double need_gain;         /* least rr_frames / nframes; 0: any;
 				     HUGE_VAL: decline without planning */

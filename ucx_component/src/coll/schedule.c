@@ -8,8 +8,8 @@
  * is an error.
  *
  * Test hooks (environment, read by the process concerned):
- * IBFLOW_TEST_A2A_MAX_TRANSFERS=N lowers the planner's limit on
- * transfers (rank 0); IBFLOW_TEST_A2A_REFUSE=R makes rank R refuse the
+ * IBFLOW_TEST_A2A_MAX_TRANSFERS=N lowers the planner's limit on the
+ * schedule's transfers, host pairs (rank 0); IBFLOW_TEST_A2A_REFUSE=R makes rank R refuse the
  * memory for its part.
  */
 #include "config.h"
