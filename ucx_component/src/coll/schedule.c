@@ -14,6 +14,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,24 +122,20 @@ static ibf_ucx_status_t scatter_slices(ibf_ucx_t *u,
 }
 
 /* Whether every rank holds its part: the first that does not, or
- * IBF_UCXI_NOPEER; the exchange's error otherwise. */
-static ibf_ucx_status_t agree(ibf_ucx_t *u, bool held, uint32_t *failed,
-			      ibf_ucx_err_t *err)
+ * IBF_UCXI_NOPEER; the exchange's error otherwise.  all: the planner's
+ * [size] bytes for the gather (allocated before its verdict). */
+static ibf_ucx_status_t agree(ibf_ucx_t *u, bool held, uint8_t *all,
+			      uint32_t *failed, ibf_ucx_err_t *err)
 {
-	uint8_t mine = held, *all = NULL;
+	uint8_t mine = held;
 	ibf_ucx_status_t st;
 
 	*failed = IBF_UCXI_NOPEER;
-	if (u->rank == PLANNER && !(all = malloc(u->size)))
-		mine = 0;   /* the planner cannot count: nobody runs it */
-	st = ibf_ucxi_gather(u, PLANNER, &mine, all ? all : &mine, 1, err);
-	if (st == IBF_UCX_OK && u->rank == PLANNER) {
-		for (uint32_t r = 0; r < u->size && *failed ==
-		     IBF_UCXI_NOPEER; r++)
-			if (!all || !all[r])
-				*failed = all ? r : PLANNER;
-	}
-	free(all);
+	st = ibf_ucxi_gather(u, PLANNER, &mine, all, 1, err);
+	for (uint32_t r = 0; st == IBF_UCX_OK && u->rank == PLANNER &&
+	     r < u->size && *failed == IBF_UCXI_NOPEER; r++)
+		if (!all[r])
+			*failed = r;
 	if (st == IBF_UCX_OK)
 		st = ibf_ucx_bcast(u, PLANNER, failed, sizeof(*failed), err);
 	return st;
@@ -153,6 +150,7 @@ ibf_ucx_status_t ibf_ucxi_a2a_schedule(ibf_ucx_t *u,
 	ibf_ucxi_a2a_ask_t a = *ask;
 	ibf_ucx_err_t mine = { 0 };
 	uint32_t *w = NULL, failed;
+	uint8_t *all = NULL;
 	size_t nwords = 0;
 	ibf_ucx_status_t st;
 
@@ -162,6 +160,13 @@ ibf_ucx_status_t ibf_ucxi_a2a_schedule(ibf_ucx_t *u,
 		a.max_transfers = hook("IBFLOW_TEST_A2A_MAX_TRANSFERS",
 				       a.max_transfers);
 		ibf_ucxi_a2a_plan(u, &a, &p);
+		all = malloc(u->size);
+		if (!all && p.hdr.verdict == IBF_UCX_OK) {
+			ibf_ucxi_a2a_plan_free(&p);
+			p.hdr.verdict = IBF_UCX_ERR_SCHEDULE;
+			snprintf(p.hdr.why, sizeof(p.hdr.why), "all-to-all "
+				 "schedule: memory refused (the agreement)");
+		}
 	}
 	st = ibf_ucx_bcast(u, PLANNER, &p.hdr, sizeof(p.hdr), err);
 	if (st != IBF_UCX_OK)
@@ -189,7 +194,7 @@ ibf_ucx_status_t ibf_ucxi_a2a_schedule(ibf_ucx_t *u,
 		ibf_ucxi_a2a_slice_take(u->size, u->rank, u->rank_host,
 					u->nhosts, &p.hdr, w, nwords, s,
 					&mine);
-	st = agree(u, mine.status == IBF_UCX_OK, &failed, err);
+	st = agree(u, mine.status == IBF_UCX_OK, all, &failed, err);
 	if (st == IBF_UCX_OK && failed != IBF_UCXI_NOPEER) {
 		if (failed == u->rank)
 			st = ibf_ucx_err_set(err, IBF_UCX_ERR_SCHEDULE, "%s",
@@ -203,6 +208,7 @@ out:
 	if (st != IBF_UCX_OK)
 		ibf_ucxi_a2a_sched_free(s);
 	free(w);
+	free(all);
 	ibf_ucxi_a2a_plan_free(&p);
 	return st;
 }
