@@ -39,10 +39,8 @@
 
 IBF_BEGIN_DECLS
 
-/* Refuse traffics larger than this (COUNT can be up to 2^32 - 1): a
- * guard of the 32-bit indices, not of memory (the caller decides what it
- * can hold; 16,384 ranks' all-to-all, 268,419,072 transfers, fits). */
-#define IBF_LIQUID_MAX_TRANSFERS 0x10000000u
+/* Refuse traffics larger than this (COUNT can be up to 2^32 - 1). */
+#define IBF_LIQUID_MAX_TRANSFERS 2000000u
 
 /* A traffic: transfers as sets of links (compact link ids 0..nlinks-1). */
 typedef struct ibf_liquid_traffic {

@@ -46,10 +46,11 @@
 #define SCHED_TIME_LIMIT 2.0   /* seconds: then the best schedule found */
 #define ROUTE_MAX 64
 
-/* The planner's own limit on host pairs: the traffic's link sets are
- * 32-bit indexed and it holds them whole (about 40 bytes a transfer with
- * the predecessor lists); 16,384 hosts fit. */
-#define PLAN_MAX_TRANSFERS (1ull << 28)
+/* The planner's limit on host pairs: it holds the host pairs' link sets
+ * whole, and libibflow refuses such traffics beyond
+ * IBF_LIQUID_MAX_TRANSFERS (2,000,000: 1,414 hosts, with any number of
+ * ranks each); above it, a clear "no schedule". */
+#define PLAN_MAX_TRANSFERS ((uint64_t)IBF_LIQUID_MAX_TRANSFERS)
 
 static uint32_t tr_index(uint32_t n, uint32_t i, uint32_t j)
 {
