@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """Judge of UCX_IBFLOW_ALLTOALL_TRACE files (tests/integration/
-ucx_a2a_links.sh): no two transfers that share a directed link, a sender
-or a receiver are ever in flight at once.
+ucx_a2a_links.sh): no two host pairs' transfers that share a directed
+link, a sending or a receiving host are ever in flight at once.
 
     a2a_trace_judge.py TOPO LFTS HOSTMAP PREFIX NRANKS
 
@@ -10,9 +10,14 @@ HOSTMAP: lines 'rank:N "NODEDESC"'.  PREFIX.R: the lines of rank R,
 "S CALL SRC DST FRAME NS" (the send started) and "A CALL SRC DST FRAME NS"
 (the block arrived), CLOCK_MONOTONIC of one machine.  The links come from
 the tests' own walk of the LFTs (fabric_walk.py), not from libibflow.
-A transfer is in flight from its start to its arrival; on every link the
-next one must start after the previous one arrived, within a call and
-from one call to the next (calls of one context, in a loop).  Prints "CALLS
+A transfer is in flight from its start to its arrival, a host pair (the
+blocks of every rank of one host to every rank of another, which the
+node-aware schedule sends at once over their one path) from its first
+block's start to its last block's arrival; on every link the next host
+pair must start after the previous one arrived, within a call and from
+one call to the next (calls of one context, in a loop).  Blocks between
+ranks of one host use no link of the fabric: they only have to be
+traced.  With one rank per host a host pair is one transfer.  Prints "CALLS
 TRANSFERS LINKS" and exits 0, or names the first overlap and exits 1."""
 import os
 import re
@@ -48,11 +53,23 @@ def main():
         pairs = {(k[1], k[2]) for k in start if k[0] == c}
         if pairs != {(a, b) for a in range(n) for b in range(n) if a != b}:
             sys.exit('call %d: not every ordered pair traced' % c)
-    users = {}
+    span = {}
     for (c, a, b), t0 in start.items():
-        links = [('send', a), ('recv', b)] + fab.path(host[a], host[b])
+        ha, hb = host[a], host[b]
+        if ha == hb:
+            continue
+        t1 = arrive[(c, a, b)]
+        k = (c, ha, hb)
+        if k in span:
+            s0, s1, ab = span[k]
+            span[k] = (min(s0, t0), max(s1, t1), ab if s0 <= t0 else (a, b))
+        else:
+            span[k] = (t0, t1, (a, b))
+    users = {}
+    for (c, ha, hb), (t0, t1, (a, b)) in span.items():
+        links = [('send', ha), ('recv', hb)] + fab.path(ha, hb)
         for l in links:
-            users.setdefault(l, []).append((t0, arrive[(c, a, b)], c, a, b))
+            users.setdefault(l, []).append((t0, t1, c, a, b))
     for l, iv in users.items():
         iv.sort()
         for x, y in zip(iv, iv[1:]):

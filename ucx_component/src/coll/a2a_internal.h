@@ -18,20 +18,33 @@
 
 #define IBF_UCXI_NOPEER UINT32_MAX
 
-/* The whole job's schedule, as rank 0 computed it and broadcast it, in
- * this process's view.  The release lists are its part of the schedule's
- * predecessor lists (ibf_liquid_deps_build): the send of frame f may
- * start after send_need[f] releases; when the block of frame f arrives,
- * this process releases the sends rel_rank[k] / rel_frame[k] for k in
- * rel_off[f] .. rel_off[f + 1] - 1 (itself too: then no message). */
+/* The whole job's schedule, as rank 0 computed it, in this process's
+ * view (its slice).  Frames are frames of host pairs (a host is a fabric
+ * endpoint, an HCA port): in frame f this process sends its blocks to
+ * the ranks send_peer[send_off[f] .. send_off[f + 1]) (all of one host)
+ * and receives from recv_peer[recv_off[f] .. recv_off[f + 1]); blocks
+ * to and from the other ranks of its own host (local[]) go beside the
+ * frames, at any time.  With one rank per host a frame's groups are one
+ * rank each.
+ *
+ * The release lists are this process's part of the host pairs'
+ * predecessor lists (ibf_liquid_deps_build): the sends of frame f may
+ * start after send_need[f] releases; when every block of frame f has
+ * arrived, this process releases the sends rel_rank[k] / rel_frame[k]
+ * for k in rel_off[f] .. rel_off[f + 1] - 1 (itself too: then no
+ * message). */
 typedef struct ibf_ucxi_a2a_sched {
 	uint32_t nframes;
 	uint32_t duration;        /* bottleneck load */
 	uint32_t rr_frames;       /* round robin's frames, same links */
 	bool liquid;              /* nframes == duration */
 	double seconds;           /* computing it */
-	uint32_t *send_to;        /* [nframes] this process's peers */
-	uint32_t *recv_from;      /* [nframes] */
+	uint32_t *send_off;       /* [nframes + 1] */
+	uint32_t *send_peer;
+	uint32_t *recv_off;       /* [nframes + 1] */
+	uint32_t *recv_peer;
+	uint32_t nlocal;          /* ranks of this host but this one */
+	uint32_t *local;          /* [nlocal] */
 	uint32_t *send_need;      /* [nframes] */
 	uint32_t *rel_off;        /* [nframes + 1] */
 	uint32_t *rel_rank, *rel_frame;
@@ -86,15 +99,75 @@ struct ibf_ucxi_a2a {
 	uint64_t nliquid, npairwise;
 };
 
-/* Collective: rank 0 schedules the transfers between every ordered pair
- * of distinct ranks (each one its routed path plus a send link of its
- * source process and a receive link of its destination process, so that
- * a frame has at most one send and one receive per process) and
- * broadcasts the frame of each transfer; every rank keeps its own peers. */
+/* ---- the planner and each rank's part (a2a_plan.c) ----------------------
+ *
+ * One rank (the planner, rank 0) computes the schedule of the host pairs
+ * and its predecessor lists; every rank gets only its host's slice,
+ * O(hosts) words plus its host pairs' predecessors, and keeps the
+ * ibf_ucxi_a2a_sched_t above, O(size).  Nothing here
+ * communicates, so the whole setup of a communicator of any size can run
+ * in one process (tests, benchmarks). */
+
+#define IBF_UCXI_A2A_WHY_MAX 512
+
+/* What the planner says to every rank before any slice travels. */
+typedef struct ibf_ucxi_a2a_hdr {
+	int32_t verdict;          /* IBF_UCX_OK, IBF_UCX_ERR_SCHEDULE (no
+				     plan: the caller's algorithm) or
+				     IBF_UCX_ERR_DECLINED (auto: not worth
+				     it) */
+	uint32_t nframes, duration, rr_frames, liquid;
+	uint32_t us;              /* the planner's time, microseconds */
+	char why[IBF_UCXI_A2A_WHY_MAX];   /* verdict not OK: the reason */
+} ibf_ucxi_a2a_hdr_t;
+
+/* What the caller asks of the planner. */
+typedef struct ibf_ucxi_a2a_ask {
+	uint64_t max_transfers;   /* refuse more host pairs (0: the
+				     runtime's own limit) */
+	double need_gain;         /* least rr_frames / nframes; 0: any;
+				     HUGE_VAL: decline without planning */
+	const char *transport;    /* for the decline's message */
+} ibf_ucxi_a2a_ask_t;
+
+/* The planner's product: the verdict and, when it is OK, the slice of
+ * host h (every rank of h gets it) at words[off[h] .. off[h + 1]). */
+typedef struct ibf_ucxi_a2a_plan {
+	ibf_ucxi_a2a_hdr_t hdr;
+	uint32_t nhosts;
+	uint64_t *off;            /* [nhosts + 1] */
+	uint32_t *words;
+} ibf_ucxi_a2a_plan_t;
+
+/* The planner (local, any failure is the verdict, never a status). */
+void ibf_ucxi_a2a_plan(const ibf_ucx_t *u, const ibf_ucxi_a2a_ask_t *ask,
+		       ibf_ucxi_a2a_plan_t *p);
+void ibf_ucxi_a2a_plan_free(ibf_ucxi_a2a_plan_t *p);
+/* Rank `rank` of `size` (rank_host[size]: every rank's host, of
+ * nhosts) takes its part of the schedule the header describes from its
+ * host's slice (nwords words).  O(size) time and memory.  A malformed
+ * slice or memory refused is an error; s is then empty. */
+ibf_ucx_status_t ibf_ucxi_a2a_slice_take(uint32_t size, uint32_t rank,
+					 const uint32_t *rank_host,
+					 uint32_t nhosts,
+					 const ibf_ucxi_a2a_hdr_t *h,
+					 const uint32_t *w, size_t nwords,
+					 ibf_ucxi_a2a_sched_t *s,
+					 ibf_ucx_err_t *err);
+/* Bytes a rank keeps for its schedule (what ibf_ucxi_a2a_sched_free
+ * frees). */
+size_t ibf_ucxi_a2a_sched_bytes(const ibf_ucxi_a2a_sched_t *s);
+void ibf_ucxi_a2a_sched_free(ibf_ucxi_a2a_sched_t *s);
+
+/* schedule.c, collective: the planner's verdict, broadcast, then every
+ * rank's slice, scattered, then whether every rank could hold its part.
+ * Every rank returns the same: IBF_UCX_OK, IBF_UCX_ERR_SCHEDULE (the
+ * plan cannot be made or held somewhere: err says where and why),
+ * IBF_UCX_ERR_DECLINED, or the error of a failed exchange (a dead peer). */
 ibf_ucx_status_t ibf_ucxi_a2a_schedule(ibf_ucx_t *u,
+				       const ibf_ucxi_a2a_ask_t *ask,
 				       ibf_ucxi_a2a_sched_t *s,
 				       ibf_ucx_err_t *err);
-void ibf_ucxi_a2a_sched_free(ibf_ucxi_a2a_sched_t *s);
 
 /* a2a_links.c: one call's frames, each transfer started when its
  * releases are in (UCX_IBFLOW_ALLTOALL_SYNC=links). */

@@ -4,11 +4,14 @@
  * link of its path, and both its ends, are free of the transfers that
  * used them in earlier frames (UCX_IBFLOW_ALLTOALL_SYNC=links).
  *
- * The schedule's predecessor lists (ibf_liquid_deps_build) say who waits
- * for whom.  A receiver, when a block has arrived, sends a 4-byte release
- * (the frame of the waiting send) to the sender of each transfer that
- * waits for it; a sender starts its frame-f block when all of that send's
- * releases are in.  So no two transfers are ever on one link at once,
+ * The schedule is of host pairs (a2a_plan.c): in frame f a rank sends
+ * its blocks to every rank of one host at once.  The host pairs'
+ * predecessor lists (ibf_liquid_deps_build) say who waits for whom.  A
+ * rank, when all its blocks of frame f have arrived, sends a 4-byte
+ * release (the frame of the waiting send) to every rank of the sending
+ * host of each host pair that waits for it; a rank starts its frame-f
+ * blocks when all of that frame's releases are in.  Blocks to the other
+ * ranks of its own host wait for nothing.  So no two transfers are ever on one link at once,
  * there is no job-wide synchronisation, and frames that share nothing run
  * ahead of each other.  Every receive is posted when the call starts, so
  * a block never waits for its receiver to get round to it.
@@ -35,28 +38,35 @@
 
 #include "coll/a2a_internal.h"
 
-/* One call's state.  Pending requests sit in compact index lists so a
- * sweep costs what is still outstanding. */
+/* One call's state.  Blocks are numbered as the schedule lists them:
+ * receives recv_peer[0 .. nrf) then the local ones, sends likewise.
+ * Pending requests sit in compact index lists so a sweep costs what is
+ * still outstanding. */
 typedef struct links_run {
 	ibf_ucx_t *u;
 	const ibf_ucxi_a2a_sched_t *s;
 	const ibf_ucxi_blocks_t *b;
 	uint32_t seq;
 	uint32_t call;                /* this context's links calls before */
+	uint32_t nrf, nsf;            /* blocks received / sent in frames */
 	uint32_t nrin;                /* release receives: this call's and
 					 the previous call's */
-	ibf_ucxi_req_t *recv, *send;  /* [nframes] data */
+	ibf_ucxi_req_t *recv, *send;  /* [nrf + nlocal], [nsf + nlocal] */
+	uint32_t *recv_frame;         /* [nrf + nlocal] (NOPEER: local) */
+	uint32_t *left;               /* [nframes] blocks still to arrive */
 	uint32_t *need;               /* [nframes] releases still missing */
-	uint8_t *posted;              /* [nframes] send started */
+	uint8_t *posted;              /* [nframes] sends started */
 	ibf_ucxi_req_t *rin;          /* [nrel_in] release receives */
 	uint32_t *rin_frame;
 	ibf_ucxi_req_t *rout;         /* release sends */
 	uint32_t *rout_frame, nrout;
-	uint32_t *pend_recv, npend_recv;   /* frames */
+	uint32_t *pend_recv, npend_recv;   /* blocks */
 	uint32_t *pend_rin, npend_rin;     /* release slots */
 	uint32_t next_send;           /* lowest send frame not yet started */
-	uint32_t nsends_left;
-	uint64_t *t_start, *t_arrive; /* [nframes] trace, or NULL */
+	uint32_t nsends_left;         /* frames */
+	uint64_t *t_start;            /* [nframes + 1] trace, or NULL (the
+					 last: the local blocks) */
+	uint64_t *t_arrive;           /* [nrf + nlocal] */
 } links_run_t;
 
 static uint64_t mono_ns(void)
@@ -71,6 +81,8 @@ static void run_free(links_run_t *r)
 {
 	free(r->recv);
 	free(r->send);
+	free(r->recv_frame);
+	free(r->left);
 	free(r->need);
 	free(r->posted);
 	free(r->rin);
@@ -88,32 +100,66 @@ static ibf_ucx_status_t run_alloc(links_run_t *r, bool trace,
 {
 	const ibf_ucxi_a2a_sched_t *s = r->s;
 	size_t nf = (size_t)s->nframes + 1;
+	size_t nr = (size_t)r->nrf + s->nlocal + 1;
+	size_t ns = (size_t)r->nsf + s->nlocal + 1;
 	size_t ni = (size_t)s->nrel_in + (r->call ? s->nxrel_in : 0) + 1;
 	size_t no = (size_t)s->rel_off[s->nframes] +
 		    s->xrel_off[s->nframes] + 1;
 
-	r->recv = calloc(nf, sizeof(*r->recv));
-	r->send = calloc(nf, sizeof(*r->send));
+	r->recv = calloc(nr, sizeof(*r->recv));
+	r->send = calloc(ns, sizeof(*r->send));
+	r->recv_frame = malloc(nr * sizeof(*r->recv_frame));
+	r->left = malloc(nf * sizeof(*r->left));
 	r->need = malloc(nf * sizeof(*r->need));
 	r->posted = calloc(nf, 1);
 	r->rin = calloc(ni, sizeof(*r->rin));
 	r->rin_frame = malloc(ni * sizeof(*r->rin_frame));
 	r->rout = calloc(no, sizeof(*r->rout));
 	r->rout_frame = malloc(no * sizeof(*r->rout_frame));
-	r->pend_recv = malloc(nf * sizeof(*r->pend_recv));
+	r->pend_recv = malloc(nr * sizeof(*r->pend_recv));
 	r->pend_rin = malloc(ni * sizeof(*r->pend_rin));
 	if (trace) {
 		r->t_start = calloc(nf, sizeof(*r->t_start));
-		r->t_arrive = calloc(nf, sizeof(*r->t_arrive));
+		r->t_arrive = calloc(nr, sizeof(*r->t_arrive));
 	}
-	if (!r->recv || !r->send || !r->need || !r->posted || !r->rin ||
-	    !r->rin_frame || !r->rout || !r->rout_frame || !r->pend_recv ||
-	    !r->pend_rin || (trace && (!r->t_start || !r->t_arrive)))
+	if (!r->recv || !r->send || !r->recv_frame || !r->left || !r->need ||
+	    !r->posted || !r->rin || !r->rin_frame || !r->rout ||
+	    !r->rout_frame || !r->pend_recv || !r->pend_rin ||
+	    (trace && (!r->t_start || !r->t_arrive)))
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
 				       "all-to-all: out of memory");
-	for (uint32_t f = 0; f < s->nframes; f++)
+	for (uint32_t f = 0; f < s->nframes; f++) {
 		r->need[f] = s->send_need[f] + (r->call ? s->xsend_need[f] : 0);
+		r->left[f] = s->recv_off[f + 1] - s->recv_off[f];
+		for (uint32_t i = s->recv_off[f]; i < s->recv_off[f + 1]; i++)
+			r->recv_frame[i] = f;
+	}
+	for (uint32_t i = 0; i < s->nlocal; i++)
+		r->recv_frame[r->nrf + i] = IBF_UCXI_NOPEER;
 	return IBF_UCX_OK;
+}
+
+/* The peer of receive block i, send block i. */
+static uint32_t recv_peer(const links_run_t *r, uint32_t i)
+{
+	return i < r->nrf ? r->s->recv_peer[i] : r->s->local[i - r->nrf];
+}
+
+static uint32_t send_peer(const links_run_t *r, uint32_t i)
+{
+	return i < r->nsf ? r->s->send_peer[i] : r->s->local[i - r->nsf];
+}
+
+static ibf_ucx_status_t send_block(links_run_t *r, uint32_t i,
+				   ibf_ucx_err_t *err)
+{
+	uint32_t to = send_peer(r, i);
+	size_t len;
+	const void *buf = ibf_ucxi_sblock(r->b, to, &len);
+
+	return ibf_ucxi_isend(r->u, to, ibf_ucxi_tag(IBF_UCXI_TAG_A2A_DATA,
+						     r->seq, r->u->rank),
+			      buf, len, &r->send[i], err);
 }
 
 static ibf_ucx_status_t post_release(links_run_t *r, uint32_t from,
@@ -132,29 +178,26 @@ static ibf_ucx_status_t post_release(links_run_t *r, uint32_t from,
 }
 
 /* Every data receive and every release receive, before anything is
- * sent. */
+ * sent; then the blocks to this host's other ranks, which wait for
+ * nothing. */
 static ibf_ucx_status_t post_receives(links_run_t *r, ibf_ucx_err_t *err)
 {
 	const ibf_ucxi_a2a_sched_t *s = r->s;
 	ibf_ucx_status_t st;
-	uint32_t f, k;
+	uint32_t i, k;
 	size_t len;
 
-	for (f = 0; f < s->nframes; f++) {
-		uint32_t from = s->recv_from[f];
+	for (i = 0; i < r->nrf + s->nlocal; i++) {
+		uint32_t from = recv_peer(r, i);
+		void *buf = ibf_ucxi_rblock(r->b, from, &len);
 
-		void *buf;
-
-		if (from == IBF_UCXI_NOPEER)
-			continue;
-		buf = ibf_ucxi_rblock(r->b, from, &len);
 		st = ibf_ucxi_irecv(r->u, from,
 				    ibf_ucxi_tag(IBF_UCXI_TAG_A2A_DATA, r->seq,
 						 from),
-				    buf, len, &r->recv[f], err);
+				    buf, len, &r->recv[i], err);
 		if (st != IBF_UCX_OK)
 			return st;
-		r->pend_recv[r->npend_recv++] = f;
+		r->pend_recv[r->npend_recv++] = i;
 	}
 	for (k = 0; k < s->nrel_in; k++) {
 		st = post_release(r, s->rel_in_from[k],
@@ -169,6 +212,13 @@ static ibf_ucx_status_t post_receives(links_run_t *r, ibf_ucx_err_t *err)
 				  ibf_ucxi_tag(IBF_UCXI_TAG_A2A_XRELEASE,
 					       r->call, s->xrel_in_from[k]),
 				  err);
+		if (st != IBF_UCX_OK)
+			return st;
+	}
+	if (r->t_start)
+		r->t_start[s->nframes] = mono_ns();
+	for (i = 0; i < s->nlocal; i++) {
+		st = send_block(r, r->nsf + i, err);
 		if (st != IBF_UCX_OK)
 			return st;
 	}
@@ -209,7 +259,8 @@ static ibf_ucx_status_t release_previous(links_run_t *r, ibf_ucx_err_t *err)
 	return IBF_UCX_OK;
 }
 
-/* Arrivals: each releases the transfers waiting for it. */
+/* Arrivals: a frame's last one releases the transfers waiting for
+ * the frame. */
 static ibf_ucx_status_t reap_arrivals(links_run_t *r, bool *moved,
 				      ibf_ucx_err_t *err)
 {
@@ -218,18 +269,21 @@ static ibf_ucx_status_t reap_arrivals(links_run_t *r, bool *moved,
 	uint32_t i = 0;
 
 	while (i < r->npend_recv) {
-		uint32_t f = r->pend_recv[i], k;
+		uint32_t blk = r->pend_recv[i], f, k;
 
-		if (!ibf_ucxi_test(&r->recv[f], &st, err)) {
+		if (!ibf_ucxi_test(&r->recv[blk], &st, err)) {
 			i++;
 			continue;
 		}
 		if (st != IBF_UCX_OK)
 			return st;
 		if (r->t_arrive)
-			r->t_arrive[f] = mono_ns();
+			r->t_arrive[blk] = mono_ns();
 		r->pend_recv[i] = r->pend_recv[--r->npend_recv];
 		*moved = true;
+		f = r->recv_frame[blk];
+		if (f == IBF_UCXI_NOPEER || --r->left[f])
+			continue;
 		for (k = s->rel_off[f]; k < s->rel_off[f + 1]; k++) {
 			st = release_one(r, s->rel_rank[k], s->rel_frame[k],
 					 ibf_ucxi_tag(IBF_UCXI_TAG_A2A_RELEASE,
@@ -258,7 +312,8 @@ static ibf_ucx_status_t reap_releases(links_run_t *r, bool *moved,
 		if (st != IBF_UCX_OK)
 			return st;
 		f = r->rin_frame[k];
-		if (f >= r->s->nframes || r->s->send_to[f] == IBF_UCXI_NOPEER ||
+		if (f >= r->s->nframes ||
+		    r->s->send_off[f] == r->s->send_off[f + 1] ||
 		    !r->need[f] || r->posted[f])
 			return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER,
 					       "all-to-all: rank %u released "
@@ -271,35 +326,34 @@ static ibf_ucx_status_t reap_releases(links_run_t *r, bool *moved,
 	return IBF_UCX_OK;
 }
 
-/* Start every send whose releases are all in.  A process's sends are
- * ordered by its own send link, so this is usually the next one. */
+/* Start the sends of every frame whose releases are all in.  A
+ * process's sends are ordered by its host's send link, so this is
+ * usually the next one. */
+static bool sends_in(const ibf_ucxi_a2a_sched_t *s, uint32_t f)
+{
+	return s->send_off[f] != s->send_off[f + 1];
+}
+
 static ibf_ucx_status_t start_sends(links_run_t *r, bool *moved,
 				    ibf_ucx_err_t *err)
 {
 	const ibf_ucxi_a2a_sched_t *s = r->s;
 	ibf_ucx_status_t st;
-	uint32_t f;
-	size_t len;
+	uint32_t f, i;
 
 	while (r->next_send < s->nframes &&
-	       (s->send_to[r->next_send] == IBF_UCXI_NOPEER ||
-		r->posted[r->next_send]))
+	       (!sends_in(s, r->next_send) || r->posted[r->next_send]))
 		r->next_send++;
 	for (f = r->next_send; f < s->nframes; f++) {
-		uint32_t to = s->send_to[f];
-		const void *buf;
-
-		if (to == IBF_UCXI_NOPEER || r->posted[f] || r->need[f])
+		if (!sends_in(s, f) || r->posted[f] || r->need[f])
 			continue;
 		if (r->t_start)
 			r->t_start[f] = mono_ns();
-		buf = ibf_ucxi_sblock(r->b, to, &len);
-		st = ibf_ucxi_isend(r->u, to,
-				    ibf_ucxi_tag(IBF_UCXI_TAG_A2A_DATA, r->seq,
-						 r->u->rank),
-				    buf, len, &r->send[f], err);
-		if (st != IBF_UCX_OK)
-			return st;
+		for (i = s->send_off[f]; i < s->send_off[f + 1]; i++) {
+			st = send_block(r, i, err);
+			if (st != IBF_UCX_OK)
+				return st;
+		}
 		r->posted[f] = 1;
 		r->nsends_left--;
 		*moved = true;
@@ -311,23 +365,26 @@ static ibf_ucx_status_t start_sends(links_run_t *r, bool *moved,
 static void describe_wait(const links_run_t *r, ibf_ucx_err_t *err)
 {
 	const ibf_ucxi_a2a_sched_t *s = r->s;
-	uint32_t f;
+	uint32_t f, i;
 
 	for (f = 0; f < s->nframes; f++)
-		if (s->send_to[f] != IBF_UCXI_NOPEER && !r->posted[f]) {
+		if (sends_in(s, f) && !r->posted[f]) {
 			ibf_ucx_err_set(err, IBF_UCX_ERR_TIMEOUT, "frame %u: "
 					"the send to rank %u waits for %u "
 					"release(s) for more than %g s "
-					"(%sTIMEOUT)", f + 1, s->send_to[f],
+					"(%sTIMEOUT)", f + 1,
+					s->send_peer[s->send_off[f]],
 					r->need[f], r->u->timeout,
 					IBF_UCX_VAR_PREFIX);
 			return;
 		}
-	for (f = 0; f < s->nframes; f++)
-		if (r->recv[f].req) {
+	for (i = 0; i < r->nrf + s->nlocal; i++)
+		if (r->recv[i].req) {
 			ibf_ucx_err_set(err, IBF_UCX_ERR_TIMEOUT, "frame %u: "
 					"no block from rank %u within %g s "
-					"(%sTIMEOUT)", f + 1, s->recv_from[f],
+					"(%sTIMEOUT)", r->recv_frame[i] ==
+					IBF_UCXI_NOPEER ? 0 :
+					r->recv_frame[i] + 1, recv_peer(r, i),
 					r->u->timeout, IBF_UCX_VAR_PREFIX);
 			return;
 		}
@@ -343,8 +400,8 @@ static void describe_wait(const links_run_t *r, ibf_ucx_err_t *err)
  * fabric). */
 static bool sending(const links_run_t *r)
 {
-	for (uint32_t f = 0; f < r->s->nframes; f++)
-		if (r->send[f].req)
+	for (uint32_t i = 0; i < r->nsf + r->s->nlocal; i++)
+		if (r->send[i].req)
 			return true;
 	return false;
 }
@@ -368,7 +425,7 @@ static bool all_sent(ibf_ucxi_req_t *q, uint32_t n, ibf_ucx_status_t *st,
 static bool finished(links_run_t *r, ibf_ucx_status_t *st,
 		     ibf_ucx_err_t *err)
 {
-	bool sent = all_sent(r->send, r->s->nframes, st, err);
+	bool sent = all_sent(r->send, r->nsf + r->s->nlocal, st, err);
 	bool released = all_sent(r->rout, r->nrout, st, err);
 
 	return !r->npend_recv && !r->npend_rin && !r->nsends_left && sent &&
@@ -410,33 +467,42 @@ static void abandon_all(links_run_t *r)
 	ibf_ucx_err_t tmp;
 	double now = ibf_ucxi_now();
 
-	ibf_ucxi_wait(r->u, r->recv, r->s->nframes, now, 0, &tmp);
-	ibf_ucxi_wait(r->u, r->send, r->s->nframes, now, 0, &tmp);
+	ibf_ucxi_wait(r->u, r->recv, r->nrf + r->s->nlocal, now, 0, &tmp);
+	ibf_ucxi_wait(r->u, r->send, r->nsf + r->s->nlocal, now, 0, &tmp);
 	ibf_ucxi_lane_cancel(r->u, r->rin, r->nrin);
 	ibf_ucxi_lane_cancel(r->u, r->rout, r->nrout);
 }
 
+/* "S CALL SRC DST FRAME NS" per block sent (the time its frame's sends
+ * started), "A CALL SRC DST FRAME NS" per block arrived; blocks within
+ * the host have the frame number nframes. */
 static void write_trace(const links_run_t *r)
 {
 	const ibf_ucxi_a2a_sched_t *s = r->s;
+	uint32_t me = r->u->rank, f, i;
 	char path[4096];
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "%s.%u", r->u->cfg->v.alltoall_trace,
-		 r->u->rank);
+		 me);
 	fp = fopen(path, "a");
 	if (!fp)
 		return;
-	for (uint32_t f = 0; f < s->nframes; f++) {
-		if (s->send_to[f] != IBF_UCXI_NOPEER)
-			fprintf(fp, "S %u %u %u %u %llu\n", r->seq,
-				r->u->rank, s->send_to[f], f,
+	for (f = 0; f <= s->nframes; f++) {
+		uint32_t a = f < s->nframes ? s->send_off[f] : r->nsf;
+		uint32_t z = f < s->nframes ? s->send_off[f + 1] :
+			     r->nsf + s->nlocal;
+
+		for (i = a; i < z; i++)
+			fprintf(fp, "S %u %u %u %u %llu\n", r->seq, me,
+				send_peer(r, i), f,
 				(unsigned long long)r->t_start[f]);
-		if (s->recv_from[f] != IBF_UCXI_NOPEER)
-			fprintf(fp, "A %u %u %u %u %llu\n", r->seq,
-				s->recv_from[f], r->u->rank, f,
-				(unsigned long long)r->t_arrive[f]);
 	}
+	for (i = 0; i < r->nrf + s->nlocal; i++)
+		fprintf(fp, "A %u %u %u %u %llu\n", r->seq, recv_peer(r, i), me,
+			r->recv_frame[i] == IBF_UCXI_NOPEER ? s->nframes :
+			r->recv_frame[i],
+			(unsigned long long)r->t_arrive[i]);
 	fclose(fp);
 }
 
@@ -451,8 +517,10 @@ ibf_ucx_status_t ibf_ucxi_a2a_run_links(ibf_ucx_t *u,
 	ibf_ucx_status_t st;
 	uint32_t f;
 
+	r.nrf = s->recv_off[s->nframes];
+	r.nsf = s->send_off[s->nframes];
 	for (f = 0; f < s->nframes; f++)
-		r.nsends_left += s->send_to[f] != IBF_UCXI_NOPEER;
+		r.nsends_left += sends_in(s, f);
 	st = run_alloc(&r, trace && *trace, err);
 	if (st == IBF_UCX_OK) {
 		st = post_receives(&r, err);

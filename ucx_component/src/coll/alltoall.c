@@ -89,7 +89,7 @@ void ibf_ucx_a2a_stats(const ibf_ucx_t *u, ibf_ucx_a2a_stats_t *s)
 		return;
 	s->liquid = a->nliquid;
 	s->pairwise = a->npairwise;
-	if (a->have_sched) {
+	if (a->have_sched || a->declined) {
 		s->nframes = a->sched.nframes;
 		s->duration = a->sched.duration;
 		s->schedule_liquid = a->sched.liquid;
@@ -107,74 +107,70 @@ static void copy_self(const ibf_ucx_t *u, const ibf_ucxi_blocks_t *b)
 		memmove(r, s, sl < rl ? sl : rl);
 }
 
-/* One exchange: send to `to` and receive from `from` (either may be
- * NOPEER), and wait for both. */
+/* One exchange: send to the nto ranks to[] and receive from the nfrom
+ * ranks from[], and wait for all.  Every receive (and its ready token,
+ * with handshake) is posted before any send waits for a token, so ranks
+ * whose groups overlap in any order cannot wait for each other. */
 static ibf_ucx_status_t exchange(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
-				 uint32_t seq, uint32_t to, uint32_t from,
+				 uint32_t seq, const uint32_t *to, uint32_t nto,
+				 const uint32_t *from, uint32_t nfrom,
 				 bool handshake, ibf_ucx_err_t *err)
 {
-	ibf_ucxi_req_t r[4];
+	ibf_ucxi_req_t *r = calloc(2 * (size_t)nfrom + nto + 1, sizeof(*r));
 	unsigned n = 0;
 	char token = 0, ready;
 	size_t len;
-	ibf_ucx_status_t st;
+	ibf_ucx_status_t st = IBF_UCX_OK;
 
+	if (!r)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
+				       "all-to-all: out of memory");
 	/* receive side first: post the data receive, then say ready */
-	if (from != IBF_UCXI_NOPEER) {
-		void *buf = ibf_ucxi_rblock(b, from, &len);
+	for (uint32_t i = 0; i < nfrom && st == IBF_UCX_OK; i++) {
+		void *buf = ibf_ucxi_rblock(b, from[i], &len);
 
-		st = ibf_ucxi_irecv(u, from, ibf_ucxi_tag(IBF_UCXI_TAG_A2A_DATA,
-							  seq, from),
+		st = ibf_ucxi_irecv(u, from[i], ibf_ucxi_tag(
+				    IBF_UCXI_TAG_A2A_DATA, seq, from[i]),
 				    buf, len, &r[n], err);
-		if (st != IBF_UCX_OK)
-			goto fail;
-		n++;
-		if (handshake) {
-			st = ibf_ucxi_isend(u, from,
-					    ibf_ucxi_tag(IBF_UCXI_TAG_A2A_READY,
-							 seq, u->rank),
-					    &token, 1, &r[n], err);
-			if (st != IBF_UCX_OK)
-				goto fail;
-			n++;
-		}
+		if (st == IBF_UCX_OK && ++n && handshake)
+			st = ibf_ucxi_isend(u, from[i], ibf_ucxi_tag(
+					    IBF_UCXI_TAG_A2A_READY, seq,
+					    u->rank), &token, 1, &r[n++], err);
 	}
-	if (to != IBF_UCXI_NOPEER) {
-		const void *buf = ibf_ucxi_sblock(b, to, &len);
+	for (uint32_t i = 0; i < nto && st == IBF_UCX_OK; i++) {
+		const void *buf = ibf_ucxi_sblock(b, to[i], &len);
 
 		if (handshake) {
 			ibf_ucxi_req_t rr;
 
-			st = ibf_ucxi_irecv(u, to,
-					    ibf_ucxi_tag(IBF_UCXI_TAG_A2A_READY,
-							 seq, to),
-					    &ready, 1, &rr, err);
+			st = ibf_ucxi_irecv(u, to[i], ibf_ucxi_tag(
+					    IBF_UCXI_TAG_A2A_READY, seq,
+					    to[i]), &ready, 1, &rr, err);
 			if (st == IBF_UCX_OK)
 				st = ibf_ucxi_wait(u, &rr, 1, ibf_ucxi_now() +
 						   u->timeout, 0, err);
-			if (st != IBF_UCX_OK)
-				goto fail;
 		}
-		st = ibf_ucxi_isend(u, to, ibf_ucxi_tag(IBF_UCXI_TAG_A2A_DATA,
-							seq, u->rank),
-				    buf, len, &r[n], err);
-		if (st != IBF_UCX_OK)
-			goto fail;
-		n++;
+		if (st == IBF_UCX_OK)
+			st = ibf_ucxi_isend(u, to[i], ibf_ucxi_tag(
+					    IBF_UCXI_TAG_A2A_DATA, seq,
+					    u->rank), buf, len, &r[n++], err);
 	}
-	return ibf_ucxi_wait(u, r, n, ibf_ucxi_now() + u->timeout, 0, err);
-fail:
-	/* give back what was posted; a short deadline cancels it */
-	if (n) {
+	if (st == IBF_UCX_OK) {
+		st = ibf_ucxi_wait(u, r, n, ibf_ucxi_now() + u->timeout, 0,
+				   err);
+	} else if (n) {
+		/* give back what was posted; a short deadline cancels it */
 		ibf_ucx_err_t tmp;
 
 		ibf_ucxi_wait(u, r, n, ibf_ucxi_now(), 0, &tmp);
 	}
+	free(r);
 	return st;
 }
 
 /* Frame by frame, a barrier or readiness handshakes keeping frames
- * apart (ALLTOALL_SYNC=barrier|ready: measurements and fallbacks). */
+ * apart (ALLTOALL_SYNC=barrier|ready: measurements and fallbacks); the
+ * blocks between ranks of one host first. */
 static ibf_ucx_status_t run_frames(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 				   uint32_t seq, bool barrier,
 				   ibf_ucx_err_t *err)
@@ -183,14 +179,23 @@ static ibf_ucx_status_t run_frames(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 	ibf_ucx_status_t st;
 	uint32_t f;
 
+	st = exchange(u, b, seq, s->local, s->nlocal, s->local, s->nlocal,
+		      false, err);
+	if (st != IBF_UCX_OK) {
+		ibf_ucx_err_prefix(err, "this host's blocks: ");
+		return st;
+	}
 	for (f = 0; f < s->nframes; f++) {
 		if (barrier) {
 			st = ibf_ucx_barrier(u, err);
 			if (st != IBF_UCX_OK)
 				goto fail;
 		}
-		st = exchange(u, b, seq, s->send_to[f], s->recv_from[f],
-			      !barrier, err);
+		st = exchange(u, b, seq, s->send_peer + s->send_off[f],
+			      s->send_off[f + 1] - s->send_off[f],
+			      s->recv_peer + s->recv_off[f],
+			      s->recv_off[f + 1] - s->recv_off[f], !barrier,
+			      err);
 		if (st != IBF_UCX_OK)
 			goto fail;
 	}
@@ -220,33 +225,22 @@ static bool over_rdma(const ibf_ucx_t *u)
 	return found;
 }
 
-/* auto's rule: liquid where it promises at least ALLTOALL_GAIN over
- * round robin's frames (docs/ucx-alltoall.md, "auto"). */
-static ibf_ucx_status_t auto_check(ibf_ucx_t *u, ibf_ucx_err_t *err)
+/* What the planner is asked: by auto, the least gain the transport
+ * needs (docs/ucx-alltoall.md, "auto"); over TCP by default none pays,
+ * and no schedule is computed at all. */
+static ibf_ucxi_a2a_ask_t ask_for(const ibf_ucx_t *u, bool by_auto)
 {
-	struct ibf_ucxi_a2a *a = a2a_of(u);
-	const ibf_ucxi_a2a_sched_t *s = &a->sched;
-	double need = u->cfg->v.alltoall_gain;
-	bool rdma = over_rdma(u);
+	ibf_ucxi_a2a_ask_t a = { .need_gain = 0 };
+	bool rdma;
 
-	if (need < 0)
-		need = rdma ? IBF_UCXI_GAIN_RDMA : IBF_UCXI_GAIN_TCP;
-	if ((double)s->rr_frames >= need * s->nframes)
-		return IBF_UCX_OK;
-	a->declined = true;
-	if (isinf(need))
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_DECLINED, "all-to-all: "
-				       "auto: over TCP the MPI library's own "
-				       "(liquid %u frames, round robin %u; "
-				       "%sALLTOALL_GAIN=N to decide by gain)",
-				       s->nframes, s->rr_frames,
-				       IBF_UCX_VAR_PREFIX);
-	return ibf_ucx_err_set(err, IBF_UCX_ERR_DECLINED, "all-to-all: auto: "
-			       "liquid %u frames, round robin %u: gain %.2f "
-			       "below %.2f (%s, %sALLTOALL_GAIN)",
-			       s->nframes, s->rr_frames,
-			       (double)s->rr_frames / s->nframes, need,
-			       rdma ? "RDMA" : "TCP", IBF_UCX_VAR_PREFIX);
+	if (!by_auto)
+		return a;
+	rdma = over_rdma(u);
+	a.transport = rdma ? "RDMA" : "TCP";
+	a.need_gain = u->cfg->v.alltoall_gain;
+	if (a.need_gain < 0)
+		a.need_gain = rdma ? IBF_UCXI_GAIN_RDMA : IBF_UCXI_GAIN_TCP;
+	return a;
 }
 
 /* Segment k of an alltoall's blocks (bytes k * seg .. of each block) as
@@ -309,17 +303,17 @@ static ibf_ucx_status_t run_liquid(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 	ibf_ucx_status_t st;
 
 	if (!a->have_sched) {
-		st = ibf_ucxi_a2a_schedule(u, &a->sched, err);
+		/* rank 0's view of the transport decides for all */
+		ibf_ucxi_a2a_ask_t ask = ask_for(u, by_auto);
+
+		st = ibf_ucxi_a2a_schedule(u, &ask, &a->sched, err);
 		if (st == IBF_UCX_ERR_SCHEDULE)
 			a->no_sched = true;
+		if (st == IBF_UCX_ERR_DECLINED)
+			a->declined = true;
 		if (st != IBF_UCX_OK)
 			return st;
 		a->have_sched = true;
-	}
-	if (by_auto) {
-		st = auto_check(u, err);
-		if (st != IBF_UCX_OK)
-			return st;
 	}
 	if (sync == IBF_UCX_A2A_SYNC_LINKS) {
 		st = ibf_ucxi_lane_setup(u, err);
@@ -350,8 +344,9 @@ static ibf_ucx_status_t run_pairwise(ibf_ucx_t *u, const ibf_ucxi_blocks_t *b,
 
 	copy_self(u, b);
 	for (k = 1; k < n; k++) {
-		st = exchange(u, b, seq, (u->rank + k) % n,
-			      (u->rank + n - k) % n, false, err);
+		uint32_t to = (u->rank + k) % n, from = (u->rank + n - k) % n;
+
+		st = exchange(u, b, seq, &to, 1, &from, 1, false, err);
 		if (st != IBF_UCX_OK) {
 			ibf_ucx_err_prefix(err, "all-to-all (pairwise), step "
 					   "%u of %u: ", k, n - 1);

@@ -368,6 +368,21 @@ static void *gather_part(const gather_parts_t *g, uint32_t i, size_t *len,
 	return g->base ? g->base + (size_t)i * g->len : g->bufs[i];
 }
 
+/* The end of a root's posting of n requests r (calloc'd): wait for all
+ * of them if all were posted (st OK), else give back what was; r freed. */
+static ibf_ucx_status_t settle(ibf_ucx_t *u, ibf_ucxi_req_t *r, uint32_t n,
+			       ibf_ucx_status_t st, ibf_ucx_err_t *err)
+{
+	if (st == IBF_UCX_OK)
+		st = ibf_ucxi_wait(u, r, n, ibf_ucxi_now() + u->timeout, 0,
+				   err);
+	else
+		for (uint32_t i = 0; i < n; i++)
+			abandon(u, &r[i]);
+	free(r);
+	return st;
+}
+
 /* The root receives every other rank's part (tag GATHER, seq) and waits
  * for all; on a failure to post, what was posted is given back. */
 static ibf_ucx_status_t gather_recv(ibf_ucx_t *u, uint32_t root, uint32_t seq,
@@ -392,14 +407,7 @@ static ibf_ucx_status_t gather_recv(ibf_ucx_t *u, uint32_t root, uint32_t seq,
 		if (st == IBF_UCX_OK)
 			n++;
 	}
-	if (st == IBF_UCX_OK)
-		st = ibf_ucxi_wait(u, r, n, ibf_ucxi_now() + u->timeout, 0,
-				   err);
-	else
-		for (i = 0; i < n; i++)
-			abandon(u, &r[i]);
-	free(r);
-	return st;
+	return settle(u, r, n, st, err);
 }
 
 ibf_ucx_status_t ibf_ucxi_gather(ibf_ucx_t *u, uint32_t root,
@@ -452,6 +460,74 @@ ibf_ucx_status_t ibf_ucxi_gatherv(ibf_ucx_t *u, uint32_t root,
 		st = gather_recv(u, root, seq, &g, err);
 	free(lens);
 	return st;
+}
+
+/* The root sends rank i its part (lens[i] bytes at parts[i]): first
+ * every length, then every part, all posted at once; the root's own
+ * part is copied.  The others receive theirs into a malloc'd buffer. */
+static ibf_ucx_status_t scatter_send(ibf_ucx_t *u, const void *const *parts,
+				     const uint64_t *lens, uint32_t seq,
+				     void **rbuf, size_t *rlen,
+				     ibf_ucx_err_t *err)
+{
+	ibf_ucxi_req_t *r = calloc(2 * (size_t)u->size, sizeof(*r));
+	ibf_ucx_status_t st = IBF_UCX_OK;
+	uint32_t i, n = 0;
+
+	if (!r)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
+	for (i = 0; i < u->size && st == IBF_UCX_OK; i++) {
+		if (i == u->rank) {
+			*rlen = lens[i];
+			*rbuf = malloc(lens[i] ? lens[i] : 1);
+			if (!*rbuf)
+				st = ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
+						     "out of memory");
+			else
+				memcpy(*rbuf, parts[i], lens[i]);
+		} else {
+			st = ibf_ucxi_isend(u, i, ibf_ucxi_tag(
+					    IBF_UCXI_TAG_SCATTER, seq, u->rank),
+					    &lens[i], sizeof(lens[i]), &r[n],
+					    err);
+			if (st == IBF_UCX_OK && ++n && lens[i])
+				st = ibf_ucxi_isend(u, i, ibf_ucxi_tag(
+						    IBF_UCXI_TAG_SCATTER,
+						    seq + 1, u->rank),
+						    parts[i], lens[i], &r[n++],
+						    err);
+		}
+	}
+	return settle(u, r, n, st, err);
+}
+
+ibf_ucx_status_t ibf_ucxi_scatterv(ibf_ucx_t *u, uint32_t root,
+				   const void *const *parts,
+				   const uint64_t *lens, void **rbuf,
+				   size_t *rlen, ibf_ucx_err_t *err)
+{
+	uint32_t seq = (u->seq += 2) - 1;
+	uint64_t n = 0;
+	ibf_ucx_status_t st;
+
+	*rbuf = NULL;
+	*rlen = 0;
+	if (u->rank == root)
+		return scatter_send(u, parts, lens, seq, rbuf, rlen, err);
+	st = ibf_ucxi_recv(u, root, ibf_ucxi_tag(IBF_UCXI_TAG_SCATTER, seq,
+						 root), &n, sizeof(n), err);
+	if (st != IBF_UCX_OK)
+		return st;
+	*rbuf = malloc(n ? n : 1);
+	if (!*rbuf)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory "
+				       "(%llu bytes)", (unsigned long long)n);
+	*rlen = n;
+	if (!n)
+		return IBF_UCX_OK;
+	return ibf_ucxi_recv(u, root, ibf_ucxi_tag(IBF_UCXI_TAG_SCATTER,
+						   seq + 1, root),
+			     *rbuf, n, err);
 }
 
 /* ---- the caller's OOB ------------------------------------------------------- */

@@ -98,6 +98,7 @@ typedef enum ibf_ucxi_kind {
 	IBF_UCXI_TAG_BCAST_PIPE = 8,
 	IBF_UCXI_TAG_A2A_RELEASE = 9,
 	IBF_UCXI_TAG_A2A_XRELEASE = 10,   /* sequence: the all-to-all call */
+	IBF_UCXI_TAG_SCATTER = 11,
 } ibf_ucxi_kind_t;
 
 static inline ucp_tag_t ibf_ucxi_tag(ibf_ucxi_kind_t kind, uint32_t seq,
@@ -242,6 +243,13 @@ ibf_ucx_status_t ibf_ucxi_gather(ibf_ucx_t *u, uint32_t root,
 ibf_ucx_status_t ibf_ucxi_gatherv(ibf_ucx_t *u, uint32_t root,
 				  const void *sbuf, size_t slen, void **rbuf,
 				  size_t *rlen, ibf_ucx_err_t *err);
+/* Root gives rank i the lens[i] bytes at parts[i] (parts may repeat);
+ * every rank gets its part in a malloc'd *rbuf of *rlen bytes.  parts
+ * and lens matter at the root only. */
+ibf_ucx_status_t ibf_ucxi_scatterv(ibf_ucx_t *u, uint32_t root,
+				   const void *const *parts,
+				   const uint64_t *lens, void **rbuf,
+				   size_t *rlen, ibf_ucx_err_t *err);
 /* Broadcast of a buffer whose length only the root knows: the others get
  * a malloc'd copy. */
 ibf_ucx_status_t ibf_ucxi_bcast_blob(ibf_ucx_t *u, uint32_t root,

@@ -1,0 +1,770 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/*
+ * The liquid schedule of a context's all-to-all, as its planner computes
+ * it, and each rank's part of it: the one adapter between libibflow_ucx
+ * and libibflow's scheduler (ibflow/liquid.h).  Nothing here talks to
+ * another process (schedule.c does).
+ *
+ * Node-aware: the schedule's transfers are the ordered pairs (X, Y),
+ * X != Y, of the context's hosts (fabric endpoints, HCA ports), numbered
+ * X * (nhosts - 1) + (Y < X ? Y : Y - 1).  Their links: the route's
+ * egress ports from ibf_ucx_route() between the hosts' first ranks, plus
+ * "host X sends" and "host Y receives" links, so that a frame has at most
+ * one host pair per host each way.  In its host pair's frame, every rank
+ * of X sends its blocks to every rank of Y at once, over the one path;
+ * blocks between ranks of one host go beside the frames.  The bound is
+ * then the hosts' traffic's: 32 hosts x 16 ranks are 992 host pairs, not
+ * 261,632 rank pairs.
+ *
+ * The scheduler's search stops at a time limit, so two processes could
+ * find different schedules; one process (the planner) therefore computes
+ * it, and with it the host pairs' predecessor lists, once.  Where routes
+ * go to base LIDs it uses the all-to-all planner (ibf_liquid_plan_alltoall
+ * over the hosts' ports: the same frames within one, a fraction of the
+ * CPU at hundreds of hosts).  Each host then gets its slice: the frames
+ * of its host pairs, the hosts whose ranks release each of its sends,
+ * the hosts each arrival releases; O(hosts) words.  Each rank expands it
+ * with the job's rank-to-host map into its own part, O(ranks).
+ *
+ * Every failure to plan is the verdict IBF_UCX_ERR_SCHEDULE with the
+ * reason (too many transfers, memory refused, a route that cannot be
+ * traced, the scheduler's error): the callers then use their own
+ * algorithm, never fail.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ibflow/liquid.h>
+
+#include "coll/a2a_internal.h"
+
+#define SCHED_TIME_LIMIT 2.0   /* seconds: then the best schedule found */
+#define ROUTE_MAX 64
+
+/* The planner's limit on host pairs: it holds the host pairs' link sets
+ * whole, and libibflow refuses such traffics beyond
+ * IBF_LIQUID_MAX_TRANSFERS (2,000,000: 1,414 hosts, with any number of
+ * ranks each); above it, a clear "no schedule". */
+#define PLAN_MAX_TRANSFERS ((uint64_t)IBF_LIQUID_MAX_TRANSFERS)
+
+static uint32_t tr_index(uint32_t n, uint32_t i, uint32_t j)
+{
+	return i * (n - 1) + (j < i ? j : j - 1);
+}
+
+static void refuse(ibf_ucxi_a2a_hdr_t *h, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void refuse(ibf_ucxi_a2a_hdr_t *h, const char *fmt, ...)
+{
+	va_list ap;
+
+	h->verdict = IBF_UCX_ERR_SCHEDULE;
+	va_start(ap, fmt);
+	vsnprintf(h->why, sizeof(h->why), fmt, ap);
+	va_end(ap);
+}
+
+static void refuse_err(ibf_ucxi_a2a_hdr_t *h, const ibf_ucx_err_t *e)
+{
+	refuse(h, "%s", e->msg);
+}
+
+static void refuse_lib(ibf_ucxi_a2a_hdr_t *h, const ibf_err_t *e)
+{
+	refuse(h, "all-to-all schedule: %s", e->msg);
+}
+
+static void refuse_nomem(ibf_ucxi_a2a_hdr_t *h, const char *what)
+{
+	refuse(h, "all-to-all schedule: memory refused (%s)", what);
+}
+
+/* ---- the planner -------------------------------------------------------- */
+
+/* The traffic of all ordered host pairs, links as described above. */
+static ibf_ucx_status_t build_traffic(const ibf_ucx_t *u,
+				      ibf_liquid_traffic_t **out,
+				      ibf_ucx_err_t *err)
+{
+	uint32_t n = u->nhosts, nt = n * (n - 1), i, j, k, t = 0;
+	uint32_t *off, *links, *src, *dst;
+	ibf_port_id_t route[ROUTE_MAX];
+	size_t cap = (size_t)nt * 8 + 1, len = 0;
+	ibf_ucx_status_t st = IBF_UCX_OK;
+	ibf_err_t e;
+	unsigned m;
+
+	off = malloc(((size_t)nt + 1) * sizeof(*off));
+	links = malloc(cap * sizeof(*links));
+	src = malloc(((size_t)nt + 1) * sizeof(*src));
+	dst = malloc(((size_t)nt + 1) * sizeof(*dst));
+	if (!off || !links || !src || !dst) {
+		st = ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "all-to-all "
+				     "schedule: memory refused (the traffic "
+				     "of %u host pairs)", nt);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < n; j++) {
+			if (i == j)
+				continue;
+			st = ibf_ucx_route(u, u->host_leader[i],
+					   u->host_leader[j], route,
+					   ROUTE_MAX, &m, err);
+			if (st != IBF_UCX_OK)
+				goto out;
+			if (len + m + 2 > cap) {
+				uint32_t *nl = NULL;
+
+				cap = 2 * (len + m + 2);
+				if (cap <= UINT32_MAX)
+					nl = realloc(links,
+						     cap * sizeof(*links));
+				if (!nl) {
+					st = ibf_ucx_err_set(err,
+						IBF_UCX_ERR_NOMEM, "all-to-all"
+						" schedule: memory refused ("
+						"the traffic's link sets)");
+					goto out;
+				}
+				links = nl;
+			}
+			off[t] = (uint32_t)len;
+			links[len++] = 2 * i;        /* i sends */
+			links[len++] = 2 * j + 1;    /* j receives */
+			for (k = 0; k < m; k++)
+				links[len++] = 2 * n + route[k];
+			src[t] = i;
+			dst[t] = j;
+			t++;
+		}
+	}
+	off[t] = (uint32_t)len;
+	if (ibf_liquid_traffic_from_sets(nt, off, links, n, src, dst, out,
+					 &e) != IBF_OK)
+		st = ibf_ucxi_err_lib(err, IBF_UCX_ERR_NOMEM, &e,
+				      "all-to-all schedule");
+out:
+	free(off);
+	free(links);
+	free(src);
+	free(dst);
+	return st;
+}
+
+/* The all-to-all planner traces routes to base LIDs from the hosts'
+ * ports itself. */
+static bool plan_applies(const ibf_ucx_t *u)
+{
+	return u->aware && u->fab.lfts && !u->cfg->v.lid_offset;
+}
+
+/* The host pairs' frames and predecessor lists. */
+typedef struct planned {
+	uint32_t nhosts;
+	ibf_liquid_traffic_t *t;
+	uint32_t *frame_of;
+	ibf_liquid_deps_t d;
+	bool have_deps;
+} planned_t;
+
+static bool frames_by_plan(const ibf_ucx_t *u, planned_t *pl,
+			   ibf_ucxi_a2a_hdr_t *h)
+{
+	ibf_liquid_opts_t o = { .time_limit = SCHED_TIME_LIMIT };
+	const ibf_liquid_plan_info_t *info;
+	ibf_liquid_plan_t *p = NULL;
+	uint32_t n = u->nhosts;
+	size_t nt = (size_t)n * (n - 1);
+	ibf_err_t e;
+
+	pl->frame_of = malloc((nt + 1) * sizeof(uint32_t));
+	if (!pl->frame_of) {
+		refuse_nomem(h, "the frames");
+		return false;
+	}
+	if (ibf_liquid_plan_alltoall(u->fab.lfts, u->hosts.ports, n, &o, &p,
+				     &e) != IBF_OK) {
+		refuse_lib(h, &e);
+		return false;
+	}
+	info = ibf_liquid_plan_info(p);
+	h->nframes = info->nframes;
+	h->duration = info->duration;
+	h->liquid = info->liquid;
+	h->rr_frames = info->rr_frames;
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < n; j++)
+			if (i != j)
+				pl->frame_of[tr_index(n, i, j)] =
+					ibf_liquid_plan_frame(p, i, j);
+	ibf_liquid_plan_destroy(p);
+	return true;
+}
+
+static bool frames_by_schedule(planned_t *pl, ibf_ucxi_a2a_hdr_t *h)
+{
+	ibf_liquid_opts_t o = { .time_limit = SCHED_TIME_LIMIT };
+	ibf_liquid_result_t r;
+	size_t nt = (size_t)pl->nhosts * (pl->nhosts - 1);
+	ibf_err_t e;
+
+	memset(&r, 0, sizeof(r));
+	if (ibf_liquid_schedule(pl->t, &o, &r, &e) != IBF_OK) {
+		refuse_lib(h, &e);
+		return false;
+	}
+	h->nframes = r.nframes;
+	h->duration = r.duration;
+	h->liquid = r.liquid;
+	h->rr_frames = r.rr_frames;
+	pl->frame_of = malloc((nt + 1) * sizeof(uint32_t));
+	if (pl->frame_of)
+		memcpy(pl->frame_of, r.frame_of, nt * sizeof(uint32_t));
+	ibf_liquid_result_free(&r);
+	if (!pl->frame_of)
+		refuse_nomem(h, "the frames");
+	return pl->frame_of != NULL;
+}
+
+/* Host me's slice (layout below) into w, or only its length (w NULL);
+ * returns the words.  All in hosts and host-pair frames:
+ *
+ *   n (hosts), me, nframes
+ *   sfr[n], rfr[n]      frame of (me, X) / (X, me) (NOPEER: X is me)
+ *   poff[n + 1], pdst[poff[n]]      the send to X waits for the ranks of
+ *                       host pdst[k] (one entry per predecessor: its
+ *                       destination)
+ *   xpoff[n + 1], xpdst[...]        the same for the next call
+ *   roff[n + 1], rel[2 roff[n]]     the arrival from X releases the
+ *                       sends (host rel[2k], frame rel[2k + 1])
+ *   xroff[n + 1], xrel[...]         the same for the next call */
+static size_t slice_fill(const planned_t *pl, uint32_t me, uint32_t nframes,
+			 uint32_t *w)
+{
+	const ibf_liquid_traffic_t *t = pl->t;
+	const ibf_liquid_deps_t *d = &pl->d;
+	uint32_t n = pl->nhosts, x, k;
+	size_t at = 3 + 2 * (size_t)n;
+
+#define PUT(i, v) do { if (w) w[i] = (v); } while (0)
+	PUT(0, n);
+	PUT(1, me);
+	PUT(2, nframes);
+	for (x = 0; x < n; x++) {
+		PUT(3 + x, x == me ? IBF_UCXI_NOPEER :
+		    pl->frame_of[tr_index(n, me, x)]);
+		PUT(3 + n + x, x == me ? IBF_UCXI_NOPEER :
+		    pl->frame_of[tr_index(n, x, me)]);
+	}
+	for (int cross = 0; cross < 2; cross++) {
+		const uint32_t *po = cross ? d->xpred_off : d->pred_off;
+		const uint32_t *pr = cross ? d->xpred : d->pred;
+		size_t base = at, e = at + n + 1, m = 0;
+
+		for (x = 0; x < n; x++) {
+			PUT(base + x, (uint32_t)m);
+			if (x == me)
+				continue;
+			uint32_t out = tr_index(n, me, x);
+
+			for (k = po[out]; k < po[out + 1]; k++, m++)
+				PUT(e + m, t->dst[pr[k]]);
+		}
+		PUT(base + n, (uint32_t)m);
+		at = e + m;
+	}
+	for (int cross = 0; cross < 2; cross++) {
+		const uint32_t *so = cross ? d->xsucc_off : d->succ_off;
+		const uint32_t *su = cross ? d->xsucc : d->succ;
+		size_t base = at, e = at + n + 1, m = 0;
+
+		for (x = 0; x < n; x++) {
+			PUT(base + x, (uint32_t)m);
+			if (x == me)
+				continue;
+			uint32_t in = tr_index(n, x, me);
+
+			for (k = so[in]; k < so[in + 1]; k++, m++) {
+				PUT(e + 2 * m, t->src[su[k]]);
+				PUT(e + 2 * m + 1, pl->frame_of[su[k]]);
+			}
+		}
+		PUT(base + n, (uint32_t)m);
+		at = e + 2 * m;
+	}
+#undef PUT
+	return at;
+}
+
+static bool slices(const planned_t *pl, ibf_ucxi_a2a_plan_t *p)
+{
+	uint32_t n = pl->nhosts;
+
+	p->nhosts = n;
+	p->off = malloc(((size_t)n + 1) * sizeof(*p->off));
+	if (!p->off) {
+		refuse_nomem(&p->hdr, "the slices' offsets");
+		return false;
+	}
+	p->off[0] = 0;
+	for (uint32_t h = 0; h < n; h++)
+		p->off[h + 1] = p->off[h] +
+				slice_fill(pl, h, p->hdr.nframes, NULL);
+	p->words = malloc((p->off[n] + 1) * sizeof(uint32_t));
+	if (!p->words) {
+		refuse_nomem(&p->hdr, "the slices");
+		return false;
+	}
+	for (uint32_t h = 0; h < n; h++)
+		slice_fill(pl, h, p->hdr.nframes, p->words + p->off[h]);
+	return true;
+}
+
+/* auto's rule: liquid where it promises at least need_gain over round
+ * robin's frames (docs/ucx-alltoall.md, "auto"). */
+static bool worth_it(const ibf_ucxi_a2a_ask_t *ask, ibf_ucxi_a2a_hdr_t *h)
+{
+	if ((double)h->rr_frames >= ask->need_gain * h->nframes)
+		return true;
+	h->verdict = IBF_UCX_ERR_DECLINED;
+	snprintf(h->why, sizeof(h->why), "all-to-all: auto: liquid %u "
+		 "frames, round robin %u: gain %.2f below %.2f (%s, "
+		 "%sALLTOALL_GAIN)", h->nframes, h->rr_frames,
+		 h->nframes ? (double)h->rr_frames / h->nframes : 0.0,
+		 ask->need_gain, ask->transport ? ask->transport : "?",
+		 IBF_UCX_VAR_PREFIX);
+	return false;
+}
+
+/* The frames, the gain check, the predecessor lists, the slices. */
+static void plan_hosts(const ibf_ucx_t *u, const ibf_ucxi_a2a_ask_t *ask,
+		       planned_t *pl, ibf_ucxi_a2a_plan_t *p)
+{
+	ibf_ucx_err_t e;
+	ibf_err_t le;
+
+	if (plan_applies(u) && pl->nhosts > 1 &&
+	    !frames_by_plan(u, pl, &p->hdr))
+		return;
+	if (build_traffic(u, &pl->t, &e) != IBF_UCX_OK) {
+		refuse_err(&p->hdr, &e);
+		return;
+	}
+	if (pl->nhosts < 2) {
+		/* one host: every block is local, no frame */
+		p->hdr.liquid = 1;
+		pl->frame_of = malloc(sizeof(uint32_t));
+	} else if (!pl->frame_of && !frames_by_schedule(pl, &p->hdr)) {
+		return;
+	}
+	if (!pl->frame_of || (pl->nhosts > 1 && p->hdr.nframes < 1)) {
+		refuse(&p->hdr, "all-to-all schedule: no frames");
+		return;
+	}
+	if (ask->need_gain > 0 && !worth_it(ask, &p->hdr))
+		return;
+	if (ibf_liquid_deps_build(pl->t, pl->frame_of, p->hdr.nframes, &pl->d,
+				  &le) != IBF_OK) {
+		refuse_lib(&p->hdr, &le);
+		return;
+	}
+	pl->have_deps = true;
+	slices(pl, p);
+}
+
+void ibf_ucxi_a2a_plan(const ibf_ucx_t *u, const ibf_ucxi_a2a_ask_t *ask,
+		       ibf_ucxi_a2a_plan_t *p)
+{
+	uint64_t n = u->nhosts, nt = n * (n ? n - 1 : 0);
+	uint64_t cap = ask->max_transfers && ask->max_transfers <
+		       PLAN_MAX_TRANSFERS ? ask->max_transfers :
+		       PLAN_MAX_TRANSFERS;
+	planned_t pl = { .nhosts = u->nhosts };
+	double t0 = ibf_ucxi_now();
+
+	memset(p, 0, sizeof(*p));
+	p->hdr.verdict = IBF_UCX_OK;
+	if (isinf(ask->need_gain)) {
+		p->hdr.verdict = IBF_UCX_ERR_DECLINED;
+		snprintf(p->hdr.why, sizeof(p->hdr.why), "all-to-all: auto: "
+			 "over %s the MPI library's own (no schedule "
+			 "computed; %sALLTOALL_GAIN=N to decide by gain)",
+			 ask->transport ? ask->transport : "TCP",
+			 IBF_UCX_VAR_PREFIX);
+		return;
+	}
+	if (!u->aware) {
+		refuse(&p->hdr, "all-to-all schedule: no fabric (%s)", u->why);
+		return;
+	}
+	if (nt > cap) {
+		refuse(&p->hdr, "all-to-all schedule: %llu hosts are %llu "
+		       "host pairs, more than the planner takes (%llu)",
+		       (unsigned long long)n, (unsigned long long)nt,
+		       (unsigned long long)cap);
+		return;
+	}
+	plan_hosts(u, ask, &pl, p);
+	if (pl.have_deps)
+		ibf_liquid_deps_free(&pl.d);
+	ibf_liquid_traffic_destroy(pl.t);
+	free(pl.frame_of);
+	if (p->hdr.verdict == IBF_UCX_OK)
+		p->hdr.us = (uint32_t)((ibf_ucxi_now() - t0) * 1e6);
+	else
+		ibf_ucxi_a2a_plan_free(p);
+}
+
+void ibf_ucxi_a2a_plan_free(ibf_ucxi_a2a_plan_t *p)
+{
+	free(p->off);
+	free(p->words);
+	p->off = NULL;
+	p->words = NULL;
+}
+
+/* ---- a rank's part ------------------------------------------------------- */
+
+/* A host's slice, located and checked against its length. */
+typedef struct slice_view {
+	uint32_t nhosts, host;
+	const uint32_t *sfr, *rfr;
+	const uint32_t *poff[2], *pdst[2];   /* [0] this call, [1] next */
+	const uint32_t *roff[2], *rel[2];
+} slice_view_t;
+
+static bool csr_ok(const uint32_t *off, uint32_t n)
+{
+	if (off[0])
+		return false;
+	for (uint32_t x = 0; x < n; x++)
+		if (off[x] > off[x + 1])
+			return false;
+	return true;
+}
+
+static bool slice_locate(const uint32_t *w, size_t len, slice_view_t *v)
+{
+	uint32_t n = w[0];
+	size_t x = 3 + 2 * (size_t)n;
+
+	v->nhosts = n;
+	v->host = w[1];
+	if (len < x)
+		return false;
+	v->sfr = w + 3;
+	v->rfr = w + 3 + n;
+	for (int pass = 0; pass < 4; pass++) {
+		const uint32_t *off = w + x;
+		size_t width = pass < 2 ? 1 : 2;
+
+		if (x + n + 1 > len || !csr_ok(off, n) ||
+		    off[n] > (len - x - n - 1) / width)
+			return false;
+		if (pass < 2) {
+			v->poff[pass] = off;
+			v->pdst[pass] = off + n + 1;
+		} else {
+			v->roff[pass - 2] = off;
+			v->rel[pass - 2] = off + n + 1;
+		}
+		x += n + 1 + width * off[n];
+	}
+	return x == len;
+}
+
+/* The job's ranks by host: rank r of host h is at ranks[first[h] ..
+ * first[h + 1]), ascending. */
+typedef struct by_host {
+	uint32_t *first, *ranks;
+} by_host_t;
+
+static bool by_host_build(uint32_t size, const uint32_t *rank_host,
+			  uint32_t nhosts, by_host_t *b)
+{
+	b->first = calloc((size_t)nhosts + 2, sizeof(uint32_t));
+	b->ranks = malloc(((size_t)size + 1) * sizeof(uint32_t));
+	if (!b->first || !b->ranks)
+		return false;
+	for (uint32_t r = 0; r < size; r++)
+		b->first[rank_host[r] + 2]++;
+	for (uint32_t h = 0; h < nhosts; h++)
+		b->first[h + 2] += b->first[h + 1];
+	for (uint32_t r = 0; r < size; r++)
+		b->ranks[b->first[rank_host[r] + 1]++] = r;
+	return true;
+}
+
+static void by_host_free(by_host_t *b)
+{
+	free(b->first);
+	free(b->ranks);
+}
+
+static uint32_t host_ranks(const by_host_t *b, uint32_t h)
+{
+	return b->first[h + 1] - b->first[h];
+}
+
+/* Frame f's peers: the ranks of the host whose pair with this one is in
+ * frame f (fr[x]), into off/peer; false when two pairs share a frame. */
+static bool groups(const slice_view_t *v, const uint32_t *fr,
+		   const by_host_t *b, uint32_t nframes, uint32_t *off,
+		   uint32_t *peer, uint32_t *host_of)
+{
+	uint32_t x, f, at = 0;
+
+	for (f = 0; f < nframes; f++)
+		host_of[f] = IBF_UCXI_NOPEER;
+	for (x = 0; x < v->nhosts; x++) {
+		if (x == v->host)
+			continue;
+		if (fr[x] >= nframes || host_of[fr[x]] != IBF_UCXI_NOPEER)
+			return false;
+		host_of[fr[x]] = x;
+	}
+	for (f = 0; f < nframes; f++) {
+		off[f] = at;
+		if ((x = host_of[f]) == IBF_UCXI_NOPEER)
+			continue;
+		memcpy(peer + at, b->ranks + b->first[x],
+		       host_ranks(b, x) * sizeof(uint32_t));
+		at += host_ranks(b, x);
+	}
+	off[nframes] = at;
+	return true;
+}
+
+/* The parts of one relation (cross: the next call's) as this rank has
+ * them: need per send frame, releases per arrival frame, whose releases
+ * come.  Sizes first (out NULL), then the lists. */
+typedef struct rel_out {
+	uint32_t *need, *off, *rank, *frame, *in_from;
+	uint32_t nrel, nin;
+} rel_out_t;
+
+static bool relation(const slice_view_t *v, int cross, uint32_t me,
+		     const by_host_t *b, const uint32_t *send_host,
+		     const uint32_t *recv_host, uint32_t nframes,
+		     rel_out_t *o, bool fill)
+{
+	const uint32_t *po = v->poff[cross], *pd = v->pdst[cross];
+	const uint32_t *ro = v->roff[cross], *rl = v->rel[cross];
+	uint32_t f, k, i;
+
+	o->nrel = o->nin = 0;
+	for (f = 0; f < nframes; f++) {
+		uint32_t x = send_host[f], y = recv_host[f];
+
+		if (fill)
+			o->off[f] = o->nrel;
+		for (k = x == IBF_UCXI_NOPEER ? 0 : po[x];
+		     x != IBF_UCXI_NOPEER && k < po[x + 1]; k++) {
+			uint32_t d = pd[k];
+
+			if (d >= v->nhosts)
+				return false;
+			for (i = b->first[d]; i < b->first[d + 1]; i++) {
+				uint32_t from = b->ranks[i];
+
+				if (from != me && fill)
+					o->in_from[o->nin] = from;
+				o->nin += from != me;
+				if (fill && (from != me || !cross))
+					o->need[f]++;
+			}
+		}
+		for (k = y == IBF_UCXI_NOPEER ? 0 : ro[y];
+		     y != IBF_UCXI_NOPEER && k < ro[y + 1]; k++) {
+			uint32_t c = rl[2 * k], fr = rl[2 * k + 1];
+
+			if (c >= v->nhosts || fr >= nframes)
+				return false;
+			for (i = b->first[c]; i < b->first[c + 1]; i++) {
+				if (cross && b->ranks[i] == me)
+					continue;
+				if (fill) {
+					o->rank[o->nrel] = b->ranks[i];
+					o->frame[o->nrel] = fr;
+				}
+				o->nrel++;
+			}
+		}
+	}
+	if (fill)
+		o->off[nframes] = o->nrel;
+	return true;
+}
+
+static ibf_ucx_status_t take_fail(ibf_ucxi_a2a_sched_t *s,
+				  ibf_ucx_err_t *err, ibf_ucx_status_t st,
+				  uint32_t rank, const char *what)
+{
+	ibf_ucxi_a2a_sched_free(s);
+	return ibf_ucx_err_set(err, st, "all-to-all schedule: rank %u's "
+			       "part: %s", rank, what);
+}
+
+static bool relation_alloc(rel_out_t *o, size_t nf)
+{
+	o->need = calloc(nf, sizeof(uint32_t));
+	o->off = malloc(nf * sizeof(uint32_t));
+	o->rank = malloc(((size_t)o->nrel + 1) * sizeof(uint32_t));
+	o->frame = malloc(((size_t)o->nrel + 1) * sizeof(uint32_t));
+	o->in_from = malloc(((size_t)o->nin + 1) * sizeof(uint32_t));
+	return o->need && o->off && o->rank && o->frame && o->in_from;
+}
+
+static void relation_keep(ibf_ucxi_a2a_sched_t *s, int cross,
+			  const rel_out_t *o)
+{
+	if (cross) {
+		s->xsend_need = o->need;
+		s->xrel_off = o->off;
+		s->xrel_rank = o->rank;
+		s->xrel_frame = o->frame;
+		s->xrel_in_from = o->in_from;
+		s->nxrel_in = o->nin;
+	} else {
+		s->send_need = o->need;
+		s->rel_off = o->off;
+		s->rel_rank = o->rank;
+		s->rel_frame = o->frame;
+		s->rel_in_from = o->in_from;
+		s->nrel_in = o->nin;
+	}
+}
+
+static ibf_ucx_status_t take_relations(const slice_view_t *v, uint32_t me,
+				       const by_host_t *b,
+				       const uint32_t *send_host,
+				       const uint32_t *recv_host,
+				       ibf_ucxi_a2a_sched_t *s,
+				       ibf_ucx_err_t *err)
+{
+	for (int cross = 0; cross < 2; cross++) {
+		rel_out_t o = { 0 };
+
+		if (!relation(v, cross, me, b, send_host, recv_host,
+			      s->nframes, &o, false))
+			return take_fail(s, err, IBF_UCX_ERR_PEER, me,
+					 "inconsistent");
+		if (!relation_alloc(&o, (size_t)s->nframes + 1)) {
+			relation_keep(s, cross, &o);
+			return take_fail(s, err, IBF_UCX_ERR_NOMEM, me,
+					 "memory refused");
+		}
+		relation(v, cross, me, b, send_host, recv_host, s->nframes,
+			 &o, true);
+		relation_keep(s, cross, &o);
+	}
+	return IBF_UCX_OK;
+}
+
+static ibf_ucx_status_t take_peers(const slice_view_t *v, uint32_t me,
+				   const by_host_t *b,
+				   uint32_t *send_host, uint32_t *recv_host,
+				   ibf_ucxi_a2a_sched_t *s,
+				   ibf_ucx_err_t *err)
+{
+	size_t nf = (size_t)s->nframes + 1;
+	uint32_t mine = host_ranks(b, v->host), size = b->first[v->nhosts];
+	uint32_t i, k = 0;
+
+	s->send_off = malloc(nf * sizeof(uint32_t));
+	s->recv_off = malloc(nf * sizeof(uint32_t));
+	s->send_peer = malloc(((size_t)size - mine + 1) * sizeof(uint32_t));
+	s->recv_peer = malloc(((size_t)size - mine + 1) * sizeof(uint32_t));
+	s->local = malloc((size_t)mine * sizeof(uint32_t));
+	if (!s->send_off || !s->recv_off || !s->send_peer || !s->recv_peer ||
+	    !s->local)
+		return take_fail(s, err, IBF_UCX_ERR_NOMEM, me,
+				 "memory refused");
+	if (!groups(v, v->sfr, b, s->nframes, s->send_off, s->send_peer,
+		    send_host) ||
+	    !groups(v, v->rfr, b, s->nframes, s->recv_off, s->recv_peer,
+		    recv_host))
+		return take_fail(s, err, IBF_UCX_ERR_PEER, me,
+				 "two host pairs in one frame");
+	for (i = b->first[v->host]; i < b->first[v->host + 1]; i++)
+		if (b->ranks[i] != me)
+			s->local[k++] = b->ranks[i];
+	s->nlocal = k;
+	return IBF_UCX_OK;
+}
+
+ibf_ucx_status_t ibf_ucxi_a2a_slice_take(uint32_t size, uint32_t rank,
+					 const uint32_t *rank_host,
+					 uint32_t nhosts,
+					 const ibf_ucxi_a2a_hdr_t *h,
+					 const uint32_t *w, size_t nwords,
+					 ibf_ucxi_a2a_sched_t *s,
+					 ibf_ucx_err_t *err)
+{
+	uint32_t *send_host = NULL, *recv_host = NULL;
+	by_host_t b = { 0 };
+	slice_view_t v;
+	ibf_ucx_status_t st;
+
+	memset(s, 0, sizeof(*s));
+	if (rank >= size || nwords < 3 || w[0] != nhosts ||
+	    w[1] != rank_host[rank] || w[2] != h->nframes ||
+	    !slice_locate(w, nwords, &v))
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "all-to-all "
+				       "schedule: rank %u's part is "
+				       "malformed", rank);
+	s->nframes = h->nframes;
+	s->duration = h->duration;
+	s->rr_frames = h->rr_frames;
+	s->liquid = h->liquid;
+	s->seconds = h->us / 1e6;
+	send_host = malloc(((size_t)h->nframes + 1) * sizeof(uint32_t));
+	recv_host = malloc(((size_t)h->nframes + 1) * sizeof(uint32_t));
+	if (!send_host || !recv_host ||
+	    !by_host_build(size, rank_host, nhosts, &b))
+		st = take_fail(s, err, IBF_UCX_ERR_NOMEM, rank,
+			       "memory refused");
+	else
+		st = take_peers(&v, rank, &b, send_host, recv_host, s, err);
+	if (st == IBF_UCX_OK)
+		st = take_relations(&v, rank, &b, send_host, recv_host, s,
+				    err);
+	free(send_host);
+	free(recv_host);
+	by_host_free(&b);
+	return st;
+}
+
+size_t ibf_ucxi_a2a_sched_bytes(const ibf_ucxi_a2a_sched_t *s)
+{
+	size_t nf = (size_t)s->nframes + 1, words;
+
+	if (!s->send_off)
+		return 0;
+	words = 6 * nf + 2 * ((size_t)s->send_off[s->nframes] + 1) +
+		s->nlocal + 2 * ((size_t)s->rel_off[s->nframes] + 1) +
+		2 * ((size_t)s->xrel_off[s->nframes] + 1) +
+		(size_t)s->nrel_in + 1 + (size_t)s->nxrel_in + 1;
+	return words * sizeof(uint32_t);
+}
+
+void ibf_ucxi_a2a_sched_free(ibf_ucxi_a2a_sched_t *s)
+{
+	uint32_t **a[] = { &s->send_off, &s->send_peer, &s->recv_off,
+			   &s->recv_peer, &s->local, &s->send_need,
+			   &s->rel_off, &s->rel_rank, &s->rel_frame,
+			   &s->rel_in_from, &s->xsend_need, &s->xrel_off,
+			   &s->xrel_rank, &s->xrel_frame, &s->xrel_in_from };
+
+	for (size_t i = 0; i < sizeof(a) / sizeof(a[0]); i++) {
+		free(*a[i]);
+		*a[i] = NULL;
+	}
+}
