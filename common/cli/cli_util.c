@@ -1,8 +1,38 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Helpers shared by the subcommands: loading inputs. */
 #include <stdio.h>
+#include <time.h>
+
+#include <ibflow/export.h>
 
 #include "cli.h"
+
+#define EXPORT_TRIES 5  /* a newer export being written: wait and retry */
+
+static void nap(void)
+{
+	struct timespec ts = { 0, 200 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+int ibf_cli_load_export(const char *cmd, const char *dir, ibf_export_t **e)
+{
+	ibf_err_t err;
+	bool retry = false;
+	unsigned i;
+
+	for (i = 0; i < EXPORT_TRIES; i++) {
+		if (i)
+			nap();
+		ibf_err_clear(&err);
+		if (ibf_export_load(dir, e, &retry, &err) == IBF_OK)
+			return IBF_EXIT_OK;
+		if (!retry)
+			break;
+	}
+	return ibf_cli_fail(cmd, &err);
+}
 
 ibf_fabric_t *ibf_cli_load_topo(const char *cmd, const char *path,
 				unsigned lmc)

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <ibflow/export.h>
 #include <ibflow/nodelist.h>
@@ -22,7 +21,6 @@ static const char *const format_names[] = {
 };
 
 #define MAX_SLOTS 4096u
-#define EXPORT_TRIES 5  /* a newer export being written: wait and retry */
 
 struct order_args {
 	const char *fabric, *topo, *lfts, *out, *nodes;
@@ -113,32 +111,6 @@ static int load_nodes(const char *arg, ibf_nodelist_t *nl)
 	return IBF_EXIT_OK;
 }
 
-static void nap(void)
-{
-	struct timespec ts = { 0, 200 * 1000 * 1000 };
-
-	nanosleep(&ts, NULL);
-}
-
-/* --fabric: the export, retried while a newer one is being written. */
-static int load_export(const char *dir, ibf_export_t **e)
-{
-	ibf_err_t err;
-	bool retry = false;
-	unsigned i;
-
-	for (i = 0; i < EXPORT_TRIES; i++) {
-		if (i)
-			nap();
-		ibf_err_clear(&err);
-		if (ibf_export_load(dir, e, &retry, &err) == IBF_OK)
-			return IBF_EXIT_OK;
-		if (!retry)
-			break;
-	}
-	return ibf_cli_fail(CMD, &err);
-}
-
 /* The routing's order of the job's nodes, from --fabric or --topo. */
 static int order_nodes(const struct order_args *a, ibf_nodelist_t *nl)
 {
@@ -152,7 +124,7 @@ static int order_nodes(const struct order_args *a, ibf_nodelist_t *nl)
 	int rc;
 
 	if (a->fabric) {
-		rc = load_export(a->fabric, &e);
+		rc = ibf_cli_load_export(CMD, a->fabric, &e);
 		order = e ? e->order.ports : NULL;
 		norder = e ? e->order.n : 0;
 	} else {

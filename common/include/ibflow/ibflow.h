@@ -6,7 +6,7 @@
  *   base     decls.h status.h limits.h io.h
  *   model    fabric.h lfts.h pgft_memory.h pgft.h
  *   formats  topo_io.h lfts_io.h hosts.h traffic.h sl_io.h
- *            rtt_io.h
+ *            rtt_io.h slurm_topo.h
  *   gen      gen.h
  *   routing  route.h diversity.h export.h
  *   verify   trace.h check.h deadlock.h
@@ -43,6 +43,7 @@
 #include <ibflow/check.h>
 #include <ibflow/deadlock.h>
 #include <ibflow/export.h>
+#include <ibflow/slurm_topo.h>
 #include <ibflow/mmf.h>
 #include <ibflow/mmf_opt.h>
 #include <ibflow/patterns.h>
