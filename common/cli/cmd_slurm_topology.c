@@ -55,8 +55,8 @@ static bool parse_args(int argc, char **argv, struct slurm_args *a, int *rc)
 	if (!ibf_cli_parse(&cli, argc, argv, NULL, rc))
 		return false;
 	if (!a->fabric == !a->topo) {
-		*rc = ibf_cli_usage_error(CMD, "give --fabric DIR or --topo "
-					  "FILE");
+		*rc = ibf_cli_usage_error(CMD, "give one of --fabric DIR and "
+					  "--topo FILE");
 		return false;
 	}
 	return true;
