@@ -299,15 +299,16 @@ NNM=$d/x2.nnm
 	echo "# ibnetdiscover --node-name-map"
 	for i in 0 1 2 3; do echo "0x0002c90200000${i}00 \"leaf0$i\""; done
 	for i in 4 5 6 7; do echo "0x0002c902000004${i}0 \"not-here\""; done
-	for i in 4 5 6 7; do echo "0x0002c902000000${i}00 spine0$i"; done
+	for i in 4 5 6 7; do echo "0x0002c90200000${i}00 spine0$i"; done
 	echo "0x0002c90100000000 \"h0000 HCA-1\""
 } >"$NNM"
 HMAP=$d/x2.hosts
 for i in $(seq 0 15); do printf 'h%04d node-%02d\n' "$i" "$((i * 2))"; done >"$HMAP"
 case_run x2maps "2-level PGFT, node name map and host map" "$d/x2.topo" --topo "$d/x2.topo" \
 	--node-name-map "$NNM" --host-map "$HMAP"
-if grep -q '^SwitchName=leaf00 Nodes=node-\[00,02,04,06\]$' "$d/x2maps/topology.conf"; then
-	t_pass "$N: mapped names, Nodes= compressed: leaf00 Nodes=node-[00,02,04,06]"
+if grep -q '^SwitchName=leaf00 Nodes=node-\[00,02,04,06\]$' "$d/x2maps/topology.conf" &&
+   grep -q '^SwitchName=spine07 Switches=leaf00,leaf01,leaf02,leaf03$' "$d/x2maps/topology.conf"; then
+	t_pass "$N: mapped names, Nodes= compressed: leaf00 Nodes=node-[00,02,04,06], spine07 Switches=leaf00,..."
 else
 	t_fail "$N: mapped names" "$(sed -n 3p "$d/x2maps/topology.conf")"
 fi
