@@ -100,10 +100,17 @@ static int write_topo(const struct slurm_args *a, const ibf_fabric_t *f)
 		return rc;
 	rc = ibf_cli_write_file(CMD, a->out, put_topo, &t);
 	if (rc == IBF_EXIT_OK)
-		fprintf(stderr, "ibflow %s: %u switches on %u levels, %u "
-			"hosts; %u hosts on no switch, %u switches without "
-			"hosts left out\n", CMD, t.nsw, t.levels, t.hosts,
-			t.noff_switch, t.hostless);
+		fprintf(stderr, "ibflow %s: %u switches on %u level%s (%s), %u "
+			"hosts; left out: %u hosts on no switch, %u switches "
+			"without hosts, %u links within a level\n", CMD, t.nsw,
+			t.levels, t.levels == 1 ? "" : "s", t.pgft ? "the PGFT's" : "hop distance from "
+			"the hosts", t.hosts, t.noff_switch, t.hostless,
+			t.level_links);
+	if (rc == IBF_EXIT_OK && t.level_links)
+		fprintf(stderr, "ibflow %s: note: not a tree with hosts only "
+			"on its leaves; Slurm places a job across the links "
+			"left out only through a switch above both ends\n",
+			CMD);
 	ibf_slurm_topo_free(&t);
 	return rc;
 }

@@ -12,7 +12,9 @@
 # export (--fabric, through the plugin; --topo when the plugin is not
 # built), a 3-level PGFT, the same degraded (a leaf and a middle switch
 # removed, the links of a leaf to one parent cut), and names from maps
-# (an ibnetdiscover node name map, a host map).  Bad inputs: exit 2,
+# (an ibnetdiscover node name map, a host map); a random tree with
+# hosts on every switch (not a PGFT: all leaves, their links counted as
+# left out).  Bad inputs: exit 2,
 # FILE:LINE or the node named, -o untouched; a name the check refuses is
 # refused by slurmctld too.  Skips with the reason without slurmctld,
 # scontrol or munged.  About 30 s.
@@ -291,6 +293,19 @@ if grep -q '^# 4 hosts on no switch.*h\[0012-0015\]' "$d/p3d/topology.conf"; the
 	t_pass "$N: degraded: the hosts on no switch named in a comment, h[0012-0015]"
 else
 	t_fail "$N: degraded: hosts on no switch" "$(grep '^#' "$d/p3d/topology.conf" | tr '\n' ' ')"
+fi
+
+# ---- not a PGFT: levels from hop distance ------------------------------------------
+# A random tree with hosts on every switch: all leaves, the links between
+# them left out and counted (Slurm's tree cannot hold them).
+"$IBF" gen tree:10,24,8:3 -o "$d/rt.topo" >/dev/null
+case_run rt "random tree, hosts on every switch (hop levels)" "$d/rt.topo" --topo "$d/rt.topo"
+links=$(grep -c '^\[[0-9]*\][[:space:]]*"S-' "$d/rt.topo")
+if grep -q "^# $((links / 2)) links between switches of one level left out" "$d/rt/topology.conf" &&
+   grep -q "note: not a tree with hosts only on its leaves" "$d/rt/err"; then
+	t_pass "$N: random tree: its $((links / 2)) switch-to-switch links counted as left out, with a note"
+else
+	t_fail "$N: random tree: links left out" "$(grep '^#' "$d/rt/topology.conf" | tr '\n' ' ') $(cat "$d/rt/err")"
 fi
 
 # ---- names from maps ---------------------------------------------------------------

@@ -87,6 +87,10 @@ typedef struct ibf_slurm_topo {
 	char *off_switch;        /* hosts on no switch, a hostlist, or NULL */
 	uint32_t noff_switch;
 	uint32_t hostless;       /* switches left out: no host below them */
+	uint32_t level_links;    /* links between switches of one level, left
+				    out: Slurm's tree has no place for them
+				    (a job spans them only through a switch
+				    above both) */
 } ibf_slurm_topo_t;
 
 /*

@@ -319,6 +319,27 @@ static ibf_status_t add_levels(builder_t *b)
 	return st;
 }
 
+/* Links (ports) between two switches of one level, each counted once. */
+static void count_level_links(builder_t *b)
+{
+	const ibf_fabric_t *f = b->f;
+	uint32_t i;
+	unsigned k;
+
+	for (i = 0; i < f->nswitches; i++) {
+		ibf_node_id_t n = f->switches[i];
+
+		for (k = 1; k <= ibf_node(f, n)->nports; k++) {
+			ibf_node_id_t m = neighbour(f, n, k);
+
+			if (m != IBF_NO_ID && m > n && ibf_node_is_switch(f, m) &&
+			    b->level[m] == b->level[n] &&
+			    b->level[n] != NO_LEVEL)
+				b->t->level_links++;
+		}
+	}
+}
+
 static int cmp_switch(const void *x, const void *y)
 {
 	const ibf_slurm_switch_t *a = x, *b = y;
@@ -416,8 +437,10 @@ ibf_status_t ibf_slurm_topo_build(const ibf_fabric_t *f,
 	}
 	if (st == IBF_OK)
 		st = name_nodes(&b);
-	if (st == IBF_OK)
+	if (st == IBF_OK) {
+		count_level_links(&b);
 		st = add_levels(&b);
+	}
 	if (st == IBF_OK)
 		st = count_hosts(&b);
 	if (st == IBF_OK)
@@ -439,8 +462,8 @@ ibf_status_t ibf_slurm_topo_write(const ibf_slurm_topo_t *t, FILE *fp,
 
 	fprintf(fp, "# Slurm topology.conf (TopologyPlugin=topology/tree), "
 		"written by ibflow slurm-topology:\n"
-		"# %" PRIu32 " switches on %u levels (%s), %" PRIu32
-		" hosts\n", t->nsw, t->levels,
+		"# %" PRIu32 " switches on %u level%s (%s), %" PRIu32
+		" hosts\n", t->nsw, t->levels, t->levels == 1 ? "" : "s",
 		t->pgft ? "the PGFT's" : "hop distance from the hosts",
 		t->hosts);
 	for (i = 0; i < t->nsw; i++)
@@ -451,6 +474,10 @@ ibf_status_t ibf_slurm_topo_write(const ibf_slurm_topo_t *t, FILE *fp,
 		fprintf(fp, "# %" PRIu32 " hosts on no switch, left out (every "
 			"node of the tree must be on a switch): %s\n",
 			t->noff_switch, t->off_switch);
+	if (t->level_links)
+		fprintf(fp, "# %" PRIu32 " links between switches of one level "
+			"left out (the tree has no place for them)\n",
+			t->level_links);
 	if (t->hostless)
 		fprintf(fp, "# %" PRIu32 " switches with no host below them, "
 			"left out (Slurm refuses a switch without children)\n",
