@@ -479,9 +479,9 @@ ibf_status_t ibf_slurm_topo_write(const ibf_slurm_topo_t *t, FILE *fp,
 			"left out (the tree has no place for them)\n",
 			t->level_links);
 	if (t->hostless)
-		fprintf(fp, "# %" PRIu32 " switches with no host below them, "
+		fprintf(fp, "# %" PRIu32 " switch%s with no host below, "
 			"left out (Slurm refuses a switch without children)\n",
-			t->hostless);
+			t->hostless, t->hostless == 1 ? "" : "es");
 	if (ferror(fp))
 		return ibf_err_set(err, IBF_ERR_IO, "write error");
 	return IBF_OK;
