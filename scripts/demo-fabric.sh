@@ -311,11 +311,10 @@ if liq:
 else:
     ok = False
 print(textwrap.fill(
-    "Why the default declined: over TCP `auto` never takes liquid, as TCP "
-    "shares a link fairly among flows started together and the "
-    "measurements behind the rule found no gain beyond noise; over RDMA "
-    "(InfiniBand, RoCE) it takes liquid, as credit flow control lets one "
-    "busy link stall every flow feeding it (docs/ucx-alltoall.md, auto).",
+    "Why the default declined: over TCP `auto` never takes liquid (TCP "
+    "shares links fairly; no gain measured beyond noise), over RDMA always "
+    "(credit flow control stalls the flows behind a busy link; "
+    "docs/ucx-alltoall.md).",
     width=74, initial_indent="  ", subsequent_indent="  "))
 # The same tree and hosts as InfiniBand: ibflow sim's schedules.
 print()
