@@ -312,9 +312,9 @@ else:
     ok = False
 print(textwrap.fill(
     "Why the default declined: over TCP `auto` never takes liquid (TCP "
-    "shares links fairly; no gain measured beyond noise), over RDMA always "
-    "(credit flow control stalls the flows behind a busy link; "
-    "docs/ucx-alltoall.md).",
+    "shares links fairly; on the fabrics the rule was measured on, no gain "
+    "beyond noise), over RDMA always (credit flow control stalls the flows "
+    "behind a busy link); docs/ucx-alltoall.md.",
     width=74, initial_indent="  ", subsequent_indent="  "))
 # The same tree and hosts as InfiniBand: ibflow sim's schedules.
 print()
