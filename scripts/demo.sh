@@ -17,9 +17,12 @@
 # UCX processes under Open MPI: planned latency probes (ibflow-probe:
 # pairs and rounds against all pairs, predicted against measured RTTs) and
 # the all-to-all (ibflow-a2a-bench) under libibflow_mpi's default
-# configuration, Open MPI's own and round robin against the liquid bound,
-# in a second table read from the tools' JSON files.  As root only (a
-# "skipped" line otherwise); about a minute more.
+# configuration (over TCP it leaves the call to the MPI library), liquid
+# forced, Open MPI's own and round robin against the liquid bound, in a
+# second table read from the tools' JSON files, and beside it the same
+# tree and hosts simulated as InfiniBand (`ibflow sim`: liquid, linear,
+# pairwise against the bound).  As root only (a "skipped" line
+# otherwise); about a minute more.
 #
 #   scripts/demo.sh [SPEC [LMC]]      default: kary:4,3 (64 hosts, 48
 #                                     switches), LMC 0

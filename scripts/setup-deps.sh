@@ -18,6 +18,8 @@ PKGS=(
   libcmocka-dev libglpk-dev gnuplot-nox python3
   # emulated fabrics (scripts/netns-fabric) and their tests
   iproute2 util-linux iputils-ping
+  # `ibflow slurm-topology` read back by the real slurmctld
+  slurmctld slurm-client munge
 )
 # Soft-RoCE tests (scripts/softroce-vm, tests/vm/): rdma_rxe runs in a qemu
 # VM booted from Debian's own kernel, because kernels of containers and CI

@@ -38,6 +38,7 @@ int ibf_cmd_sim(int argc, char **argv);
 int ibf_cmd_probe_plan(int argc, char **argv);
 int ibf_cmd_probe_solve(int argc, char **argv);
 int ibf_cmd_infer(int argc, char **argv);
+int ibf_cmd_slurm_topology(int argc, char **argv);
 
 /* Load a topology (format auto-detected) or report and return NULL. */
 ibf_fabric_t *ibf_cli_load_topo(const char *cmd, const char *path,
@@ -45,6 +46,13 @@ ibf_fabric_t *ibf_cli_load_topo(const char *cmd, const char *path,
 /* Load LFTs for a fabric or report and return NULL. */
 ibf_lfts_t *ibf_cli_load_lfts(const char *cmd, const ibf_fabric_t *f,
 			      const char *path);
+
+/* The OpenSM plugin's export in dir (--fabric DIR), tried again while a
+ * newer one is being written (five times, 0.2 s apart): IBF_EXIT_OK, or
+ * IBF_EXIT_INPUT with the problem reported. */
+struct ibf_export;
+int ibf_cli_load_export(const char *cmd, const char *dir,
+			struct ibf_export **e);
 
 /* Load a topology and the LFTs routing it: IBF_EXIT_OK with both, or
  * IBF_EXIT_INPUT with neither (the problem reported). */

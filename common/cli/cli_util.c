@@ -2,7 +2,22 @@
 /* Helpers shared by the subcommands: loading inputs. */
 #include <stdio.h>
 
+#include <ibflow/export.h>
+
 #include "cli.h"
+
+#define EXPORT_TRIES 5	 /* a newer export being written: wait and retry */
+#define EXPORT_NAP_MS 200
+
+int ibf_cli_load_export(const char *cmd, const char *dir, ibf_export_t **e)
+{
+	const ibf_export_retry_t rt = { EXPORT_TRIES, EXPORT_NAP_MS };
+	ibf_err_t err;
+
+	if (ibf_export_load_retry(dir, &rt, e, &err) == IBF_OK)
+		return IBF_EXIT_OK;
+	return ibf_cli_fail(cmd, &err);
+}
 
 ibf_fabric_t *ibf_cli_load_topo(const char *cmd, const char *path,
 				unsigned lmc)

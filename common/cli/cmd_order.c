@@ -21,8 +21,6 @@ static const char *const format_names[] = {
 };
 
 #define MAX_SLOTS 4096u
-#define EXPORT_TRIES 5  /* a newer export being written: wait and retry */
-#define EXPORT_NAP_MS 200
 
 struct order_args {
 	const char *fabric, *topo, *lfts, *out, *nodes;
@@ -113,17 +111,6 @@ static int load_nodes(const char *arg, ibf_nodelist_t *nl)
 	return IBF_EXIT_OK;
 }
 
-/* --fabric: the export, retried while a newer one is being written. */
-static int load_export(const char *dir, ibf_export_t **e)
-{
-	const ibf_export_retry_t rt = { EXPORT_TRIES, EXPORT_NAP_MS };
-	ibf_err_t err;
-
-	if (ibf_export_load_retry(dir, &rt, e, &err) == IBF_OK)
-		return IBF_EXIT_OK;
-	return ibf_cli_fail(CMD, &err);
-}
-
 /* The routing's order of the job's nodes, from --fabric or --topo. */
 static int order_nodes(const struct order_args *a, ibf_nodelist_t *nl)
 {
@@ -137,7 +124,7 @@ static int order_nodes(const struct order_args *a, ibf_nodelist_t *nl)
 	int rc;
 
 	if (a->fabric) {
-		rc = load_export(a->fabric, &e);
+		rc = ibf_cli_load_export(CMD, a->fabric, &e);
 		order = e ? e->order.ports : NULL;
 		norder = e ? e->order.n : 0;
 	} else {

@@ -15,6 +15,7 @@ static const ibf_cmd_t commands[] = {
 	{ "netplan", ibf_cmd_netplan, "nodes, links, LIDs and LFT routes as a line-based plan" },
 	{ "route", ibf_cmd_route, "compute routing tables (dmodk, uapr, layered, minhop)" },
 	{ "order", ibf_cmd_order, "a job's nodes in the routing's rank order (MPI, Slurm)" },
+	{ "slurm-topology", ibf_cmd_slurm_topology, "Slurm's topology.conf (topology/tree) of the fabric" },
 	{ "eval", ibf_cmd_eval, "max-min fair rates of routings on traffic patterns" },
 	{ "liquid", ibf_cmd_liquid, "liquid schedule of a traffic (all-to-all, files)" },
 	{ "sim", ibf_cmd_sim, "packet-level simulation with credit-based flow control" },
@@ -31,7 +32,7 @@ static void usage(FILE *fp)
 
 	fprintf(fp, "usage: ibflow <command> [options]\n\ncommands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(fp, "  %-12s %s\n", commands[i].name,
+		fprintf(fp, "  %-15s %s\n", commands[i].name,
 			commands[i].summary);
 	fprintf(fp, "\n`ibflow <command> --help` describes a command.\n"
 		    "Exit status: 0 ok, 1 defects found, 2 bad usage or input.\n");

@@ -4,8 +4,10 @@
  * comments) and as one expression.  Whatever parses must be plain names
  * (non-empty, shorter than IBF_NODENAME_MAX, no separator or bracket)
  * that read back as themselves when listed with commas; a failure must
- * say "fuzz:LINE:COL: " and leave the list as it was.  The names are then
- * put in order on a small fabric whose hosts are named a, b, c, d.
+ * say "fuzz:LINE:COL: " and leave the list as it was.  Compressed into
+ * one hostlist (ibf_nodelist_compress) they expand to the same set, each
+ * once.  The names are then put in order on a small fabric whose hosts
+ * are named a, b, c, d.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -89,6 +91,57 @@ static void round_trip(const ibf_nodelist_t *nl)
 	free(s);
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted, each once; returns how many. */
+static uint32_t distinct(char **v, uint32_t n)
+{
+	uint32_t i, k = 0;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_name);
+	for (i = 0; i < n; i++)
+		if (!k || strcmp(v[k - 1], v[i]))
+			v[k++] = v[i];
+	return k;
+}
+
+/* Compressed, the names expand to the same set. */
+static void compressed(const ibf_nodelist_t *nl)
+{
+	ibf_nodelist_t back = { NULL, 0, 0 };
+	char **mine = malloc(sizeof(*mine) * ((size_t)nl->n + 1));
+	char *s = NULL;
+	ibf_err_t err;
+	uint32_t i, k;
+
+	if (!mine)
+		abort();
+	if (nl->n)
+		memcpy(mine, nl->names, sizeof(*mine) * nl->n);
+	if (ibf_nodelist_compress((const char *const *)mine, nl->n, &s,
+				  &err) != IBF_OK ||
+	    (nl->n && ibf_nodelist_expand(&back, s, strlen(s), "back", 1,
+					  &err) != IBF_OK)) {
+		fprintf(stderr, "compressed names do not read back: %s\n",
+			err.msg);
+		abort();
+	}
+	k = distinct(mine, nl->n);
+	if (distinct(back.names, back.n) != back.n || back.n != k)
+		abort();
+	for (i = 0; i < k; i++)
+		if (strcmp(back.names[i], mine[i]))
+			abort();
+	ibf_nodelist_free(&back);
+	free(mine);
+	free(s);
+}
+
 static void order(ibf_nodelist_t *nl)
 {
 	const ibf_fabric_t *f = fabric();
@@ -112,6 +165,7 @@ static void parsed(ibf_nodelist_t *nl, ibf_status_t st, const ibf_err_t *e)
 	}
 	check_names(nl);
 	round_trip(nl);
+	compressed(nl);
 	order(nl);
 }
 

@@ -13,7 +13,7 @@ t_need_ibflow
 
 # Every command, as this test knows them: `ibflow --help` must list exactly
 # these, so a command added without a test here fails.
-COMMANDS="gen convert info check paths netplan route order eval liquid sim probe-plan probe-solve infer"
+COMMANDS="gen convert info check paths netplan route order slurm-topology eval liquid sim probe-plan probe-solve infer"
 
 # ---- help and version ---------------------------------------------------
 if t_expect_exit 0 "$IBF" --help; then

@@ -18,8 +18,14 @@
 #    the busiest link's bytes less the tbf bucket (10 ms of the rate,
 #    docs/netns-fabric.md) at the link rate; the algorithms that ran, by
 #    libibflow_mpi's counters: Open MPI's own under the default (over TCP
-#    `auto` declines, docs/ucx-alltoall.md), pairwise when asked;
-#  - the printed table carries the JSON's figures.
+#    `auto` declines, docs/ucx-alltoall.md), liquid and pairwise when
+#    asked;
+#  - liquid forced: every call liquid by the counters, the schedule's
+#    duration the busiest link's blocks, no fewer frames;
+#  - the simulated table (ibflow sim): each schedule no faster than its
+#    bound, the bound the busiest link's blocks at 4xEDR (plus headers);
+#  - the printed tables carry the JSON's figures, and the line saying why
+#    the default declines over TCP.
 # Skips (with the script's own reason) without root, namespaces, mpirun or
 # the UCX component.  About 30 s.
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -112,7 +118,8 @@ if s["liquid"]["duration"] != busiest:
 # the all-to-all against what the links allow
 rate = s["rate_bps"] / 8
 floor_us = max(0.0, busiest * s["block_bytes"] - 0.010 * rate) / rate * 1e6
-for alg, want_ran in (("default", "mpi"), ("ompi", "unknown"), ("pairwise", "pairwise")):
+for alg, want_ran in (("default", "mpi"), ("liquid", "liquid"), ("ompi", "unknown"),
+                      ("pairwise", "pairwise")):
     a = s["a2a"].get(alg)
     if not a:
         fails.append("%s: no result" % alg)
@@ -121,6 +128,25 @@ for alg, want_ran in (("default", "mpi"), ("ompi", "unknown"), ("pairwise", "pai
         fails.append("%s: %.0f us, faster than the links allow (%.0f)" % (alg, a["max_us"], floor_us))
     if a["ran"] != want_ran:
         fails.append("%s ran %s" % (alg, a["ran"]))
+# liquid forced: every call liquid by the counters, its schedule no
+# shorter than the busiest link's blocks
+lq = s["a2a"].get("liquid") or {}
+if lq.get("liquid_calls") != 4 or lq.get("duration") != busiest or \
+   (lq.get("frames") or 0) < busiest:
+    fails.append("liquid forced: %s calls liquid, %s frames, duration %s (busiest %d)" % (
+        lq.get("liquid_calls"), lq.get("frames"), lq.get("duration"), busiest))
+# the simulation: every schedule completes no sooner than its bound, the
+# bound the busiest link's blocks at 4xEDR (4 x 25.78125 Gb/s, 64b/66b)
+# plus packet headers (under 5 % at a 2048-byte MTU)
+edr4 = 4 * 25.78125e9 * 64 / 66
+floor_s = busiest * s["block_bytes"] * 8 / edr4
+for alg in ("liquid", "linear", "pairwise"):
+    v = s.get("sim", {}).get(alg)
+    if not v:
+        fails.append("sim %s: no result" % alg)
+    elif not (floor_s <= v["bound_s"] <= 1.05 * floor_s and v["time_s"] >= v["bound_s"]):
+        fails.append("sim %s: %.3g s, bound %.3g s, the links' %.3g s" % (
+            alg, v["time_s"], v["bound_s"], floor_s))
 print("%d of %d pairs planned in %d rounds (all pairs: %d rounds), %d predicted; "
       "busiest link %d blocks = liquid duration; all-to-all %s us >= %.0f us "
       "(bound %.0f us)" % (pp, pairs, pl["rounds"], ap["rounds"], pairs - pp, busiest,
@@ -129,11 +155,21 @@ print("%d of %d pairs planned in %d rounds (all pairs: %d rounds), %d predicted;
 # the table prints the JSON's figures
 txt = open(sys.argv[1] + "/../demo.txt").read()
 for alg, label in (("default", "default (libibflow_mpi preloaded)"), ("ompi", "Open MPI's own"),
-                   ("pairwise", "round robin (pairwise)")):
+                   ("liquid", "liquid forced"), ("pairwise", "round robin (pairwise)")):
     row = [l for l in txt.splitlines() if label in l]
     a = s["a2a"].get(alg)
     if a and (not row or "%.0f ms" % (a["max_us"] / 1e3) not in row[0]):
         fails.append("table row of %s does not show %.0f ms" % (alg, a["max_us"] / 1e3))
+    if alg == "liquid" and a and row and "%d frames" % a["frames"] not in row[0]:
+        fails.append("liquid row does not show %d frames" % a["frames"])
+for alg, label in (("liquid", "liquid schedule"), ("linear", "linear (all at once)"),
+                   ("pairwise", "round robin (pairwise)")):
+    v = s.get("sim", {}).get(alg)
+    row = [l for l in txt.splitlines() if l.startswith("  " + label) and " us " in l]
+    if v and (not row or "%.1f %%" % v["of_bound"] not in row[0]):
+        fails.append("simulated row of %s does not show %.1f %%" % (alg, v["of_bound"]))
+if "over TCP `auto` never takes liquid" not in " ".join(txt.split()):
+    fails.append("no line saying why the default declines over TCP")
 if fails:
     print("; ".join(fails))
 sys.exit(1 if fails else 0)

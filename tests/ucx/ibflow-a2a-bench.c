@@ -548,6 +548,16 @@ static json_object *row_json(const struct run *x, size_t bytes,
 				       json_object_new_int64(w->errors));
 	json_object_object_add(o, "algorithm",
 			       json_object_new_string(ran(x, w)));
+	if (x->info) {  /* libibflow_mpi's counters of these calls */
+		json_object_object_add(o, "liquid_calls",
+			json_object_new_int64((int64_t)w->liquid));
+		json_object_object_add(o, "pairwise_calls",
+			json_object_new_int64((int64_t)w->pairwise));
+		json_object_object_add(o, "frames",
+			json_object_new_int64(w->info.nframes));
+		json_object_object_add(o, "duration",
+			json_object_new_int64(w->info.duration));
+	}
 	return o;
 }
 

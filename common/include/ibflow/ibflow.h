@@ -6,7 +6,7 @@
  *   base     decls.h status.h limits.h io.h
  *   model    fabric.h lfts.h pgft_memory.h pgft.h
  *   formats  topo_io.h lfts_io.h hosts.h nodelist.h traffic.h sl_io.h
- *            rtt_io.h labels_io.h
+ *            rtt_io.h labels_io.h slurm_topo.h
  *   gen      gen.h
  *   routing  route.h diversity.h
  *   export   export.h (a routing's files for its consumers)
@@ -38,6 +38,7 @@
 #include <ibflow/traffic.h>
 #include <ibflow/sl_io.h>
 #include <ibflow/labels_io.h>
+#include <ibflow/slurm_topo.h>
 #include <ibflow/gen.h>
 #include <ibflow/route.h>
 #include <ibflow/diversity.h>

@@ -59,6 +59,19 @@ ibf_status_t ibf_nodelist_read_text(ibf_nodelist_t *nl, ibf_text_t *t,
 void ibf_nodelist_free(ibf_nodelist_t *nl);
 
 /*
+ * names[0..n) as one hostlist expression, compressed ("h0000" .. "h0007",
+ * "h0010": "h[0000-0007,0010]"), into *out (malloc'd, the caller frees):
+ * expanding it gives every name once (duplicates are written once), in
+ * the order prefix, then number.  A name is its prefix and trailing
+ * number; names share brackets when their prefixes are equal and their
+ * numbers print alike (zero-padded ones at their width).  IBF_ERR_INVALID
+ * for an empty name or one holding hostlist syntax (',', '[', ']',
+ * blanks, control characters).
+ */
+ibf_status_t ibf_nodelist_compress(const char *const *names, uint32_t n,
+				   char **out, ibf_err_t *err);
+
+/*
  * Put the nodes of nl into the order of order[0..norder) (a routing's
  * host order: endpoints of f), grouped by leaf switch: leaves in the order
  * their first endpoint appears in order[], a leaf's endpoints in order[]'s

@@ -9,6 +9,18 @@ bool ibf_names_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
+size_t ibf_names_first_word(const char *s, const char **w)
+{
+	size_t n = 0;
+
+	while (ibf_names_blank(*s))
+		s++;
+	*w = s;
+	while (s[n] && !ibf_names_blank(s[n]))
+		n++;
+	return n;
+}
+
 void ibf_names_strip_comment(char *s)
 {
 	bool quoted = false;

@@ -49,6 +49,9 @@ typedef struct ibf_names_pair {
 } ibf_names_pair_t;
 
 bool ibf_names_blank(char c);
+/* The first word of s (a node's name in its NodeDescription, "h0001" of
+ * "h0001 HCA-1"): *w points at it, its length is returned (0: none). */
+size_t ibf_names_first_word(const char *s, const char **w);
 /* Cut the comment off a line, in place. */
 void ibf_names_strip_comment(char *line);
 /* Blanks off both ends, in place. */

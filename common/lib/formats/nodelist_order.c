@@ -25,18 +25,6 @@ typedef struct named {
 	uint64_t key;
 } named_t;
 
-static size_t first_word(const char *s, const char **w)
-{
-	size_t n = 0;
-
-	while (ibf_names_blank(*s))
-		s++;
-	*w = s;
-	while (s[n] && !ibf_names_blank(s[n]))
-		n++;
-	return n;
-}
-
 static int cmp_name(const char *a, size_t alen, const char *b, size_t blen)
 {
 	int c = memcmp(a, b, alen < blen ? alen : blen);
@@ -74,7 +62,7 @@ static named_t *fabric_names(const ibf_fabric_t *f,
 
 		if (leaf_seq[leaf] == UINT32_MAX)
 			leaf_seq[leaf] = nleaves++;
-		v[k].len = first_word(ibf_node_desc(f, p->node), &v[k].name);
+		v[k].len = ibf_names_first_word(ibf_node_desc(f, p->node), &v[k].name);
 		v[k].key = (uint64_t)leaf_seq[leaf] << 32 | i;
 		if (v[k].len)
 			k++;
