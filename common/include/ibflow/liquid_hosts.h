@@ -63,6 +63,7 @@ typedef struct ibf_liquid_hplan_info {
 	uint32_t rr_frames;         /* round robin over the units */
 	uint64_t ndeps;             /* unit-pair predecessor entries */
 	uint32_t max_pred;          /* longest predecessor list */
+	uint32_t max_path;          /* links of the longest unit path */
 	double seconds;             /* the whole call */
 	uint64_t fingerprint;       /* hash of frames and dependencies */
 } ibf_liquid_hplan_info_t;

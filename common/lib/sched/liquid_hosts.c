@@ -292,6 +292,7 @@ static ibf_status_t preds_build(ibf_liquid_hplan_t *p, ibf_err_t *err)
 	}
 	for (uint32_t x = 0; x < a->L; x++)
 		b.last[x] = LQ_NONE;
+	p->info.max_path = a->H + 1;
 	if (!a->complete) {
 		chain(p, &b);
 	} else {
