@@ -65,6 +65,8 @@ typedef struct ibf_liquid_hplan_info {
 	uint32_t max_pred;          /* longest predecessor list */
 	uint32_t max_path;          /* links of the longest unit path */
 	double seconds;             /* the whole call */
+	double unit_seconds;        /* of it, the unit plan
+				       (ibf_liquid_plan_alltoall) */
 	uint64_t fingerprint;       /* hash of frames and dependencies */
 } ibf_liquid_hplan_info_t;
 
@@ -171,7 +173,8 @@ typedef struct ibf_liquid_hslice {
 	const ibf_liquid_hslice_succ_t *succ;   /* [nsucc] */
 } ibf_liquid_hslice_t;
 
-/* Words of rank's slice. */
+/* Words of rank's slice.  A unit's ranks get the same slice but for word
+ * 2 (the rank): a planner may pack it once per unit and patch that word. */
 size_t ibf_liquid_hslice_words(const ibf_liquid_hplan_t *p, uint32_t rank);
 /* Pack rank's slice into buf[0..cap-1]; *nwords receives its length.
  * IBF_ERR_RANGE if cap is too small (nothing written beyond cap).

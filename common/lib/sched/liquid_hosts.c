@@ -10,7 +10,6 @@
 
 #include <ibflow/liquid_hosts.h>
 
-#include "base/array.h"
 #include "base/hash.h"
 #include "sched/liquid_a2a.h"
 
@@ -29,6 +28,7 @@ struct ibf_liquid_hplan {
 	/* Unit u's sends: pairs send_pair[u (U - 1) ..], frame order; its
 	 * receives recv_pair likewise. */
 	uint32_t *send_pair, *recv_pair;
+	uint32_t *tokens;            /* [npairs] release tokens of each pair */
 };
 
 static ibf_status_t nomem(ibf_err_t *err)
@@ -200,7 +200,14 @@ static bool collect(ibf_liquid_hplan_t *p, struct pred_build *b, uint64_t k)
 		if (b->last[path[i]] != LQ_NONE)
 			b->cand[nc++] = b->last[path[i]];
 	}
-	qsort(b->cand, nc, sizeof(uint32_t), ibf_cmp_u32);
+	/* a path's few links: insertion sort */
+	for (uint32_t i = 1; i < nc; i++) {
+		uint32_t v = b->cand[i], j = i;
+
+		for (; j && b->cand[j - 1] > v; j--)
+			b->cand[j] = b->cand[j - 1];
+		b->cand[j] = v;
+	}
 	if (b->fill + nc > b->cap) {
 		uint64_t cap = b->cap * 2 + nc + 1024;
 		uint32_t *nb = realloc(b->buf, cap * sizeof(uint32_t));
@@ -348,20 +355,27 @@ static ibf_status_t unit_lists(ibf_liquid_hplan_t *p, ibf_err_t *err)
 }
 
 /* The plan's length in block times when every unit pair starts as soon as
- * its predecessors have arrived: pairs come in frame order, so each one's
- * predecessors are done before it. */
+ * its predecessors have arrived (pairs come in frame order, so each one's
+ * predecessors are done before it), and each pair's release tokens: one
+ * per rank of each predecessor's receiving unit. */
 static ibf_status_t critical_path(ibf_liquid_hplan_t *p, ibf_err_t *err)
 {
 	uint64_t T = p->info.npairs, *end = malloc((T + 1) * sizeof(uint64_t));
 
-	if (!end)
+	p->tokens = malloc((T + 1) * sizeof(uint32_t));
+	if (!end || !p->tokens) {
+		free(end);
 		return nomem(err);
+	}
 	for (uint64_t k = 0; k < T; k++) {
-		uint64_t start = 0;
+		uint64_t start = 0, tok = 0;
 
-		for (uint64_t x = p->pred_off[k]; x < p->pred_off[k + 1]; x++)
+		for (uint64_t x = p->pred_off[k]; x < p->pred_off[k + 1]; x++) {
 			if (end[p->pred[x]] > start)
 				start = end[p->pred[x]];
+			tok += ranks_of(p, p->pair_dst[p->pred[x]]);
+		}
+		p->tokens[k] = (uint32_t)tok;
 		end[k] = start + volume(p, k);
 		if (end[k] > p->info.plan_blocks)
 			p->info.plan_blocks = end[k];
@@ -401,6 +415,7 @@ static ibf_status_t plan_units(ibf_liquid_hplan_t *p, const ibf_lfts_t *l,
 	p->info.timed_out = ui->timed_out;
 	p->info.method = ui->method;
 	p->info.rr_frames = ui->rr_frames;
+	p->info.unit_seconds = ui->seconds;
 	st = pairs_build(p, err);
 	if (st == IBF_OK)
 		st = preds_build(p, err);
@@ -474,6 +489,7 @@ void ibf_liquid_hplan_destroy(ibf_liquid_hplan_t *p)
 	free(p->succ);
 	free(p->send_pair);
 	free(p->recv_pair);
+	free(p->tokens);
 	free(p);
 }
 
@@ -556,14 +572,11 @@ static void pack_sends(const ibf_liquid_hplan_t *p, uint32_t u,
 
 	for (uint32_t i = 0; i + 1 < U; i++, w += 4) {
 		uint32_t k = p->send_pair[(uint64_t)u * (U - 1) + i];
-		uint64_t tok = 0;
 
-		for (uint64_t x = p->pred_off[k]; x < p->pred_off[k + 1]; x++)
-			tok += ranks_of(p, p->pair_dst[p->pred[x]]);
 		w[0] = p->pair_frame[k];
 		w[1] = p->pair_dst[k];
 		w[2] = (uint32_t)(p->pred_off[k + 1] - p->pred_off[k]);
-		w[3] = (uint32_t)tok;
+		w[3] = p->tokens[k];
 	}
 }
 
