@@ -189,7 +189,8 @@ static uint32_t pair_path(const struct lq_a2a *a, uint32_t s, uint32_t d,
 }
 
 /* k's list: the distinct latest users of its links, minus any already on
- * the list of another of them (it arrived before that one started). */
+ * the list of another of them (it arrived before that one started).
+ * Pairs come in frame order. */
 static bool collect(ibf_liquid_hplan_t *p, struct pred_build *b, uint64_t k)
 {
 	uint32_t path[LQ_A2A_MAX_PATH], nc = 0;
@@ -227,23 +228,13 @@ static bool collect(ibf_liquid_hplan_t *p, struct pred_build *b, uint64_t k)
 			b->buf[b->fill++] = b->cand[i];
 	}
 	p->pred_off[k + 1] = b->fill;
+	/* k is now its links' latest user: the other pairs of its frame use
+	 * none of them */
+	for (uint32_t i = 0; i < np; i++)
+		b->last[path[i]] = (uint32_t)k;
 	if (b->fill - p->pred_off[k] > p->info.max_pred)
 		p->info.max_pred = (uint32_t)(b->fill - p->pred_off[k]);
 	return true;
-}
-
-static void advance(const ibf_liquid_hplan_t *p, struct pred_build *b,
-		    uint64_t from, uint64_t to)
-{
-	uint32_t path[LQ_A2A_MAX_PATH];
-
-	for (uint64_t k = from; k < to; k++) {
-		uint32_t np = pair_path(b->a, p->pair_src[k], p->pair_dst[k],
-					path);
-
-		for (uint32_t i = 0; i < np; i++)
-			b->last[path[i]] = (uint32_t)k;
-	}
 }
 
 /* Without every path traced (the unit plan's limit expired while
@@ -303,16 +294,9 @@ static ibf_status_t preds_build(ibf_liquid_hplan_t *p, ibf_err_t *err)
 	if (!a->complete) {
 		chain(p, &b);
 	} else {
-		for (uint32_t f = 0; f < p->info.nframes && st == IBF_OK;
-		     f++) {
-			for (uint64_t k = p->frame_off[f];
-			     k < p->frame_off[f + 1]; k++)
-				if (!collect(p, &b, k)) {
-					st = nomem(err);
-					break;
-				}
-			advance(p, &b, p->frame_off[f], p->frame_off[f + 1]);
-		}
+		for (uint64_t k = 0; k < T && st == IBF_OK; k++)
+			if (!collect(p, &b, k))
+				st = nomem(err);
 		for (uint32_t x = 0; x < a->L; x++)
 			if (b.wload[x] > p->info.bound_blocks)
 				p->info.bound_blocks = b.wload[x];
