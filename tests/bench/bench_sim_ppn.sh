@@ -13,8 +13,9 @@
 #   tests/bench/bench_sim_ppn.sh [CASES]
 #
 # CASES: words FABRIC:BYTES:PPN (default: every fabric at 65536 with ppn
-# 1, 4, 16 and 1048576 with ppn 1, 4).  Prints a markdown table row per
-# case; with PLOT=FILE.png also a gnuplot chart of the table.  Simulated
+# 1, 4, 16 and 1048576 with ppn 1, 4), or "plot" for the chart alone.
+# Prints a markdown table row per case; with PLOT=FILE.png also a gnuplot
+# chart of every case run in BENCH_DIR (raw.txt there).  Simulated
 # times are deterministic; run it under the heavy-jobs lock:
 #   flock /tmp/ibflow-heavy.lock tests/bench/bench_sim_ppn.sh
 # Environment: BENCH_DIR (work files, default a temporary directory),
@@ -83,6 +84,7 @@ print(d["time_s"], d["bound_s"], d["cpu_s"])'
 }
 
 CASES=${1:-}
+[ "$CASES" = plot ] && CASES=" "
 if [ -z "$CASES" ]; then
 	for f in k43 pgft df sf; do
 		for p in 1 4 16; do CASES+=" $f:65536:$p"; done
@@ -92,6 +94,7 @@ fi
 
 echo "| fabric | block | ranks per host | bound | $(echo "$ALGS" | sed 's/ / | /g') | liquid vs best other |"
 echo "|---|---|---|---|$(for _ in $ALGS; do printf -- '---|'; done)---|"
+cells=""
 for c in $CASES; do
 	IFS=: read -r name bytes ppn <<<"$c"
 	fabric "$name"
