@@ -13,7 +13,8 @@
 #   tests/bench/bench_sim_ppn.sh [CASES]
 #
 # CASES: words FABRIC:BYTES:PPN (default: every fabric at 65536 with ppn
-# 1, 4, 16 and 1048576 with ppn 1, 4), or "plot" for the chart alone.
+# 1, 4, 16 and 1048576 with ppn 1, 4; PPN "mixed": 1-8 ranks on the
+# hosts in turn), or "plot" for the chart alone.
 # Prints a markdown table row per case; with PLOT=FILE.png also a gnuplot
 # chart of every case run in BENCH_DIR (raw.txt there).  Simulated
 # times are deterministic; run it under the heavy-jobs lock:
@@ -70,13 +71,20 @@ fabric() {   # fabric NAME: topology, LFTs, SLs, hosts in $W/NAME.*
 	fi
 }
 
-# sim NAME BYTES PPN ALG: prints "time_s bound_s cpu_s"
+# sim NAME BYTES PPN ALG: prints "time_s bound_s cpu_s".  PPN "mixed":
+# host i of the list gets 1 + (i mod 8) ranks (a line per rank).
 sim() {
-	local sl=()
+	local sl=() hosts=$W/$1.hosts ppn=$3
 
 	[ -f "$W/$1.sl" ] && sl=(--sl "$W/$1.sl" --max-vls 15)
+	if [ "$ppn" = mixed ]; then
+		hosts=$W/$1.mixed.hosts
+		awk '{ for (r = 0; r <= (NR - 1) % 8; r++) print }' \
+			"$W/$1.hosts" >"$hosts"
+		ppn=1
+	fi
 	"$I" sim --topo "$W/$1.topo" --lfts "$W/$1.lfts" "${sl[@]}" \
-		--alltoall "$W/$1.hosts" --ppn "$3" --algorithm "$4" \
+		--alltoall "$hosts" --ppn "$ppn" --algorithm "$4" \
 		--bytes "$2" --json - --top 0 2>/dev/null |
 		python3 -c 'import json, sys
 d = json.load(sys.stdin)
@@ -92,7 +100,7 @@ if [ -z "$CASES" ]; then
 	done
 fi
 
-echo "| fabric | block | ranks per host | bound | $(echo "$ALGS" | sed 's/ / | /g') | liquid vs best other |"
+echo "| fabric | block | ranks per host | bound | ${ALGS// / | } | liquid vs best other |"
 echo "|---|---|---|---|$(for _ in $ALGS; do printf -- '---|'; done)---|"
 cells=""
 for c in $CASES; do
