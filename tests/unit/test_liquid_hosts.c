@@ -108,6 +108,7 @@ static void judge(const ibf_lfts_t *l, const ibf_port_id_t *rp, uint32_t n,
 			unsigned h;
 
 			assert_int_equal(v.pair_frame[k], fr);
+			assert_int_equal(ibf_liquid_hplan_frame(p, s, d), fr);
 			assert_int_not_equal(up[s], up[d]);
 			for (uint32_t i = 0; i < n; i++)
 				for (uint32_t j = 0; j < n; j++)
@@ -348,6 +349,18 @@ static void test_mixed_ppn(void **state)
 	one_case("kary:2,2", "dmodk", 2, one, 0);
 }
 
+/* 1-8 ranks on the 64 hosts of kary:4,3 in turn: the plan whose frames
+ * are reordered by their largest pair (a shorter chain there). */
+static void test_mixed_reordered(void **state)
+{
+	uint32_t per[64];
+
+	(void)state;
+	for (uint32_t h = 0; h < 64; h++)
+		per[h] = 1 + h % 8;
+	one_case("kary:4,3", "dmodk", 64, per, 0);
+}
+
 /* One host: no network pair, everything through shared memory. */
 static void test_one_host(void **state)
 {
@@ -474,6 +487,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_equal_ppn),
 		cmocka_unit_test(test_mixed_ppn),
+		cmocka_unit_test(test_mixed_reordered),
 		cmocka_unit_test(test_one_host),
 		cmocka_unit_test(test_bad_slices),
 		cmocka_unit_test(test_16384),

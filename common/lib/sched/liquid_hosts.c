@@ -29,6 +29,8 @@ struct ibf_liquid_hplan {
 	 * receives recv_pair likewise. */
 	uint32_t *send_pair, *recv_pair;
 	uint32_t *tokens;            /* [npairs] release tokens of each pair */
+	uint32_t *frame_of_unit;     /* [nframes] the frame of each frame of
+					the unit plan; NULL: the same */
 };
 
 static ibf_status_t nomem(ibf_err_t *err)
@@ -382,6 +384,145 @@ static uint64_t fingerprint(const ibf_liquid_hplan_t *p)
 	return h;
 }
 
+/* ---- frame order for hosts of different rank counts ------------------------ */
+
+static void deps_free(ibf_liquid_hplan_t *p)
+{
+	free(p->pred_off);
+	free(p->pred);
+	free(p->succ_off);
+	free(p->succ);
+	free(p->tokens);
+	p->pred_off = p->succ_off = NULL;
+	p->pred = p->succ = p->tokens = NULL;
+	p->info.plan_blocks = 0;
+	p->info.max_pred = 0;
+	p->info.ndeps = 0;
+}
+
+static ibf_status_t deps_build(ibf_liquid_hplan_t *p, ibf_err_t *err)
+{
+	ibf_status_t st = preds_build(p, err);
+
+	return st == IBF_OK ? critical_path(p, err) : st;
+}
+
+/* New frame g is old frame ord[g]. */
+static ibf_status_t frames_permute(ibf_liquid_hplan_t *p, const uint32_t *ord,
+				   ibf_err_t *err)
+{
+	uint64_t T = p->info.npairs, x = 0;
+	uint32_t nf = p->info.nframes;
+	uint32_t *ns = malloc((T + 1) * sizeof(uint32_t));
+	uint32_t *nd = malloc((T + 1) * sizeof(uint32_t));
+	uint32_t *nfr = malloc((T + 1) * sizeof(uint32_t));
+	uint64_t *noff = malloc(((size_t)nf + 2) * sizeof(uint64_t));
+
+	if (!ns || !nd || !nfr || !noff) {
+		free(ns);
+		free(nd);
+		free(nfr);
+		free(noff);
+		return nomem(err);
+	}
+	for (uint32_t g = 0; g < nf; g++) {
+		uint32_t f = ord[g];
+
+		noff[g] = x;
+		for (uint64_t k = p->frame_off[f]; k < p->frame_off[f + 1];
+		     k++, x++) {
+			ns[x] = p->pair_src[k];
+			nd[x] = p->pair_dst[k];
+			nfr[x] = g;
+		}
+	}
+	noff[nf] = x;
+	free(p->pair_src);
+	free(p->pair_dst);
+	free(p->pair_frame);
+	free(p->frame_off);
+	p->pair_src = ns;
+	p->pair_dst = nd;
+	p->pair_frame = nfr;
+	p->frame_off = noff;
+	return IBF_OK;
+}
+
+struct frame_key {
+	uint64_t big;
+	uint32_t f;
+};
+
+static int by_big_first(const void *x, const void *y)
+{
+	const struct frame_key *a = x, *b = y;
+
+	if (a->big != b->big)
+		return a->big > b->big ? -1 : 1;
+	return a->f < b->f ? -1 : a->f > b->f;
+}
+
+static bool uniform(const ibf_liquid_hplan_t *p)
+{
+	for (uint32_t u = 1; u < p->info.nunits; u++)
+		if (ranks_of(p, u) != ranks_of(p, 0))
+			return false;
+	return true;
+}
+
+/* Hosts of different rank counts: a frame mixing pairs of 1 and 64 blocks
+ * lets the releases chain them.  The frames ordered by their largest pair,
+ * biggest first, chain less on some fabrics (kary:4,3 with 1-8 ranks per
+ * host: +30 % -> +13 % over the bound) and more on others: both chains
+ * are computed and the shorter kept. */
+static ibf_status_t try_volume_order(ibf_liquid_hplan_t *p, ibf_err_t *err)
+{
+	uint32_t nf = p->info.nframes, *ord, *inv;
+	struct frame_key *key;
+	uint64_t before = p->info.plan_blocks;
+	ibf_status_t st;
+
+	if (uniform(p) || nf < 2)
+		return IBF_OK;
+	key = malloc((size_t)nf * sizeof(*key));
+	ord = malloc(2 * (size_t)nf * sizeof(uint32_t));
+	if (!key || !ord) {
+		free(key);
+		free(ord);
+		return nomem(err);
+	}
+	inv = ord + nf;
+	for (uint32_t f = 0; f < nf; f++) {
+		key[f].f = f;
+		key[f].big = 0;
+		for (uint64_t k = p->frame_off[f]; k < p->frame_off[f + 1]; k++)
+			if (volume(p, k) > key[f].big)
+				key[f].big = volume(p, k);
+	}
+	qsort(key, nf, sizeof(*key), by_big_first);
+	for (uint32_t g = 0; g < nf; g++) {
+		ord[g] = key[g].f;
+		inv[key[g].f] = g;
+	}
+	free(key);
+	deps_free(p);
+	st = frames_permute(p, ord, err);
+	if (st == IBF_OK)
+		st = deps_build(p, err);
+	if (st == IBF_OK && p->info.plan_blocks >= before) {
+		deps_free(p);
+		st = frames_permute(p, inv, err);
+		if (st == IBF_OK)
+			st = deps_build(p, err);
+		free(ord);
+		return st;
+	}
+	/* keep the old -> new frame map (inv) for ibf_liquid_hplan_frame */
+	memmove(ord, inv, (size_t)nf * sizeof(uint32_t));
+	p->frame_of_unit = ord;
+	return st;
+}
+
 static ibf_status_t plan_units(ibf_liquid_hplan_t *p, const ibf_lfts_t *l,
 			       const ibf_liquid_opts_t *opts, ibf_err_t *err)
 {
@@ -402,11 +543,11 @@ static ibf_status_t plan_units(ibf_liquid_hplan_t *p, const ibf_lfts_t *l,
 	p->info.unit_seconds = ui->seconds;
 	st = pairs_build(p, err);
 	if (st == IBF_OK)
-		st = preds_build(p, err);
+		st = deps_build(p, err);
+	if (st == IBF_OK)
+		st = try_volume_order(p, err);
 	if (st == IBF_OK)
 		st = unit_lists(p, err);
-	if (st == IBF_OK)
-		st = critical_path(p, err);
 	return st;
 }
 
@@ -474,6 +615,7 @@ void ibf_liquid_hplan_destroy(ibf_liquid_hplan_t *p)
 	free(p->send_pair);
 	free(p->recv_pair);
 	free(p->tokens);
+	free(p->frame_of_unit);
 	free(p);
 }
 
@@ -521,7 +663,12 @@ void ibf_liquid_hplan_view(const ibf_liquid_hplan_t *p,
 uint32_t ibf_liquid_hplan_frame(const ibf_liquid_hplan_t *p, uint32_t a,
 				uint32_t b)
 {
-	return p->up ? ibf_liquid_plan_frame(p->up, a, b) : IBF_LIQUID_IDLE;
+	uint32_t f;
+
+	if (!p->up)
+		return IBF_LIQUID_IDLE;
+	f = ibf_liquid_plan_frame(p->up, a, b);
+	return p->frame_of_unit ? p->frame_of_unit[f] : f;
 }
 
 /* ---- slices ----------------------------------------------------------------- */
