@@ -778,7 +778,7 @@ static ibf_status_t bad(ibf_err_t *err, size_t word, const char *what)
 			   word, what);
 }
 
-static ibf_status_t parse_lists(const uint32_t *buf, ibf_liquid_hslice_t *v,
+static ibf_status_t parse_lists(const ibf_liquid_hslice_t *v,
 				ibf_err_t *err)
 {
 	size_t base = IBF_LIQUID_HSLICE_HEADER;
@@ -856,7 +856,7 @@ ibf_status_t ibf_liquid_hslice_parse(const uint32_t *buf, size_t nwords,
 	v->succ = (const void *)(buf + IBF_LIQUID_HSLICE_HEADER +
 				 4 * (size_t)v->nsends +
 				 4 * ((size_t)v->nrecvs + 1));
-	return parse_lists(buf, v, err);
+	return parse_lists(v, err);
 }
 
 /* ---- JSON ------------------------------------------------------------------- */
