@@ -120,6 +120,11 @@ typedef struct ibf_opt {
 #define IBF_OPT_LMC(tgt) \
 	IBF_OPT_UINT("lmc", tgt, "N", 0, IBF_LMC_MAX, "LMC when the topology " \
 		     "carries no LIDs", .def = "0")
+/* --ppn K of the all-to-alls (liquid, sim): ranks per listed host */
+#define IBF_OPT_PPN(tgt) \
+	IBF_OPT_UINT("ppn", tgt, "K", 1, 1u << 16, "ranks per host of the " \
+		     "--alltoall list\n(consecutive ranks; a host listed " \
+		     "again gets\nmore)", .def = "1")
 #define IBF_OPT_THREADS(tgt) \
 	IBF_OPT_UINT("threads", tgt, "N", 1, IBF_THREADS_MAX, \
 		     "worker threads", .def = "1")

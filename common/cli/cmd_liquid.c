@@ -7,6 +7,7 @@
 
 #include <ibflow/hosts.h>
 #include <ibflow/liquid.h>
+#include <ibflow/liquid_hosts.h>
 
 #include "cli.h"
 
@@ -15,7 +16,7 @@ static const char *const CMD = "liquid";
 struct liquid_args {
 	const char *topo, *lfts, *traffic, *alltoall, *json;
 	double limit;
-	unsigned lmc;
+	unsigned lmc, ppn;
 	bool exact;
 };
 
@@ -27,7 +28,10 @@ static bool parse_args(int argc, char **argv, struct liquid_args *a, int *rc)
 		IBF_OPT_STR("traffic", &a->traffic, "FILE", "lines \"SRC DST "
 			    "[COUNT]\" (COUNT copies)"),
 		IBF_OPT_STR("alltoall", &a->alltoall, "HOSTS", "every ordered "
-			    "pair of distinct hosts of HOSTS"),
+			    "pair of distinct hosts of HOSTS;\nwith --ppn K "
+			    "or a host listed again,\nranks sharing hosts: "
+			    "the node-aware plan\nof host pairs"),
+		IBF_OPT_PPN(&a->ppn),
 		IBF_OPT_JSON(&a->json, "the schedule"),
 		IBF_OPT_REAL("time-limit", &a->limit, "S", 0.0,
 			     IBF_TIME_LIMIT_MAX, "seconds for everything after "
@@ -61,8 +65,13 @@ static bool parse_args(int argc, char **argv, struct liquid_args *a, int *rc)
 
 	memset(a, 0, sizeof(*a));
 	a->limit = 10;
+	a->ppn = 1;
 	if (!ibf_cli_parse(&cli, argc, argv, NULL, rc))
 		return false;
+	if (a->ppn > 1 && !a->alltoall) {
+		*rc = ibf_cli_usage_error(CMD, "--ppn needs --alltoall");
+		return false;
+	}
 	if (!a->traffic == !a->alltoall) {
 		*rc = ibf_cli_usage_error(CMD, "give exactly one of --traffic "
 					  "and --alltoall");
@@ -285,6 +294,111 @@ static int run_alltoall(const struct liquid_args *a, const ibf_lfts_t *l,
 	return IBF_EXIT_OK;
 }
 
+/* Ranks sharing hosts: the node-aware plan of unit pairs. */
+static void print_units(FILE *o, const ibf_liquid_hplan_t *p)
+{
+	const ibf_liquid_hplan_info_t *in = ibf_liquid_hplan_info(p);
+	double over = in->bound_blocks ? 100.0 * ((double)in->plan_blocks /
+			(double)in->bound_blocks - 1) : 0;
+	size_t words = 0;
+
+	for (uint32_t r = 0; r < in->nranks; r++) {
+		size_t w = ibf_liquid_hslice_words(p, r);
+
+		if (w > words)
+			words = w;
+	}
+	fprintf(o, "ranks              %u on %u hosts (ports), at most %u "
+		"per host\n", in->nranks, in->nunits, in->max_ranks);
+	fprintf(o, "blocks             %llu over the network, %llu within "
+		"hosts (shared memory)\n",
+		(unsigned long long)in->net_blocks,
+		(unsigned long long)in->local_blocks);
+	fprintf(o, "host pairs         %llu\n",
+		(unsigned long long)in->npairs);
+	fprintf(o, "duration           %u host pairs on the busiest link\n",
+		in->duration);
+	fprintf(o, "bound              %llu blocks on the busiest link\n",
+		(unsigned long long)in->bound_blocks);
+	fprintf(o, "schedule           %u frames of host pairs, %llu blocks "
+		"(+%.2f%% over the bound), %s (%s, %.3f s%s)\n", in->nframes,
+		(unsigned long long)in->plan_blocks, over,
+		in->liquid ? "liquid" : "not liquid",
+		ibf_liquid_method_str(in->method), in->seconds,
+		in->timed_out ? ", time limit reached" : "");
+	fprintf(o, "round robin        %u frames of host pairs\n",
+		in->rr_frames);
+	fprintf(o, "releases           %llu host-pair predecessors, at most "
+		"%u per pair\n", (unsigned long long)in->ndeps, in->max_pred);
+	fprintf(o, "slices             at most %zu words (%zu bytes) per "
+		"rank\n", words, 4 * words);
+}
+
+static ibf_status_t put_units_json(const void *ctx, FILE *fp, ibf_err_t *err)
+{
+	const ibf_lfts_t *l = ((const void *const *)ctx)[0];
+	const ibf_liquid_hplan_t *p = ((const void *const *)ctx)[1];
+
+	return ibf_liquid_hplan_write_json(l->fabric, p, fp, err);
+}
+
+static int run_units(const struct liquid_args *a, const ibf_lfts_t *l,
+		     const ibf_hostlist_t *h)
+{
+	ibf_liquid_opts_t o = { .time_limit = a->limit,
+				.search_first = a->exact };
+	ibf_liquid_hplan_t *p;
+	const void *ctx[2];
+	ibf_err_t err;
+	int rc = IBF_EXIT_OK;
+
+	ibf_err_clear(&err);
+	if (ibf_liquid_hplan_create(l, h->ports, h->n, &o, &p, &err) !=
+	    IBF_OK) {
+		prefix_path(a->alltoall, err.status, &err);
+		return ibf_cli_fail(CMD, &err);
+	}
+	print_units(ibf_cli_text_out(a->json), p);
+	ctx[0] = l;
+	ctx[1] = p;
+	if (a->json)
+		rc = ibf_cli_write_file(CMD, a->json, put_units_json, ctx);
+	ibf_liquid_hplan_destroy(p);
+	return rc;
+}
+
+/* A rank list in which some host has more than one rank. */
+static bool shared(const ibf_hostlist_t *h)
+{
+	for (uint32_t i = 1; i < h->n; i++)
+		for (uint32_t j = 0; j < i; j++)
+			if (h->ports[i] == h->ports[j])
+				return true;
+	return false;
+}
+
+static int units_routed(const ibf_lfts_t *l, const struct liquid_args *a,
+			bool *done)
+{
+	ibf_hostlist_t h = { 0 };
+	ibf_err_t err;
+	int rc;
+
+	*done = false;
+	ibf_err_clear(&err);
+	if (ibf_hosts_read_ranks(l->fabric, a->alltoall, a->ppn, &h, &err) !=
+	    IBF_OK)
+		return ibf_cli_fail(CMD, &err);
+	if (a->ppn == 1 && !shared(&h)) {
+		ibf_hostlist_free(&h);
+		return IBF_EXIT_OK;
+	}
+	*done = true;
+	rc = run_units(a, l, &h);
+	ibf_hostlist_free(&h);
+	return rc;
+}
+
 static int liquid_routed(const ibf_lfts_t *l, void *arg)
 {
 	const struct liquid_args *a = arg;
@@ -293,7 +407,13 @@ static int liquid_routed(const ibf_lfts_t *l, void *arg)
 	ibf_liquid_result_t r;
 	struct report rep;
 	int rc;
+	bool done = false;
 
+	if (a->alltoall) {
+		rc = units_routed(l, a, &done);
+		if (done || rc != IBF_EXIT_OK)
+			return rc;
+	}
 	memset(&r, 0, sizeof(r));
 	rc = a->traffic ? run_traffic(a, l, &rep, &t, &r)
 			: run_alltoall(a, l, &rep, &pl);

@@ -17,7 +17,7 @@ struct sim_args {
 	const char *topo, *lfts, *sl, *pattern, *map, *alltoall, *algorithm;
 	const char *trace, *json, *receivers;
 	uint64_t seed, bytes;
-	unsigned lmc, mtu, buffer, window, max_vls, ctrl_bytes, top;
+	unsigned lmc, mtu, buffer, window, max_vls, ctrl_bytes, top, ppn;
 	double rate, latency, liquid_limit;
 	int paths, ctrl_lane;
 	uint16_t vl_high;
@@ -72,7 +72,9 @@ static bool parse_args(int argc, char **argv, struct sim_args *a, int *rc)
 			    "as in eval (instance 0)", .section = "traffic "
 			    "(one of):"),
 		IBF_OPT_STR("alltoall", &a->alltoall, "HOSTS", "all-to-all "
-			    "among the hosts of this list"),
+			    "among the ranks of this list\n(a line per host; "
+			    "a host listed again\nhas more ranks)"),
+		IBF_OPT_PPN(&a->ppn),
 		IBF_OPT_STR("receivers", &a->receivers, "HOSTS", "all-to-all "
 			    "between two lists: rank i\nsends from the i-th "
 			    "host of --alltoall and\nreceives at the i-th of "
@@ -81,7 +83,8 @@ static bool parse_args(int argc, char **argv, struct sim_args *a, int *rc)
 		IBF_OPT_STR("trace", &a->trace, "FILE", "timed sends: lines "
 			    "\"TIME_US BYTES SRC DST\""),
 		IBF_OPT_STR("algorithm", &a->algorithm, "A", "all-to-all: "
-			    "liquid, liquid-barrier, pairwise,\nlinear, "
+			    "liquid, liquid:BYTES (release\nwindow), "
+			    "liquid-barrier, pairwise,\nlinear, "
 			    "linear-sync:K, bruck", .def = "liquid"),
 		IBF_OPT_U64("bytes", &a->bytes, "N", "bytes per flow (pattern) "
 			    "or block (all-to-all)", .def = "1048576"),
@@ -148,6 +151,7 @@ static bool parse_args(int argc, char **argv, struct sim_args *a, int *rc)
 	a->ctrl_bytes = 8;
 	a->liquid_limit = 10;
 	a->top = 10;
+	a->ppn = 1;
 	if (!ibf_cli_parse(&cli, argc, argv, NULL, rc))
 		return false;
 	if (!!a->pattern + !!a->alltoall + !!a->trace != 1) {
@@ -157,6 +161,11 @@ static bool parse_args(int argc, char **argv, struct sim_args *a, int *rc)
 	}
 	if (a->receivers && !a->alltoall) {
 		*rc = ibf_cli_usage_error(CMD, "--receivers needs --alltoall");
+		return false;
+	}
+	if (a->ppn > 1 && (!a->alltoall || a->receivers)) {
+		*rc = ibf_cli_usage_error(CMD, "--ppn needs --alltoall without "
+					  "--receivers");
 		return false;
 	}
 	if (a->bytes > (1ull << 40)) {
@@ -280,7 +289,8 @@ static ibf_status_t add_alltoall(const struct sim_args *a, struct sim_run *r,
 	st = ibf_sim_a2a_parse(a->algorithm ? a->algorithm : "liquid", &alg,
 			       &k, err);
 	if (st == IBF_OK)
-		st = ibf_hosts_read(r->f, a->alltoall, &h, err);
+		st = a->receivers ? ibf_hosts_read(r->f, a->alltoall, &h, err)
+		     : ibf_hosts_read_ranks(r->f, a->alltoall, a->ppn, &h, err);
 	if (st == IBF_OK)
 		st = read_receivers(a, r, &h, &rcv, err);
 	if (st == IBF_OK)

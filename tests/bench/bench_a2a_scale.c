@@ -11,7 +11,14 @@
  * machine the CPU time is the figure to compare with the targets; give a
  * --limit (wall seconds, default 60) large enough not to cut the plan.
  *
- *   bench_a2a_scale [--runs N] [--limit S] [--only SUBSTRING]
+ * With --hosts: node-aware plans (ibf_liquid_hplan_create) of 16,384
+ * ranks as hosts x ranks per host (128 x 128, 1,024 x 16, 4,096 x 4) on
+ * the same fabrics: the bound in blocks, the plan's chain against it, the
+ * planner's CPU and wall time (and of it the unit plan's), and the slices:
+ * the largest, and the CPU to pack them all, one per host (a rank's slice
+ * differs from its host's only in the rank word).
+ *
+ *   bench_a2a_scale [--runs N] [--limit S] [--only SUBSTRING] [--hosts]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +28,7 @@
 
 #include <ibflow/gen.h>
 #include <ibflow/liquid.h>
+#include <ibflow/liquid_hosts.h>
 #include <ibflow/route.h>
 
 struct inst {
@@ -38,6 +46,23 @@ static const struct inst INST[] = {
 	{ "pgft:3:16,8,64:1,8,8:1,1,1", "dmodk", 0, 4096 },
 	{ "dragonfly:8,16,4", "layered", 2, 4096 },
 	{ "slimfly:11:17", "layered", 2, 4096 },
+};
+
+/* Node-aware instances: hosts (0: all, in fabric order; else a random
+ * choice) x ranks per host. */
+struct hinst {
+	const char *spec, *engine;
+	unsigned lmc;
+	uint32_t hosts, ppn;
+};
+
+static const struct hinst HINST[] = {
+	{ "pgft:3:16,8,8:1,8,8:1,1,1", "dmodk", 0, 128, 128 },
+	{ "pgft:3:16,8,8:1,8,8:1,1,1", "dmodk", 0, 0, 16 },
+	{ "pgft:3:16,8,32:1,8,8:1,1,1", "dmodk", 0, 0, 4 },
+	{ "dragonfly:8,4,4", "layered", 2, 128, 128 },
+	{ "dragonfly:8,4,4", "layered", 2, 1024, 16 },
+	{ "dragonfly:8,16,4", "layered", 2, 4096, 4 },
 };
 
 static double clk(clockid_t id)
@@ -97,14 +122,122 @@ static ibf_port_id_t *ranks(const ibf_fabric_t *f, uint32_t *n)
 	return r;
 }
 
+/* Generate and route spec; NULL after printing why. */
+static ibf_routing_t *load(const char *spec, const char *engine,
+			   unsigned lmc, ibf_fabric_t **fout)
+{
+	ibf_gen_opts_t go = { .lmc = lmc };
+	/* 4 layers on a Dragonfly need more than the default 8 VLs to be
+	 * deadlock-free. */
+	ibf_route_opts_t rop = { .max_vls = 15 };
+	ibf_fabric_t *f;
+	ibf_routing_t *ro;
+	ibf_err_t err;
+	double t0 = now();
+
+	if (ibf_gen(spec, &go, &f, &err) != IBF_OK) {
+		fprintf(stderr, "bench_a2a_scale: %s: %s\n", spec, err.msg);
+		return NULL;
+	}
+	/* Fewer layers where 15 VLs cannot make 4 deadlock-free. */
+	for (rop.layers = 1u << lmc;
+	     ibf_route(f, engine, &rop, &ro, &err) != IBF_OK;
+	     rop.layers /= 2) {
+		fprintf(stderr, "# %s, %u layers: %s\n", spec, rop.layers,
+			err.msg);
+		if (rop.layers == 1)
+			return NULL;
+	}
+	fprintf(stderr, "# %s %s (%u layers): %u hosts, generated and routed "
+		"in %.1f s\n", spec, engine, rop.layers, f->nendpoints,
+		now() - t0);
+	*fout = f;
+	return ro;
+}
+
+/* One node-aware instance: ppn consecutive ranks on each chosen host. */
+static int run_hosts(const struct hinst *in, unsigned runs, double limit,
+		     double *tt, double *tc)
+{
+	ibf_liquid_opts_t o = { .time_limit = limit };
+	ibf_liquid_hplan_t *p = NULL;
+	const ibf_liquid_hplan_info_t *pi;
+	ibf_fabric_t *f;
+	ibf_routing_t *ro = load(in->spec, in->engine, in->lmc, &f);
+	uint32_t H = in->hosts, n, *buf;
+	ibf_port_id_t *hk, *rk;
+	size_t maxw = 0, w;
+	ibf_err_t err;
+	double c0, pack;
+
+	if (!ro)
+		return 2;
+	hk = ranks(f, &H);
+	n = H * in->ppn;
+	rk = malloc((size_t)n * sizeof(*rk));
+	for (uint32_t r = 0; r < n; r++)
+		rk[r] = hk[r / in->ppn];
+	for (unsigned q = 0; q < runs; q++) {
+		double t0 = now();
+
+		ibf_liquid_hplan_destroy(p);
+		c0 = cpu();
+		if (ibf_liquid_hplan_create(ro->lfts, rk, n, &o, &p, &err) !=
+		    IBF_OK) {
+			fprintf(stderr, "bench_a2a_scale: %s\n", err.msg);
+			return 2;
+		}
+		tc[q] = cpu() - c0;
+		tt[q] = now() - t0;
+	}
+	qsort(tt, runs, sizeof(*tt), cmp_d);
+	qsort(tc, runs, sizeof(*tc), cmp_d);
+	pi = ibf_liquid_hplan_info(p);
+	for (uint32_t r = 0; r < n; r += in->ppn)
+		if ((w = ibf_liquid_hslice_words(p, r)) > maxw)
+			maxw = w;
+	buf = malloc(maxw * sizeof(uint32_t));
+	/* one slice per host: its ranks' differ only in the rank word */
+	c0 = cpu();
+	for (uint32_t r = 0; r < n; r += in->ppn)
+		ibf_liquid_hslice_pack(p, r, buf, maxw, &w, &err);
+	pack = cpu() - c0;
+	printf("%-28s %-7s %5u hosts (%s) x %3u = %5u ranks  bound %9llu "
+	       "blocks  plan %9llu (+%.2f%%)  %u frames of host pairs "
+	       "(duration %u)%s  cpu %.3f s wall %.3f s (medians of %u; "
+	       "unit plan %.3f s wall)  slice <= %zu B, all %u packed in "
+	       "%.3f s cpu\n", in->spec, in->engine, H,
+	       in->hosts ? "random" : "all", in->ppn, n,
+	       (unsigned long long)pi->bound_blocks,
+	       (unsigned long long)pi->plan_blocks,
+	       100.0 * ((double)pi->plan_blocks / pi->bound_blocks - 1),
+	       pi->nframes, pi->duration,
+	       pi->timed_out ? ", TIMED OUT" : "", tc[runs / 2],
+	       tt[runs / 2], runs, pi->unit_seconds, 4 * maxw, H, pack);
+	fflush(stdout);
+	free(buf);
+	ibf_liquid_hplan_destroy(p);
+	free(rk);
+	free(hk);
+	ibf_routing_destroy(ro);
+	ibf_fabric_destroy(f);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned runs = 3;
 	double limit = 60, *tt, *tc;
 	const char *only = NULL;
 	struct rusage ru;
+	bool hosts = false;
 
 	for (int i = 1; i < argc; i += 2) {
+		if (!strcmp(argv[i], "--hosts")) {
+			hosts = true;
+			i--;
+			continue;
+		}
 		if (i + 1 >= argc)
 			goto usage;
 		if (!strcmp(argv[i], "--runs"))
@@ -120,13 +253,15 @@ int main(int argc, char **argv)
 		goto usage;
 	tt = malloc(runs * sizeof(*tt));
 	tc = malloc(runs * sizeof(*tc));
-	for (size_t k = 0; k < sizeof(INST) / sizeof(INST[0]); k++) {
+	for (size_t k = 0; hosts && k < sizeof(HINST) / sizeof(HINST[0]);
+	     k++)
+		if ((!only || strstr(HINST[k].spec, only)) &&
+		    run_hosts(&HINST[k], runs, limit, tt, tc))
+			return 2;
+	for (size_t k = 0; !hosts && k < sizeof(INST) / sizeof(INST[0]);
+	     k++) {
 		const struct inst *in = &INST[k];
-		ibf_gen_opts_t go = { .lmc = in->lmc };
 		ibf_liquid_opts_t o = { .time_limit = limit };
-		/* 4 layers on a Dragonfly need more than the default 8 VLs
-		 * to be deadlock-free. */
-		ibf_route_opts_t rop = { .max_vls = 15 };
 		const ibf_liquid_plan_info_t *pi = NULL;
 		ibf_liquid_plan_t *p = NULL;
 		ibf_fabric_t *f;
@@ -138,24 +273,9 @@ int main(int argc, char **argv)
 
 		if (only && !strstr(in->spec, only))
 			continue;
-		t0 = now();
-		if (ibf_gen(in->spec, &go, &f, &err) != IBF_OK) {
-			fprintf(stderr, "bench_a2a_scale: %s: %s\n", in->spec,
-				err.msg);
+		ro = load(in->spec, in->engine, in->lmc, &f);
+		if (!ro)
 			return 2;
-		}
-		/* Fewer layers where 15 VLs cannot make 4 deadlock-free. */
-		for (rop.layers = 1u << in->lmc;
-		     ibf_route(f, in->engine, &rop, &ro, &err) != IBF_OK;
-		     rop.layers /= 2) {
-			fprintf(stderr, "# %s, %u layers: %s\n", in->spec,
-				rop.layers, err.msg);
-			if (rop.layers == 1)
-				return 2;
-		}
-		fprintf(stderr, "# %s %s (%u layers): %u hosts, generated "
-			"and routed in %.1f s\n", in->spec, in->engine,
-			rop.layers, f->nendpoints, now() - t0);
 		rk = ranks(f, &n);
 		for (unsigned q = 0; q < runs; q++) {
 			if (p)
@@ -200,6 +320,6 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: bench_a2a_scale [--runs N] [--limit S] "
-		"[--only SUBSTRING]\n");
+		"[--only SUBSTRING] [--hosts]\n");
 	return 2;
 }

@@ -180,4 +180,67 @@ t_check "--time-limit junk: exit 2" 2 "${L[@]}" --alltoall "$W/two.hosts" \
 t_check "missing --lfts: exit 2" 2 "$IBF" liquid --topo "$W/two.net" \
 	--alltoall "$W/two.hosts"
 t_check "--help: exit 0" 0 "$IBF" liquid --help
+# ---- several ranks per host ---------------------------------------------------
+# judge_units JSON BOUND NET LOCAL: the node-aware plan's keys, the blocks
+# computed here, the 12 host pairs of a1 a2 b1 b2 exactly once, no host
+# sending or receiving twice in a frame, at most one pair per frame over
+# the swA -> swB link and one over swB -> swA.
+judge_units() {
+	python3 - "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = ["ranks", "units", "frames", "duration", "bound_blocks",
+        "plan_blocks", "liquid", "local_blocks", "net_blocks",
+        "unit_frames", "time_s"]
+assert list(d) == want, list(d)
+assert d["bound_blocks"] == int(sys.argv[2]), d["bound_blocks"]
+assert d["net_blocks"] == int(sys.argv[3]), d["net_blocks"]
+assert d["local_blocks"] == int(sys.argv[4]), d["local_blocks"]
+assert d["plan_blocks"] >= d["bound_blocks"]
+hosts = ["a1", "a2", "b1", "b2"]
+got = []
+for fr in d["unit_frames"]:
+    s = [p[0] for p in fr]; r = [p[1] for p in fr]
+    assert len(set(s)) == len(s) and len(set(r)) == len(r), fr
+    for way in ("ab", "ba"):
+        assert sum(1 for p in fr if p[0][0] == way[0] and
+                   p[1][0] == way[1]) <= 1, fr
+    got += [tuple(p) for p in fr]
+assert sorted(got) == sorted((a, b) for a in hosts for b in hosts
+                             if a != b), got
+assert len(d["unit_frames"]) == d["frames"]
+PY
+}
+if ! t_need python3; then
+	t_skip "node-aware JSON checks" "python3 missing"
+else
+	# 2 ranks on each host: 4 host pairs of 4 blocks over swA -> swB.
+	if t_expect_exit 0 "$IBF" liquid --topo "$W/two.net" \
+		--lfts "$W/two.lfts" --alltoall "$W/two.hosts" --ppn 2 \
+		--json "$W/ppn2.json" &&
+	   grep -q '^ranks *8 on 4 hosts' "$T_OUT" &&
+	   grep -q '^bound *16 blocks' "$T_OUT" &&
+	   judge_units "$W/ppn2.json" 16 48 8 2>"$T_ERR"; then
+		t_pass "--ppn 2: bound 16 blocks, host pairs once, links once per frame"
+	else
+		t_fail "--ppn 2" "exit $T_RC: $(t_errhead)"
+	fi
+	# a1 listed three times: its link carries 9 blocks each way, the
+	# busiest (swA -> swB: 3 x 2 + 2 = 8).
+	printf 'a1\na1\na2\nb1\na1\nb2\n' >"$W/rep.hosts"
+	if t_expect_exit 0 "$IBF" liquid --topo "$W/two.net" \
+		--lfts "$W/two.lfts" --alltoall "$W/rep.hosts" \
+		--json "$W/rep.json" &&
+	   grep -q '^ranks *6 on 4 hosts (ports), at most 3' "$T_OUT" &&
+	   judge_units "$W/rep.json" 9 24 6 2>"$T_ERR"; then
+		t_pass "a host listed three times: bound 9 blocks, 6 in shared memory"
+	else
+		t_fail "repeated hosts" "exit $T_RC: $(t_errhead)"
+	fi
+fi
+t_check "--ppn without --alltoall: exit 2" 2 "$IBF" liquid \
+	--topo "$W/two.net" --lfts "$W/two.lfts" --traffic "$W/two.traffic" \
+	--ppn 2
+t_check "--ppn 0: exit 2" 2 "$IBF" liquid --topo "$W/two.net" \
+	--lfts "$W/two.lfts" --alltoall "$W/two.hosts" --ppn 0
 t_done

@@ -87,6 +87,41 @@ printf '0 65536 "h0000 HCA-1" "h0001 HCA-1"\n2.5 1000 "h0002 HCA-1" "h0001 HCA-1
 t_check "trace file" 0 "$IBF" sim --topo "$W/k.topo" --lfts "$W/k.lfts" \
 	--trace "$W/ok.trace"
 
+# ---- several ranks per host ---------------------------------------------------
+# Two hosts on one switch, 3 ranks each (--ppn 3, or each host listed
+# three times): 9 blocks each way over each host link and nothing else
+# crossing, so liquid ends when the last block has crossed two links:
+# the bound plus 2 x 100 ns.
+printf '"h0000 HCA-1"\n"h0001 HCA-1"\n' >"$W/pair.hosts"
+printf '"h0000 HCA-1"\n"h0001 HCA-1"\n"h0000 HCA-1"\n"h0001 HCA-1"\n"h0000 HCA-1"\n"h0001 HCA-1"\n' \
+	>"$W/pair3.hosts"
+for how in "pair.hosts --ppn 3" "pair3.hosts"; do
+	# shellcheck disable=SC2086
+	if t_expect_exit 0 "$IBF" sim --topo "$W/k.topo" --lfts "$W/k.lfts" \
+		--alltoall "$W/"$how --bytes 65536 --json "$W/ppn.json" &&
+	   python3 - "$W/ppn.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+net = [f for f in d["flows"] if f["src"] != f["dst"]]
+assert len(net) == 18, len(net)
+assert abs(d["time_s"] - (d["bound_s"] + 2 * 100e-9)) < 1e-12, d
+PY
+	then t_pass "liquid, 3 ranks per host ($how): bound + 2 latencies"
+	else t_fail "liquid, 3 ranks per host ($how)" "exit $T_RC: $(t_errhead)"
+	fi
+done
+for alg in pairwise linear bruck liquid:0; do
+	t_check "$alg with --ppn 2 completes" 0 "$IBF" sim --topo "$W/k.topo" \
+		--lfts "$W/k.lfts" --alltoall "$W/k.hosts" --ppn 2 \
+		--algorithm "$alg" --bytes 8192
+done
+t_check "liquid-barrier with --ppn 2: exit 2" 2 "$IBF" sim \
+	--topo "$W/k.topo" --lfts "$W/k.lfts" --alltoall "$W/k.hosts" \
+	--ppn 2 --algorithm liquid-barrier --bytes 8192
+t_check "--ppn with --receivers: exit 2" 2 "$IBF" sim --topo "$W/k.topo" \
+	--lfts "$W/k.lfts" --alltoall "$W/k.hosts" --receivers "$W/k.hosts" \
+	--ppn 2
+
 # ---- bad input -------------------------------------------------------------
 bad() {
 	local name=$1 want=$2

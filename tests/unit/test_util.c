@@ -53,3 +53,34 @@ void tu_shuffle(uint32_t *v, uint32_t n, uint64_t *state)
 		v[j] = t;
 	}
 }
+
+unsigned tu_walk(const ibf_lfts_t *l, ibf_port_id_t src, ibf_port_id_t dst,
+		 ibf_port_id_t *hops, unsigned max)
+{
+	const ibf_fabric_t *f = l->fabric;
+	unsigned lid = f->ports[dst].lid, n = 0;
+	ibf_port_id_t p = src;
+
+	for (;;) {
+		ibf_port_id_t q;
+		ibf_node_id_t node;
+
+		if (n >= max)
+			fail_msg("route %u -> %u: more than %u hops", src, dst,
+				 max);
+		hops[n++] = p;
+		q = f->ports[p].peer;
+		if (q == IBF_NO_ID)
+			fail_msg("route %u -> %u: port %u has no link", src,
+				 dst, p);
+		node = f->ports[q].node;
+		if (!ibf_node_is_switch(f, node)) {
+			if (q != dst)
+				fail_msg("route %u -> %u: delivered to %u",
+					 src, dst, q);
+			return n;
+		}
+		p = ibf_node_port_id(f, node, ibf_lfts_get(
+			l, f->switch_index[node], lid));
+	}
+}

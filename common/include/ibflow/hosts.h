@@ -23,6 +23,11 @@ typedef struct ibf_hostlist {
 
 ibf_status_t ibf_hosts_read(const ibf_fabric_t *f, const char *path,
 			    ibf_hostlist_t *out, ibf_err_t *err);
+/* A rank list: each line's host gets ppn (>= 1) consecutive ranks; a host
+ * may be on several lines (it then has more ranks, in those places). */
+ibf_status_t ibf_hosts_read_ranks(const ibf_fabric_t *f, const char *path,
+				  uint32_t ppn, ibf_hostlist_t *out,
+				  ibf_err_t *err);
 ibf_status_t ibf_hosts_read_text(const ibf_fabric_t *f, ibf_text_t *t,
 				 ibf_hostlist_t *out, ibf_err_t *err);
 ibf_status_t ibf_hosts_write(const ibf_fabric_t *f, const ibf_hostlist_t *h,

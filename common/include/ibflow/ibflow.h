@@ -12,7 +12,7 @@
  *   export   export.h (a routing's files for its consumers)
  *   verify   trace.h check.h deadlock.h
  *   eval     mmf.h mmf_opt.h patterns.h eval.h
- *   sched    liquid.h probe.h
+ *   sched    liquid.h liquid_hosts.h probe.h
  *   sim      sim.h
  *   infer    infer.h
  * Only what these headers declare is exported from libibflow.so: each
@@ -51,6 +51,7 @@
 #include <ibflow/patterns.h>
 #include <ibflow/eval.h>
 #include <ibflow/liquid.h>
+#include <ibflow/liquid_hosts.h>
 #include <ibflow/sim.h>
 #include <ibflow/probe.h>
 #include <ibflow/infer.h>

@@ -39,7 +39,11 @@
 
 IBF_BEGIN_DECLS
 
-/* Refuse traffics larger than this (COUNT can be up to 2^32 - 1). */
+/* Traffics of stored link sets (ibf_liquid_traffic_*) larger than this are
+ * refused with IBF_ERR_RANGE and a message saying so (COUNT can be up to
+ * 2^32 - 1): a memory guard for what stores every transfer's links.  The
+ * all-to-all plans below store none and have no such cap
+ * (ibf_liquid_hplan_create in liquid_hosts.h for ranks sharing hosts). */
 #define IBF_LIQUID_MAX_TRANSFERS 2000000u
 
 /* A traffic: transfers as sets of links (compact link ids 0..nlinks-1). */

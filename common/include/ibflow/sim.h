@@ -103,6 +103,14 @@ ibf_status_t ibf_sim_add_msg(ibf_sim_t *s, ibf_port_id_t src,
 /* Message `after` starts only once message `before` has been delivered. */
 ibf_status_t ibf_sim_add_dep(ibf_sim_t *s, uint32_t before, uint32_t after,
 			     ibf_err_t *err);
+/* Message `after` starts only once all but the last `left` bytes of
+ * message `before` have been delivered (at least its first packet; at
+ * its end for a local join): a receiver acting on a block before its last
+ * piece is in.  All early successors of `before` share the last `left`
+ * given. */
+ibf_status_t ibf_sim_add_dep_early(ibf_sim_t *s, uint32_t before,
+				   uint32_t after, uint64_t left,
+				   ibf_err_t *err);
 uint32_t ibf_sim_nmsgs(const ibf_sim_t *s);
 
 /* ---- traffic builders (sim_traffic.c) ----------------------------------- */
@@ -122,8 +130,14 @@ typedef enum ibf_sim_a2a {
 	IBF_SIM_A2A_BRUCK,        /* log2 n steps of n/2 blocks */
 } ibf_sim_a2a_t;
 
-/* Parse "liquid", "liquid-barrier", "pairwise", "linear", "linear-sync:K",
- * "bruck". */
+/* liquid's k: the release window (bytes of a unit pair still to come
+ * when its receiver releases the successors; 0: once it is all in), or
+ * this for two hops' latency per link of the longest path at the link
+ * rate. */
+#define IBF_SIM_LIQUID_AUTO 0x7fffffffu
+
+/* Parse "liquid" (k = IBF_SIM_LIQUID_AUTO), "liquid:BYTES" (k = BYTES),
+ * "liquid-barrier", "pairwise", "linear", "linear-sync:K", "bruck". */
 ibf_status_t ibf_sim_a2a_parse(const char *spec, ibf_sim_a2a_t *alg,
 			       unsigned *k, ibf_err_t *err);
 const char *ibf_sim_a2a_name(ibf_sim_a2a_t alg);
@@ -134,11 +148,14 @@ const char *ibf_sim_a2a_name(ibf_sim_a2a_t alg);
  * from ranks[i] and receives at recv[i], and every pair (i, j) exchanges a
  * block, i to itself included (the Swiss-T1's transmitting and receiving
  * processors of the liquid scheduling paper; not for bruck).
- * liquid/liquid-barrier take their frames from ibf_liquid_plan_alltoall,
- * as the UCX runtime does with one process per host (with two lists:
- * ibf_liquid_schedule), limits in lopts (may be NULL), and liquid its
- * predecessors from ibf_liquid_deps_build; *frames (may be NULL) receives
- * the frame count. */
+ * Ranks may share a host (ranks[i] == ranks[j]) when recv is NULL: their
+ * blocks are shared memory, not simulated.  liquid runs the node-aware
+ * plan (ibf_liquid_hplan_create: frames of host pairs, releases per host
+ * pair, k its release window, above); with two lists it runs
+ * ibf_liquid_schedule's frames with ibf_liquid_deps_build's releases.
+ * liquid-barrier takes its frames from ibf_liquid_plan_alltoall (one rank
+ * per host).  Limits in lopts (may be NULL); *frames (may be NULL)
+ * receives the frame count. */
 ibf_status_t ibf_sim_add_alltoall(ibf_sim_t *s, const ibf_port_id_t *ranks,
 				  const ibf_port_id_t *recv, uint32_t n,
 				  uint64_t bytes, ibf_sim_a2a_t alg,

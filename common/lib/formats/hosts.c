@@ -55,8 +55,11 @@ static ibf_status_t host_line(const ibf_fabric_t *f, const ibf_text_t *t,
 	return resolve(f, t, line, port, err);
 }
 
-ibf_status_t ibf_hosts_read_text(const ibf_fabric_t *f, ibf_text_t *t,
-				 ibf_hostlist_t *out, ibf_err_t *err)
+/* Hosts of t, each line `copies` times; repeated lines refused unless
+ * repeats. */
+static ibf_status_t read_list(const ibf_fabric_t *f, ibf_text_t *t,
+			      uint32_t copies, bool repeats,
+			      ibf_hostlist_t *out, ibf_err_t *err)
 {
 	ibf_hostlist_t h = { NULL, 0 };
 	uint32_t *first_line, cap = 0;
@@ -79,7 +82,7 @@ ibf_status_t ibf_hosts_read_text(const ibf_fabric_t *f, ibf_text_t *t,
 			break;
 		if (empty)
 			continue;
-		if (first_line[port]) {
+		if (first_line[port] && !repeats) {
 			char buf[IBF_NAME_MAX];
 
 			st = ibf_text_error(t, err, IBF_ERR_INVALID,
@@ -90,10 +93,17 @@ ibf_status_t ibf_hosts_read_text(const ibf_fabric_t *f, ibf_text_t *t,
 					    first_line[port]);
 			break;
 		}
-		first_line[port] = t->line;
-		if (h.n == cap) {
+		if (!first_line[port])
+			first_line[port] = t->line;
+		if ((uint64_t)h.n + copies > UINT32_MAX) {
+			st = ibf_text_error(t, err, IBF_ERR_RANGE, "more than "
+					    "%u ranks", UINT32_MAX);
+			break;
+		}
+		if (h.n + copies > cap) {
 			ibf_port_id_t *np = ibf_array_grow32(h.ports, &cap,
-							     (uint64_t)h.n + 1,
+							     (uint64_t)h.n +
+							     copies,
 							     sizeof(*np));
 
 			if (!np) {
@@ -103,7 +113,8 @@ ibf_status_t ibf_hosts_read_text(const ibf_fabric_t *f, ibf_text_t *t,
 			}
 			h.ports = np;
 		}
-		h.ports[h.n++] = port;
+		for (uint32_t c = 0; c < copies; c++)
+			h.ports[h.n++] = port;
 	}
 	free(first_line);
 	if (st != IBF_OK) {
@@ -114,8 +125,15 @@ ibf_status_t ibf_hosts_read_text(const ibf_fabric_t *f, ibf_text_t *t,
 	return IBF_OK;
 }
 
-ibf_status_t ibf_hosts_read(const ibf_fabric_t *f, const char *path,
-			    ibf_hostlist_t *out, ibf_err_t *err)
+ibf_status_t ibf_hosts_read_text(const ibf_fabric_t *f, ibf_text_t *t,
+				 ibf_hostlist_t *out, ibf_err_t *err)
+{
+	return read_list(f, t, 1, false, out, err);
+}
+
+static ibf_status_t read_file(const ibf_fabric_t *f, const char *path,
+			      uint32_t copies, bool repeats,
+			      ibf_hostlist_t *out, ibf_err_t *err)
 {
 	ibf_status_t st;
 	ibf_text_t t;
@@ -123,9 +141,25 @@ ibf_status_t ibf_hosts_read(const ibf_fabric_t *f, const char *path,
 	memset(out, 0, sizeof(*out));
 	if ((st = ibf_text_load(&t, path, err)) != IBF_OK)
 		return st;
-	st = ibf_hosts_read_text(f, &t, out, err);
+	st = read_list(f, &t, copies, repeats, out, err);
 	ibf_text_free(&t);
 	return st;
+}
+
+ibf_status_t ibf_hosts_read(const ibf_fabric_t *f, const char *path,
+			    ibf_hostlist_t *out, ibf_err_t *err)
+{
+	return read_file(f, path, 1, false, out, err);
+}
+
+ibf_status_t ibf_hosts_read_ranks(const ibf_fabric_t *f, const char *path,
+				  uint32_t ppn, ibf_hostlist_t *out,
+				  ibf_err_t *err)
+{
+	if (ppn < 1)
+		return ibf_err_set(err, IBF_ERR_INVALID, "%u ranks per host",
+				   ppn);
+	return read_file(f, path, ppn, true, out, err);
 }
 
 ibf_status_t ibf_hosts_write(const ibf_fabric_t *f, const ibf_hostlist_t *h,

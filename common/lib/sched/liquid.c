@@ -75,7 +75,10 @@ ibf_status_t ibf_liquid_traffic_from_sets(uint32_t n, const uint32_t *off,
 	*out = NULL;
 	if (n > IBF_LIQUID_MAX_TRANSFERS)
 		return ibf_err_set(err, IBF_ERR_RANGE, "%u transfers: more "
-				   "than %u", n, IBF_LIQUID_MAX_TRANSFERS);
+				   "than %u, the most a traffic of stored link "
+				   "sets holds (all-to-alls: "
+				   "ibf_liquid_hplan_create)", n,
+				   IBF_LIQUID_MAX_TRANSFERS);
 	if (!src || !dst)
 		nhosts = n + 1;
 	t = traffic_alloc(n, off[n], nhosts);
@@ -138,7 +141,10 @@ static ibf_status_t tb_init(struct tbuild *b, const ibf_lfts_t *l,
 	memset(b, 0, sizeof(*b));
 	if (ntransfers > IBF_LIQUID_MAX_TRANSFERS)
 		return ibf_err_set(err, IBF_ERR_RANGE, "%llu transfers: more "
-				   "than %u", (unsigned long long)ntransfers,
+				   "than %u, the most a traffic of stored link "
+				   "sets holds (all-to-alls: "
+				   "ibf_liquid_hplan_create)",
+				   (unsigned long long)ntransfers,
 				   IBF_LIQUID_MAX_TRANSFERS);
 	b->l = l;
 	b->max_hops = f->nswitches + 2;

@@ -96,6 +96,14 @@ bool lq_a2a_first_fit(const struct lq_a2a *a, enum lq_a2a_order order,
 bool lq_a2a_grouped(const struct lq_a2a *a);
 
 
+/* Room for the longest path a node-aware plan walks (a rank's own link and
+ * its tail); ibf_liquid_hplan_create refuses longer ones by name. */
+#define LQ_A2A_MAX_PATH 256u
+
+/* The engine of a plan (liquid_plan.c), for the node-aware plans built on
+ * it (liquid_hosts.c). */
+const struct lq_a2a *lq_plan_a2a(const ibf_liquid_plan_t *p);
+
 static inline const uint32_t *lq_a2a_tail(const struct lq_a2a *a, uint64_t t,
 					  uint32_t *len)
 {

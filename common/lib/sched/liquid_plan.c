@@ -30,6 +30,11 @@ const ibf_liquid_plan_info_t *ibf_liquid_plan_info(const ibf_liquid_plan_t *p)
 	return &p->info;
 }
 
+const struct lq_a2a *lq_plan_a2a(const ibf_liquid_plan_t *p)
+{
+	return p->a;
+}
+
 uint32_t ibf_liquid_plan_frame(const ibf_liquid_plan_t *p, uint32_t src,
 			       uint32_t dst)
 {

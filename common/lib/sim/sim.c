@@ -223,6 +223,9 @@ void ibf_sim_destroy(ibf_sim_t *s)
 	free(s->dep);
 	free(s->succ_off);
 	free(s->succ);
+	free(s->edep);
+	free(s->esucc_off);
+	free(s->esucc);
 	free(s->pkt);
 	free(s->stack);
 	sim_evq_free(&s->evq);
@@ -327,21 +330,48 @@ ibf_status_t ibf_sim_add_msg(ibf_sim_t *s, ibf_port_id_t src,
 	return IBF_OK;
 }
 
-ibf_status_t ibf_sim_add_dep(ibf_sim_t *s, uint32_t before, uint32_t after,
-			     ibf_err_t *err)
+/* Append (before, after) to a list of dependencies. */
+static ibf_status_t dep_push(const ibf_sim_t *s, uint32_t (**list)[2],
+			     size_t *n, size_t *cap, uint32_t before,
+			     uint32_t after, ibf_err_t *err)
 {
 	uint32_t (*d)[2];
 
 	if (before >= s->nmsg || after >= s->nmsg || before == after)
 		return ibf_err_set(err, IBF_ERR_INVALID, "dependency %u -> %u: "
 				   "no such pair of messages", before, after);
-	d = ibf_array_grow(s->dep, &s->dep_cap, s->ndep + 1, sizeof(*d));
+	d = ibf_array_grow(*list, cap, *n + 1, sizeof(*d));
 	if (!d)
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
-	s->dep = d;
-	s->dep[s->ndep][0] = before;
-	s->dep[s->ndep][1] = after;
-	s->ndep++;
+	*list = d;
+	d[*n][0] = before;
+	d[*n][1] = after;
+	(*n)++;
+	return IBF_OK;
+}
+
+ibf_status_t ibf_sim_add_dep(ibf_sim_t *s, uint32_t before, uint32_t after,
+			     ibf_err_t *err)
+{
+	return dep_push(s, &s->dep, &s->ndep, &s->dep_cap, before, after,
+			err);
+}
+
+ibf_status_t ibf_sim_add_dep_early(ibf_sim_t *s, uint32_t before,
+				   uint32_t after, uint64_t left,
+				   ibf_err_t *err)
+{
+	ibf_status_t st = dep_push(s, &s->edep, &s->nedep, &s->edep_cap,
+				   before, after, err);
+	sim_msg_t *m;
+	uint64_t keep;
+
+	if (st != IBF_OK)
+		return st;
+	m = &s->msg[before];
+	keep = (left + s->o.mtu - 1) / s->o.mtu;
+	m->early_at = m->npkts ? (keep < m->npkts ? m->npkts -
+						    (uint32_t)keep : 1) : 0;
 	return IBF_OK;
 }
 

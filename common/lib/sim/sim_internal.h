@@ -69,6 +69,9 @@ typedef struct sim_msg {
 	uint64_t bytes, bytes_done, bytes_at_first;
 	uint32_t npkts, sent, delivered;
 	uint32_t npred_left;
+	uint32_t early_at;       /* packets delivered that fire the early
+				    successors (0: at the end) */
+	bool early_fired;
 	uint32_t next_pending;   /* FIFO of ready messages of a host */
 	uint16_t base_lid;
 	uint8_t lid_mask;        /* LID offsets used: packet i & mask */
@@ -116,6 +119,9 @@ struct ibf_sim {
 	uint32_t (*dep)[2];      /* (before, after) as added */
 	size_t ndep, dep_cap;
 	uint32_t *succ_off, *succ;   /* CSR built by run */
+	uint32_t (*edep)[2];     /* early dependencies (before, after) */
+	size_t nedep, edep_cap;
+	uint32_t *esucc_off, *esucc; /* their CSR */
 	bool ran;
 
 	/* per port */

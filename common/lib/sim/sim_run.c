@@ -406,11 +406,25 @@ static void snapshot_first(ibf_sim_t *s)
 		s->msg[i].bytes_at_first = s->msg[i].bytes_done;
 }
 
+/* The early successors of mi: all but its last packets are in. */
+static void fire_early(ibf_sim_t *s, uint32_t mi)
+{
+	s->msg[mi].early_fired = true;
+	for (uint32_t j = s->esucc_off[mi]; j < s->esucc_off[mi + 1]; j++) {
+		uint32_t t = s->esucc[j];
+
+		if (!--s->msg[t].npred_left)
+			msg_ready(s, t);
+	}
+}
+
 static void msg_finish(ibf_sim_t *s, uint32_t mi)
 {
 	sim_msg_t *m = &s->msg[mi];
 	uint32_t j, t;
 
+	if (!m->early_fired)
+		fire_early(s, mi);
 	m->done = true;
 	m->end_ps = s->now;
 	if (m->kind == IBF_SIM_DATA && s->first_done_ps < 0)
@@ -523,7 +537,11 @@ static void on_deliver(ibf_sim_t *s, uint32_t k)
 		  (uint32_t)pk->vl << 8 | pk->blocks);
 	m->bytes_done += pk->payload;
 	pkt_release(s, k);
-	if (++m->delivered == m->npkts)
+	if (++m->delivered == m->early_at && m->delivered < m->npkts) {
+		fire_early(s, mi);
+		drain_completions(s);
+	}
+	if (m->delivered == m->npkts)
 		msg_complete(s, mi);
 }
 
@@ -558,29 +576,46 @@ static void dispatch(ibf_sim_t *s, const sim_ev_t *ev)
 
 /* ---- set-up and the loop --------------------------------------------------*/
 
-static ibf_status_t build_succ(ibf_sim_t *s, ibf_err_t *err)
+/* CSR of the successors of each message from (before, after) pairs;
+ * every after gets one more predecessor to wait for. */
+static ibf_status_t csr(ibf_sim_t *s, const uint32_t (*dep)[2], size_t ndep,
+			uint32_t **off_out, uint32_t **succ_out,
+			ibf_err_t *err)
 {
+	uint32_t *off = calloc((size_t)s->nmsg + 1, sizeof(uint32_t));
+	uint32_t *succ = malloc((ndep ? ndep : 1) * sizeof(uint32_t));
 	size_t i;
 	uint32_t m;
 
-	s->succ_off = calloc((size_t)s->nmsg + 1, sizeof(uint32_t));
-	s->succ = malloc((s->ndep ? s->ndep : 1) * sizeof(uint32_t));
-	if (!s->succ_off || !s->succ)
+	*off_out = off;
+	*succ_out = succ;
+	if (!off || !succ)
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
-	if (s->ndep > UINT32_MAX - 1)
+	if (ndep > UINT32_MAX - 1)
 		return ibf_err_set(err, IBF_ERR_RANGE, "too many dependencies");
-	for (i = 0; i < s->ndep; i++) {
-		s->succ_off[s->dep[i][0] + 1]++;
-		s->msg[s->dep[i][1]].npred_left++;
+	for (i = 0; i < ndep; i++) {
+		off[dep[i][0] + 1]++;
+		s->msg[dep[i][1]].npred_left++;
 	}
 	for (m = 0; m < s->nmsg; m++)
-		s->succ_off[m + 1] += s->succ_off[m];
-	for (i = 0; i < s->ndep; i++)
-		s->succ[s->succ_off[s->dep[i][0]]++] = s->dep[i][1];
+		off[m + 1] += off[m];
+	for (i = 0; i < ndep; i++)
+		succ[off[dep[i][0]]++] = dep[i][1];
 	for (m = s->nmsg; m > 0; m--)
-		s->succ_off[m] = s->succ_off[m - 1];
-	s->succ_off[0] = 0;
+		off[m] = off[m - 1];
+	off[0] = 0;
 	return IBF_OK;
+}
+
+static ibf_status_t build_succ(ibf_sim_t *s, ibf_err_t *err)
+{
+	ibf_status_t st = csr(s, (const uint32_t (*)[2])s->dep, s->ndep,
+			      &s->succ_off, &s->succ, err);
+
+	if (st == IBF_OK)
+		st = csr(s, (const uint32_t (*)[2])s->edep, s->nedep,
+			 &s->esucc_off, &s->esucc, err);
+	return st;
 }
 
 /* Timed messages wait for a START event as for one more predecessor. */

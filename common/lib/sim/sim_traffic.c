@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <ibflow/liquid.h>
+#include <ibflow/liquid_hosts.h>
 
 #include "formats/names.h"
 #include "sim_internal.h"
@@ -57,8 +58,19 @@ ibf_status_t ibf_sim_a2a_parse(const char *spec, ibf_sim_a2a_t *alg,
 		if (!strcmp(spec, a2a_names[i]) &&
 		    i != IBF_SIM_A2A_LINEAR_SYNC) {
 			*alg = (ibf_sim_a2a_t)i;
+			if (i == IBF_SIM_A2A_LIQUID)
+				*k = IBF_SIM_LIQUID_AUTO;
 			return IBF_OK;
 		}
+	if (!strncmp(spec, "liquid:", 7)) {
+		v = strtoul(spec + 7, &end, 10);
+		if (spec[7] >= '0' && spec[7] <= '9' && !*end &&
+		    v < IBF_SIM_LIQUID_AUTO) {
+			*alg = IBF_SIM_A2A_LIQUID;
+			*k = (unsigned)v;
+			return IBF_OK;
+		}
+	}
 	if (!strncmp(spec, "linear-sync:", 12)) {
 		v = strtoul(spec + 12, &end, 10);
 		if (spec[12] >= '0' && spec[12] <= '9' && !*end && v >= 1 &&
@@ -69,7 +81,8 @@ ibf_status_t ibf_sim_a2a_parse(const char *spec, ibf_sim_a2a_t *alg,
 		}
 	}
 	return ibf_err_set(err, IBF_ERR_PARSE, "algorithm '%s': expected "
-			   "liquid, liquid-barrier, pairwise, linear, "
+			   "liquid, liquid:BYTES, liquid-barrier, pairwise, "
+			   "linear, "
 			   "linear-sync:K (K >= 1) or bruck", spec);
 }
 
@@ -499,6 +512,142 @@ static ibf_status_t a2a_liquid(const a2a_t *a, bool with_barrier,
 	return st;
 }
 
+/* ---- node-aware liquid -----------------------------------------------------
+ * The plan of ibf_liquid_hplan_create: unit pairs (ranks sharing a host
+ * port) in frames.  Pair k = A -> B is c_A x c_B data messages, every rank
+ * of A to every rank of B at once, started by one release join at A.
+ * Each predecessor p of k sends one release from p's receiving unit to
+ * k's sending unit (local when they are one host) once p is in - or,
+ * with an early window of E bytes, once all but the last E bytes of p
+ * are in (E / (c_A c_B) of each block), so that the release crosses the
+ * fabric while p's tail still drains.  Gathering and forwarding within a
+ * host are shared memory, free here, as are the blocks within a unit
+ * (not simulated). */
+
+typedef struct unit_pairs {
+	ibf_liquid_hplan_view_t v;
+	const uint32_t *uoff;
+	const ibf_port_id_t *uport;
+	uint64_t early;             /* release window, bytes; 0: at arrival */
+	uint32_t *start, *notify;   /* [npairs] message ids */
+	bool *notify_early;         /* notify[k] fires its releases early */
+} unit_pairs_t;
+
+static uint32_t unit_ranks(const unit_pairs_t *u, uint32_t x)
+{
+	return u->uoff[x + 1] - u->uoff[x];
+}
+
+/* Pair k's data messages and joins: start[k] is what its releases feed,
+ * notify[k] what releases its successors. */
+static ibf_status_t unit_pair_blocks(const a2a_t *a, unit_pairs_t *u,
+				     uint64_t k, ibf_err_t *err)
+{
+	uint32_t A = u->v.pair_src[k], B = u->v.pair_dst[k], id, x;
+	uint32_t vol = unit_ranks(u, A) * unit_ranks(u, B);
+	bool single = vol == 1;
+	uint64_t left = (u->early + vol - 1) / vol;
+	ibf_status_t st = IBF_OK;
+
+	u->start[k] = u->notify[k] = SIM_NONE;
+	u->notify_early[k] = single && u->early;
+	if (!single && u->v.pred_off[k + 1] > u->v.pred_off[k])
+		st = msg(a->s, u->uport[A], u->uport[A], 0, IBF_SIM_LOCAL,
+			 &u->start[k], err);
+	if (st == IBF_OK && !single)
+		st = msg(a->s, u->uport[B], u->uport[B], 0, IBF_SIM_LOCAL,
+			 &u->notify[k], err);
+	for (x = 0; st == IBF_OK && x < vol; x++) {
+		st = msg(a->s, u->uport[A], u->uport[B], a->bytes,
+			 IBF_SIM_DATA, &id, err);
+		if (st == IBF_OK && u->start[k] != SIM_NONE)
+			st = ibf_sim_add_dep(a->s, u->start[k], id, err);
+		if (st == IBF_OK && !single)
+			st = u->early ? ibf_sim_add_dep_early(
+				a->s, id, u->notify[k], left, err) :
+			     ibf_sim_add_dep(a->s, id, u->notify[k], err);
+		if (single)
+			u->start[k] = u->notify[k] = id;
+	}
+	return st;
+}
+
+static ibf_status_t unit_pair_releases(const a2a_t *a, unit_pairs_t *u,
+				       uint64_t k, ibf_err_t *err)
+{
+	ibf_status_t st = IBF_OK;
+	uint32_t rel;
+
+	for (uint64_t x = u->v.pred_off[k];
+	     st == IBF_OK && x < u->v.pred_off[k + 1]; x++) {
+		uint32_t q = u->v.pred[x];
+
+		st = msg(a->s, u->uport[u->v.pair_dst[q]],
+			 u->uport[u->v.pair_src[k]], a->s->o.ctrl_bytes,
+			 IBF_SIM_CONTROL, &rel, err);
+		if (st == IBF_OK)
+			st = u->notify_early[q] ?
+			     ibf_sim_add_dep_early(a->s, u->notify[q], rel,
+						   u->early, err) :
+			     ibf_sim_add_dep(a->s, u->notify[q], rel, err);
+		if (st == IBF_OK)
+			st = ibf_sim_add_dep(a->s, rel, u->start[k], err);
+	}
+	return st;
+}
+
+/* The default window: a release and the successor's first packet each
+ * cross the longest path (hops x latency), at the first unit's link
+ * rate. */
+static uint64_t auto_window(const a2a_t *a, const ibf_liquid_hplan_info_t *in,
+			    const ibf_port_id_t *uport)
+{
+	double gbps = a->s->o.rate_gbps > 0 ? a->s->o.rate_gbps :
+		      ibf_sim_link_gbps(&a->s->fabric->ports[uport[0]]);
+	double sec = 2.0 * in->max_path * a->s->o.latency_ns * 1e-9;
+
+	return (uint64_t)(sec * gbps * 1e9 / 8);
+}
+
+static ibf_status_t a2a_liquid_units(const a2a_t *a,
+				     const ibf_liquid_opts_t *lopts,
+				     unsigned window, uint32_t *frames,
+				     ibf_err_t *err)
+{
+	ibf_liquid_hplan_t *p;
+	unit_pairs_t u = { 0 };
+	ibf_status_t st;
+	size_t np;
+
+	st = ibf_liquid_hplan_create(a->s->lfts, a->snd, a->n, lopts, &p,
+				     err);
+	if (st != IBF_OK)
+		return st;
+	ibf_liquid_hplan_view(p, &u.v);
+	ibf_liquid_hplan_unit_ranks(p, &u.uoff);
+	u.uport = ibf_liquid_hplan_unit_port(p);
+	u.early = window == IBF_SIM_LIQUID_AUTO ?
+		  (u.v.npairs ? auto_window(a, ibf_liquid_hplan_info(p),
+					    u.uport) : 0) : window;
+	np = (size_t)u.v.npairs + 1;
+	u.start = malloc(np * sizeof(uint32_t));
+	u.notify = malloc(np * sizeof(uint32_t));
+	u.notify_early = malloc(np * sizeof(bool));
+	if (!u.start || !u.notify || !u.notify_early)
+		st = ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	for (uint64_t k = 0; st == IBF_OK && k < u.v.npairs; k++)
+		st = unit_pair_blocks(a, &u, k, err);
+	for (uint64_t k = 0; st == IBF_OK && k < u.v.npairs; k++)
+		st = unit_pair_releases(a, &u, k, err);
+	if (st == IBF_OK && frames)
+		*frames = u.v.nframes;
+	free(u.start);
+	free(u.notify);
+	free(u.notify_early);
+	ibf_liquid_hplan_destroy(p);
+	return st;
+}
+
 static ibf_status_t check_ranks(const ibf_port_id_t *ranks,
 				const ibf_port_id_t *recv, uint32_t n,
 				ibf_err_t *err)
@@ -508,15 +657,24 @@ static ibf_status_t check_ranks(const ibf_port_id_t *ranks,
 	if (n < 2)
 		return ibf_err_set(err, IBF_ERR_INVALID, "all-to-all of %u "
 				   "ranks: needs at least 2", n);
-	for (i = 0; i < n; i++)
+	for (i = 0; recv && i < n; i++)
 		for (j = 0; j < n; j++)
 			if ((j > i && (ranks[i] == ranks[j] ||
-				       (recv && recv[i] == recv[j]))) ||
-			    (recv && ranks[i] == recv[j]))
+				       recv[i] == recv[j])) ||
+			    ranks[i] == recv[j])
 				return ibf_err_set(err, IBF_ERR_INVALID,
 						   "all-to-all: ranks %u and "
 						   "%u share a host", i, j);
 	return IBF_OK;
+}
+
+static bool shared_hosts(const ibf_port_id_t *ranks, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = i + 1; j < n; j++)
+			if (ranks[i] == ranks[j])
+				return true;
+	return false;
 }
 
 ibf_status_t ibf_sim_add_alltoall(ibf_sim_t *s, const ibf_port_id_t *ranks,
@@ -535,9 +693,15 @@ ibf_status_t ibf_sim_add_alltoall(ibf_sim_t *s, const ibf_port_id_t *ranks,
 		return st;
 	switch (alg) {
 	case IBF_SIM_A2A_LIQUID:
+		if (!recv)
+			return a2a_liquid_units(&a, lopts, k, frames, err);
+		return a2a_liquid(&a, false, lopts, frames, err);
 	case IBF_SIM_A2A_LIQUID_BARRIER:
-		return a2a_liquid(&a, alg == IBF_SIM_A2A_LIQUID_BARRIER, lopts,
-				  frames, err);
+		if (!recv && shared_hosts(ranks, n))
+			return ibf_err_set(err, IBF_ERR_UNSUPPORTED,
+					   "liquid-barrier: one rank per "
+					   "host");
+		return a2a_liquid(&a, true, lopts, frames, err);
 	case IBF_SIM_A2A_PAIRWISE:
 		return a2a_pairwise(&a, err);
 	case IBF_SIM_A2A_LINEAR:
