@@ -189,8 +189,9 @@ ibf_status_t ibf_probe_solution_write_json(const ibf_fabric_t *f,
  * Reference: the peers' median, or expected_link x the row's links when
  * the per-link latency is known.  Scale: the largest of 1.4826 x the
  * peers' median absolute deviation, the peers' median measurement noise
- * (sum over the measurements that determine a row of |weight| x
- * (rtt_max - rtt)), and 1e-6 x the largest |latency|.  Suspect: latency
+ * (the median spread rtt_max - rtt over all measurements, times the sum
+ * of |weight| over the measurements that determine a row), and 1e-6 x
+ * the largest |latency|.  Suspect: latency
  * above reference + threshold x scale.  Kinds of fewer than 3 rows are
  * not judged unless expected_link is given.  See docs/probe.md. */
 typedef struct ibf_probe_health_opts {
@@ -214,7 +215,7 @@ typedef struct ibf_probe_health {
 	char **kind_name;      /* [nkinds]: "host>1 + 1>2" (levels) */
 	double *reference;     /* [nagg]: NAN where not judged */
 	double *scale;         /* [nagg] */
-	double *noise;         /* [nagg]: propagated measurement noise */
+	double *noise;         /* [nagg]: noise_median x sum |weight| */
 	uint32_t njudged;
 	double threshold;
 	double noise_median;   /* of the measurements' own noise */
@@ -237,8 +238,10 @@ void ibf_probe_health_write_text(const ibf_fabric_t *f,
 				 const ibf_probe_solution_t *s,
 				 const ibf_probe_health_t *hl, FILE *fp);
 /* ibf_probe_solution_write_json()'s document plus "health": {threshold,
- * judged, noise_median, kinds, suspects: [{links, kind, latency,
- * reference, excess, scale, measurements: [{a, b, rtt, weight}]}]}. */
+ * judged, noise_median, rows: [{kind, reference, scale, noise}] (one per
+ * aggregated link, in "links" order; reference and scale null where not
+ * judged), suspects: [{links, row, kind, latency, reference, excess,
+ * scale, measurements: [{a, b, rtt, weight}]}]}. */
 ibf_status_t ibf_probe_report_write_json(const ibf_fabric_t *f,
 					 const ibf_hostlist_t *h,
 					 const ibf_probe_meas_t *m,

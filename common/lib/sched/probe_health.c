@@ -9,7 +9,10 @@
  * columns, g: the row in the same columns; g lies in V's row space by
  * construction).  w is the minimum-norm solution, found by CGLS; it
  * gives the row's latency as a sum of RTTs, and its noise as the sum of
- * |w_j| times each measurement's own spread.
+ * |w_j| times the measurements' median spread.  The median, not each
+ * measurement's own spread: a slow link makes its measurements' runs
+ * differ by as much as it delays them, and would otherwise raise the
+ * scale of every peer whose weights touch them.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -446,7 +449,6 @@ nomem:
 /* Every row's weights (NULL when over the budget) and its noise. */
 static ibf_status_t all_weights(const ibf_probe_cols_t *c,
 				const struct vrows *v,
-				const ibf_probe_meas_t *m,
 				const ibf_probe_solution_t *s,
 				ibf_probe_health_t *h, double **wall,
 				ibf_err_t *err)
@@ -473,7 +475,7 @@ static ibf_status_t all_weights(const ibf_probe_cols_t *c,
 		weights(v, g, wi, work);
 		memset(g, 0, c->ncols * sizeof(*g));
 		for (k = 0; k < v->n; k++)
-			h->noise[i] += fabs(wi[k]) * spread(&m[k]);
+			h->noise[i] += fabs(wi[k]) * h->noise_median;
 	}
 	free(g);
 	free(work);
@@ -535,7 +537,7 @@ ibf_status_t ibf_probe_health(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 	}
 	if ((st = assign_kinds(l->fabric, s, out, err)) != IBF_OK ||
 	    (st = vrows_build(l, h, &cols, m, nm, &v, err)) != IBF_OK ||
-	    (st = all_weights(&cols, &v, m, s, out, &wall, err)) != IBF_OK)
+	    (st = all_weights(&cols, &v, s, out, &wall, err)) != IBF_OK)
 		goto out;
 	j = (struct judge){ s, o, out, 1e-6 * (big > 0 ? big : 1) };
 	for (k = 0; k < out->nkinds; k++)

@@ -219,10 +219,18 @@ static json_object *health_doc(const ibf_fabric_t *f,
 	json_object_object_add(o, "noise_median",
 			       json_object_new_double(hl->noise_median));
 	kinds = json_object_new_array();
-	for (i = 0; i < s->nagg; i++)
-		json_object_array_add(kinds, json_object_new_string(
-					      hl->kind_name[hl->kind[i]]));
-	json_object_object_add(o, "kinds", kinds);
+	for (i = 0; i < s->nagg; i++) {
+		json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "kind", json_object_new_string(
+					       hl->kind_name[hl->kind[i]]));
+		json_object_object_add(e, "reference", num(hl->reference[i]));
+		json_object_object_add(e, "scale", isnan(hl->reference[i]) ?
+				       NULL : num(hl->scale[i]));
+		json_object_object_add(e, "noise", num(hl->noise[i]));
+		json_object_array_add(kinds, e);
+	}
+	json_object_object_add(o, "rows", kinds);
 	sus = json_object_new_array();
 	for (i = 0; i < hl->nsuspects; i++) {
 		const ibf_probe_suspect_t *x = &hl->suspects[i];
