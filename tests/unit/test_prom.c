@@ -3,7 +3,7 @@
  * Prometheus' text format as prom_io.c writes it, against strings
  * written out by hand from the format's rules: label values escape
  * backslash, double quote and line feed; HELP escapes backslash and line
- * feed; NaN and infinities as the format spells them; a routing's
+ * feed; bytes that are not UTF-8 become U+FFFD; NaN and infinities as the format spells them; a routing's
  * unknown figures leave their families out; the fallback carries its
  * reason; the file is renamed into place (no temporary left).
  */
@@ -45,6 +45,16 @@ static void test_escaping(void **state)
 	t = capture_sample("m", l, 2, 1.5);
 	assert_string_equal(t, "m{a=\"x\\\"y\\\\z\\nw\",b=\"\"} 1.5\n");
 	free(t);
+	{
+		const ibf_prom_label_t u = { "n", "a\xff" "b\xc3\xa9\xed\xa0\x80" };
+
+		/* a stray byte and a surrogate: U+FFFD each byte; e-acute
+		 * kept */
+		t = capture_sample("m", &u, 1, 2);
+		assert_string_equal(t, "m{n=\"a\xef\xbf\xbd" "b\xc3\xa9\xef\xbf"
+				    "\xbd\xef\xbf\xbd\xef\xbf\xbd\"} 2\n");
+		free(t);
+	}
 	t = capture_sample("m", NULL, 0, NAN);
 	assert_string_equal(t, "m NaN\n");
 	free(t);

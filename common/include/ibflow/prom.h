@@ -7,7 +7,9 @@
  *
  * A family is announced once by "# HELP" and "# TYPE" and its samples
  * follow it; label values are escaped (backslash, double quote, line
- * feed) and HELP text likewise (backslash, line feed).  Files are written
+ * feed) and HELP text likewise (backslash, line feed); bytes that are
+ * not UTF-8 (a NodeDescription may hold any) become U+FFFD, as the
+ * format is UTF-8.  Files are written
  * to a temporary name beside the target and renamed into place, so the
  * collector, which reads every *.prom file of its directory on each
  * scrape, never sees half a file.

@@ -8,38 +8,77 @@
 
 #include <ibflow/io.h>
 
-/* HELP text: backslash and line feed escaped. */
-static void escape_help(FILE *fp, const char *s)
+/* Length of the valid UTF-8 sequence at s, 0 if it is not one (the
+ * text format is UTF-8: a stray byte would make the whole file
+ * unreadable to the collector). */
+static size_t utf8_len(const unsigned char *s)
 {
-	for (; *s; s++) {
+	size_t n, i;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* no overlong forms, surrogates or code points above U+10FFFF */
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* s with backslash and line feed escaped, a double quote too when
+ * quote; bytes that are not UTF-8 become U+FFFD. */
+static void escape(FILE *fp, const char *str, bool quote)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		size_t n = utf8_len(s);
+
+		if (!n) {
+			fputs("\xef\xbf\xbd", fp);
+			s++;
+			continue;
+		}
 		if (*s == '\\')
 			fputs("\\\\", fp);
 		else if (*s == '\n')
 			fputs("\\n", fp);
+		else if (*s == '"' && quote)
+			fputs("\\\"", fp);
 		else
-			fputc(*s, fp);
+			fwrite(s, 1, n, fp);
+		s += n;
 	}
 }
 
 void ibf_prom_escape_value(FILE *fp, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\\\", fp);
-		else if (*s == '"')
-			fputs("\\\"", fp);
-		else if (*s == '\n')
-			fputs("\\n", fp);
-		else
-			fputc(*s, fp);
-	}
+	escape(fp, s, true);
 }
 
 void ibf_prom_family(FILE *fp, const char *name, ibf_prom_type_t type,
 		     const char *help)
 {
 	fprintf(fp, "# HELP %s ", name);
-	escape_help(fp, help);
+	escape(fp, help, false);
 	fprintf(fp, "\n# TYPE %s %s\n", name,
 		type == IBF_PROM_COUNTER ? "counter" : "gauge");
 }
