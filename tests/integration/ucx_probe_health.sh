@@ -14,8 +14,11 @@
 #     bucket (16 KiB at that rate) waits (size - bucket) / rate on every
 #     crossing, also for the first exchange after an idle bucket, so
 #     every probe over the cable is slower by milliseconds against tens
-#     of microseconds of noise.  Every suspect must contain that cable,
-#     at least one must, and the excess must exceed the run's noise.
+#     of microseconds of noise.  A suspect must hold that cable (one
+#     direction or the other), those that do must rank first (by excess
+#     over scale), and their excess must exceed 5x the run's noise.  A
+#     loaded host can make a measurement slow in every run: other rows
+#     it determines may then be suspect too (said, after the cable's).
 #     netem is not in this kernel (docs/netns-fabric.md), hence the rate.
 #
 # Each run also writes --prom (checked with promtool when installed) and
@@ -37,7 +40,7 @@ SLOW_LINK=s1-1:6
 SLOW_RATE=10mbit
 SIZE=24576
 export LD_LIBRARY_PATH=$B/ucx_component/.libs:$B/common/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-PROBE_ENV="UCX_IBFLOW_PROBE_SIZE=$SIZE UCX_IBFLOW_PROBE_STALL=10 UCX_IBFLOW_PROBE_MAX=40 UCX_IBFLOW_PROBE_RUNS=3 UCX_IBFLOW_TIMEOUT=120s UCX_IBFLOW_TLS=tcp UCX_IBFLOW_NET_DEVICES=fab1"
+PROBE_ENV="UCX_IBFLOW_PROBE_SIZE=$SIZE UCX_IBFLOW_PROBE_STALL=10 UCX_IBFLOW_PROBE_MAX=40 UCX_IBFLOW_PROBE_RUNS=5 UCX_IBFLOW_TIMEOUT=120s UCX_IBFLOW_TLS=tcp UCX_IBFLOW_NET_DEVICES=fab1"
 
 if [ ! -x "$PROBE" ]; then
 	t_skip ucx_probe_health "the UCX component is not built"
@@ -171,19 +174,25 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 ways = set(sys.argv[2:4])
 h = d["health"]
+sus = h["suspects"]          # by excess / scale, largest first
+holds = [bool(ways & set(s["links"])) for s in sus]
 out = []
-for s in h["suspects"]:
-    if not ways & set(s["links"]):
-        out.append("+".join(s["links"]))
-    if s["excess"] <= 5 * max(s["scale"], h["noise_median"]):
+if not any(holds):
+    out.append("no suspect holds the cable")
+elif False in holds and holds.index(False) < len(holds) - holds[::-1].index(True) - 1:
+    out.append("a row without the cable ranks above one with it")
+for s, x in zip(sus, holds):
+    if x and s["excess"] <= 5 * max(s["scale"], h["noise_median"]):
         out.append("excess %.1f within noise" % s["excess"])
-print("; ".join(out))
+others = ["+".join(s["links"]) for s, x in zip(sus, holds) if not x]
+print("; ".join(out) + "|" + " ; ".join(others))
 PY
 )
-	if [ "$ns" -ge 1 ] && [ -z "$bad" ]; then
-		t_pass "slow: $SLOW_LINK ($SLOW_RATE) named: $ns suspect(s), each containing it or $rev: $list (noise median $noise us)"
+	IFS='|' read -r bad others <<<"$bad"
+	if [ -z "$bad" ]; then
+		t_pass "slow: $SLOW_LINK ($SLOW_RATE) named: the suspects holding it or $rev rank first: $list (noise median $noise us)${others:+; also suspect on this run, after them: $others}"
 	else
-		t_fail "slow: the slow link named" "$ns suspect(s): $list; not the cable: $bad"
+		t_fail "slow: the slow link named" "$bad; $ns suspect(s): $list"
 	fi
 	offline "slow" "$W/slow" 1
 fi
