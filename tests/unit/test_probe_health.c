@@ -14,6 +14,7 @@
  *    row's links; kinds of fewer than 3 rows are judged only then;
  *  - a two-level fat tree (directed model, all pairs): one slow
  *    leaf-to-spine link; every suspect contains it, at least one does;
+ *    over the weight budget the same suspects, their weights still exact;
  *  - the Prometheus text of a verdict (families, escaped labels).
  */
 #include <stdarg.h>
@@ -245,7 +246,7 @@ static void test_clean(void **state)
  * link of 1.5 against 1.0 expected is suspect, excess 0.5. */
 static void test_expected(void **state)
 {
-	ibf_probe_health_opts_t o = { 0, 1.0 };
+	ibf_probe_health_opts_t o = { 0, 1.0, 0 };
 	struct fx x;
 	struct verdict v;
 
@@ -314,6 +315,25 @@ static void test_fat_tree_slow_link(void **state)
 		assert_true(row_has(&v.s, v.hl.suspects[i].agg, up) ||
 			    row_has(&v.s, v.hl.suspects[i].agg, down));
 		check_weights(&v, &v.hl.suspects[i]);
+	}
+	/* over the weight budget: the same suspects, weights for them
+	 * alone (still exact), no propagated noise */
+	{
+		ibf_probe_health_opts_t o = { 0, 0, 1 };
+		ibf_probe_health_t h2;
+
+		ibf_err_clear(&err);
+		assert_int_equal(ibf_probe_health(x.r->lfts, &x.h, v.m, v.nm,
+						  &v.s, &o, &h2, &err), IBF_OK);
+		assert_int_equal(h2.nsuspects, v.hl.nsuspects);
+		for (i = 0; i < h2.nsuspects; i++) {
+			assert_int_equal(h2.suspects[i].agg,
+					 v.hl.suspects[i].agg);
+			check_weights(&v, &h2.suspects[i]);
+		}
+		for (i = 0; i < h2.nagg; i++)
+			assert_true(h2.noise[i] == 0);
+		ibf_probe_health_free(&h2);
 	}
 	/* the text format of the verdict, read back by promtool in the
 	 * integration tests; here its families */

@@ -197,12 +197,17 @@ ibf_status_t ibf_probe_solution_write_json(const ibf_fabric_t *f,
 typedef struct ibf_probe_health_opts {
 	double threshold;     /* 0 = 5 */
 	double expected_link; /* one-way latency of one link; 0 = unknown */
+	/* Rows x measurement nonzeros above which weights are computed for
+	 * the 16 largest suspects only, and no row's noise (0 = 2e8). */
+	uint64_t weight_budget;
 } ibf_probe_health_opts_t;
 
 typedef struct ibf_probe_suspect {
 	uint32_t agg;         /* row of the solution's aggregated links */
 	double latency, reference, excess, scale;
-	/* The measurements that determine it: latency = sum weight x RTT. */
+	/* The measurements that determine it: latency = sum weight x RTT
+	 * (none listed beyond the 16th suspect of a fabric too large for
+	 * every row's weights, docs/probe.md). */
 	uint32_t nmeas;
 	uint32_t *meas;       /* indices into the measurements */
 	double *weight;

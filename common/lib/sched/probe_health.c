@@ -27,6 +27,8 @@
  * computed for the suspects only: each row's CGLS costs a few passes
  * over all measurements. */
 #define HEALTH_WEIGHT_BUDGET 200000000ull
+/* Beyond the budget: suspects whose measurements are listed. */
+#define HEALTH_MAX_WEIGHED 16
 #define KIND_NAME_MAX 512
 
 /* Sparse measurement rows over the solver's columns. */
@@ -384,15 +386,35 @@ static int cmp_suspect(const void *x, const void *y)
 	return ra > rb ? -1 : ra < rb;
 }
 
-/* The suspects with their weights (computed here if not yet). */
+/* A suspect's measurements: the nonzero weights of wi. */
+static int keep_weights(ibf_probe_suspect_t *x, const double *wi, uint32_t n)
+{
+	uint32_t k, nz = 0;
+
+	for (k = 0; k < n; k++)
+		nz += wi[k] != 0;
+	x->meas = malloc((nz + 1) * sizeof(*x->meas));
+	x->weight = malloc((nz + 1) * sizeof(*x->weight));
+	if (!x->meas || !x->weight)
+		return -1;
+	for (k = 0; k < n; k++)
+		if (wi[k] != 0) {
+			x->meas[x->nmeas] = k;
+			x->weight[x->nmeas++] = wi[k];
+		}
+	return 0;
+}
+
+/* The suspects, largest excess over scale first, with their weights
+ * (computed here when not yet: for the first HEALTH_MAX_WEIGHED). */
 static ibf_status_t list_suspects(struct judge *j, const ibf_probe_cols_t *c,
-				  const struct vrows *v, double *wall,
+				  const struct vrows *v, const double *wall,
 				  ibf_err_t *err)
 {
 	const ibf_probe_solution_t *s = j->s;
 	ibf_probe_health_t *h = j->h;
 	double *g = NULL, *w = NULL, *work = NULL;
-	uint32_t i, k, n;
+	uint32_t i;
 
 	h->suspects = calloc(s->nagg + 1, sizeof(*h->suspects));
 	g = calloc(c->ncols + 1, sizeof(*g));
@@ -402,7 +424,6 @@ static ibf_status_t list_suspects(struct judge *j, const ibf_probe_cols_t *c,
 		goto nomem;
 	for (i = 0; i < s->nagg; i++) {
 		ibf_probe_suspect_t *x;
-		const double *wi;
 
 		if (isnan(h->reference[i]) ||
 		    s->agg_latency[i] - h->reference[i] <=
@@ -414,27 +435,24 @@ static ibf_status_t list_suspects(struct judge *j, const ibf_probe_cols_t *c,
 		x->reference = h->reference[i];
 		x->excess = x->latency - x->reference;
 		x->scale = h->scale[i];
-		if (wall) {
-			wi = wall + (size_t)i * v->n;
-		} else {
-			row_vector(c, s, i, g);
-			weights(v, g, w, work);
-			memset(g, 0, c->ncols * sizeof(*g));
-			wi = w;
-		}
-		for (k = n = 0; k < v->n; k++)
-			n += wi[k] != 0;
-		x->meas = malloc((n + 1) * sizeof(*x->meas));
-		x->weight = malloc((n + 1) * sizeof(*x->weight));
-		if (!x->meas || !x->weight)
-			goto nomem;
-		for (k = 0; k < v->n; k++)
-			if (wi[k] != 0) {
-				x->meas[x->nmeas] = k;
-				x->weight[x->nmeas++] = wi[k];
-			}
 	}
 	qsort(h->suspects, h->nsuspects, sizeof(*h->suspects), cmp_suspect);
+	for (i = 0; i < h->nsuspects; i++) {
+		ibf_probe_suspect_t *x = &h->suspects[i];
+		const double *wi = w;
+
+		if (wall) {
+			wi = wall + (size_t)x->agg * v->n;
+		} else if (i < HEALTH_MAX_WEIGHED) {
+			row_vector(c, s, x->agg, g);
+			weights(v, g, w, work);
+			memset(g, 0, c->ncols * sizeof(*g));
+		} else {
+			continue;
+		}
+		if (keep_weights(x, wi, v->n) < 0)
+			goto nomem;
+	}
 	free(g);
 	free(w);
 	free(work);
@@ -449,7 +467,7 @@ nomem:
 /* Every row's weights (NULL when over the budget) and its noise. */
 static ibf_status_t all_weights(const ibf_probe_cols_t *c,
 				const struct vrows *v,
-				const ibf_probe_solution_t *s,
+				const ibf_probe_solution_t *s, uint64_t budget,
 				ibf_probe_health_t *h, double **wall,
 				ibf_err_t *err)
 {
@@ -457,7 +475,7 @@ static ibf_status_t all_weights(const ibf_probe_cols_t *c,
 	uint32_t i, k;
 
 	*wall = NULL;
-	if ((uint64_t)s->nagg * (v->off[v->n] + 1) > HEALTH_WEIGHT_BUDGET)
+	if ((uint64_t)s->nagg * (v->off[v->n] + 1) > budget)
 		return IBF_OK;
 	w = malloc(((size_t)s->nagg * v->n + 1) * sizeof(*w));
 	g = calloc(c->ncols + 1, sizeof(*g));
@@ -505,7 +523,7 @@ ibf_status_t ibf_probe_health(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 			      const ibf_probe_health_opts_t *o,
 			      ibf_probe_health_t *out, ibf_err_t *err)
 {
-	static const ibf_probe_health_opts_t defaults = { 0, 0 };
+	static const ibf_probe_health_opts_t defaults = { 0, 0, 0 };
 	ibf_probe_cols_t cols;
 	struct vrows v;
 	struct judge j;
@@ -537,7 +555,9 @@ ibf_status_t ibf_probe_health(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 	}
 	if ((st = assign_kinds(l->fabric, s, out, err)) != IBF_OK ||
 	    (st = vrows_build(l, h, &cols, m, nm, &v, err)) != IBF_OK ||
-	    (st = all_weights(&cols, &v, s, out, &wall, err)) != IBF_OK)
+	    (st = all_weights(&cols, &v, s, o->weight_budget ?
+				o->weight_budget : HEALTH_WEIGHT_BUDGET, out,
+				&wall, err)) != IBF_OK)
 		goto out;
 	j = (struct judge){ s, o, out, 1e-6 * (big > 0 ? big : 1) };
 	for (k = 0; k < out->nkinds; k++)
