@@ -198,7 +198,7 @@ typedef struct ibf_probe_health_opts {
 	double threshold;     /* 0 = 5 */
 	double expected_link; /* one-way latency of one link; 0 = unknown */
 	/* Rows x measurement nonzeros above which weights are computed for
-	 * the 16 largest suspects only, and no row's noise (0 = 2e8). */
+	 * the 16 largest suspects only, and no row's noise (0 = 2e6). */
 	uint64_t weight_budget;
 } ibf_probe_health_opts_t;
 

@@ -26,7 +26,10 @@
 /* Rows x nonzeros beyond which weights (and so the propagated noise) are
  * computed for the suspects only: each row's CGLS costs a few passes
  * over all measurements. */
-#define HEALTH_WEIGHT_BUDGET 200000000ull
+#define HEALTH_WEIGHT_BUDGET 2000000ull
+/* CGLS passes per row at most; a row not resolved by then lists no
+ * measurements (its noise stays the partial sum). */
+#define HEALTH_MAX_ITER 2000u
 /* Beyond the budget: suspects whose measurements are listed. */
 #define HEALTH_MAX_WEIGHED 16
 #define KIND_NAME_MAX 512
@@ -102,14 +105,17 @@ static void row_vector(const ibf_probe_cols_t *c, const ibf_probe_solution_t *s,
 }
 
 /* Minimum-norm w with V^T w = g, by CGLS from 0; w has v->n entries,
- * work 2 x ncols + 2 x n. */
-static void weights(const struct vrows *v, const double *g, double *w,
+ * work 2 x ncols + 2 x n.  False when not resolved to 1e-9 of |g|. */
+static bool weights(const struct vrows *v, const double *g, double *w,
 		    double *work)
 {
 	double *r = work, *q = r + v->ncols, *sv = q + v->ncols,
-	       *p = sv + v->n, gamma = 0, g0, gg = 0;
+	       *p = sv + v->n, gamma = 0, g0, gg = 0, rr = 0;
 	uint32_t i, it, maxit = 4 * v->n + 100;
 	uint64_t k;
+
+	if (maxit > HEALTH_MAX_ITER)
+		maxit = HEALTH_MAX_ITER;
 
 	memcpy(r, g, v->ncols * sizeof(*r));
 	memset(w, 0, v->n * sizeof(*w));
@@ -124,8 +130,9 @@ static void weights(const struct vrows *v, const double *g, double *w,
 		gamma += x * x;
 	}
 	g0 = gamma;
+	rr = gg;
 	for (it = 0; it < maxit && gamma > 1e-28 * g0 && gamma > 0; it++) {
-		double qq = 0, alpha, gnew = 0, rr = 0;
+		double qq = 0, alpha, gnew = 0;
 
 		memset(q, 0, v->ncols * sizeof(*q));
 		for (i = 0; i < v->n; i++)
@@ -138,11 +145,12 @@ static void weights(const struct vrows *v, const double *g, double *w,
 		alpha = gamma / qq;
 		for (i = 0; i < v->n; i++)
 			w[i] += alpha * p[i];
+		rr = 0;
 		for (i = 0; i < v->ncols; i++) {
 			r[i] -= alpha * q[i];
 			rr += r[i] * r[i];
 		}
-		if (rr <= 1e-24 * gg)
+		if (rr <= 1e-18 * gg)
 			break;
 		for (i = 0; i < v->n; i++) {
 			double x = 0;
@@ -159,6 +167,7 @@ static void weights(const struct vrows *v, const double *g, double *w,
 	for (i = 0; i < v->n; i++)
 		if (fabs(w[i]) < 1e-9)
 			w[i] = 0;
+	return rr <= 1e-18 * gg;
 }
 
 static double spread(const ibf_probe_meas_t *m)
@@ -378,6 +387,12 @@ static ibf_status_t judge_kind(struct judge *j, uint32_t k, double *tmp,
 	return IBF_OK;
 }
 
+/* The row's weights (all computed) were resolved. */
+static bool h_resolved_w(const double *wall, uint32_t n, uint32_t row)
+{
+	return !isnan(wall[(size_t)row * n]);
+}
+
 static int cmp_suspect(const void *x, const void *y)
 {
 	const ibf_probe_suspect_t *a = x, *b = y;
@@ -442,11 +457,17 @@ static ibf_status_t list_suspects(struct judge *j, const ibf_probe_cols_t *c,
 		const double *wi = w;
 
 		if (wall) {
+			if (!h_resolved_w(wall, v->n, x->agg))
+				continue;
 			wi = wall + (size_t)x->agg * v->n;
 		} else if (i < HEALTH_MAX_WEIGHED) {
+			bool ok;
+
 			row_vector(c, s, x->agg, g);
-			weights(v, g, w, work);
+			ok = weights(v, g, w, work);
 			memset(g, 0, c->ncols * sizeof(*g));
+			if (!ok)
+				continue;
 		} else {
 			continue;
 		}
@@ -490,9 +511,10 @@ static ibf_status_t all_weights(const ibf_probe_cols_t *c,
 		double *wi = w + (size_t)i * v->n;
 
 		row_vector(c, s, i, g);
-		weights(v, g, wi, work);
+		if (!weights(v, g, wi, work))
+			wi[0] = NAN; /* unresolved: its measurements unlisted */
 		memset(g, 0, c->ncols * sizeof(*g));
-		for (k = 0; k < v->n; k++)
+		for (k = 0; k < v->n && !isnan(wi[0]); k++)
 			h->noise[i] += fabs(wi[k]) * h->noise_median;
 	}
 	free(g);
