@@ -116,9 +116,9 @@ typedef struct ibf_osm {
 	int wake_fd[2];                  /* a byte here wakes the worker
 					    while it watches an evaluation */
 	ibf_osm_metrics_t metrics;
-	/* The routing thread's last word on this sweep for metrics: the
-	 * ibflow engine that refused and why, the time an ibflow engine
-	 * took (NAN when none routed). */
+	/* The routing thread's last word on this sweep for metrics (under
+	 * lock): the ibflow engine that refused and why, the time an ibflow
+	 * engine took. */
 	char refused[32];
 	char refusal[IBF_ERR_MSG_MAX];
 	double route_seconds;

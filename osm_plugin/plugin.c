@@ -178,8 +178,10 @@ static int route_cb(void *context)
 	if (st != IBF_OK) {
 		ibf_osm_logf(p, OSM_LOG_ERROR, "ERR IBF01: %s refuses this "
 			     "fabric: %s", e->osm_name, err.msg);
+		pthread_mutex_lock(&p->lock); /* metrics read it */
 		snprintf(p->refused, sizeof(p->refused), "%s", e->osm_name);
 		snprintf(p->refusal, sizeof(p->refusal), "%s", err.msg);
+		pthread_mutex_unlock(&p->lock);
 		ibf_routing_destroy(r);
 		ibf_fabric_destroy(f);
 		ibf_osm_result_set_current(p, NULL);
@@ -197,7 +199,9 @@ static int route_cb(void *context)
 		return 0;
 	}
 	res->routing = r;
+	pthread_mutex_lock(&p->lock);
 	p->route_seconds = t2 - t0;
+	pthread_mutex_unlock(&p->lock);
 	note_pgft(p, e, r);
 	ibf_osm_labels_keep(p, e, r);
 	log_routed(p, e, res, t1 - t0, t2 - t1);
