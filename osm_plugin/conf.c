@@ -288,6 +288,9 @@ static const char *apply(ibf_osm_conf_t *c, const char *key, char *v,
 	if (!strcmp(key, "report_file"))
 		return parse_path(v, c->report_file) ? NULL :
 			"report_file: path too long";
+	if (!strcmp(key, "metrics_file"))
+		return parse_path(v, c->metrics_file) ? NULL :
+			"metrics_file: path too long";
 	if (!strcmp(key, "eval"))
 		return parse_bool(v, &c->do_eval) ? NULL : "eval: yes or no";
 	if (!strcmp(key, "eval_opt"))

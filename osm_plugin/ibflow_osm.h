@@ -19,6 +19,7 @@
 
 #include <ibflow/fabric.h>
 #include <ibflow/lfts.h>
+#include <ibflow/prom.h>
 #include <ibflow/route.h>
 
 struct osm_opensm;
@@ -49,6 +50,7 @@ typedef struct ibf_osm_conf {
 	bool eval_opt;                   /* MMF optimum on PGFTs */
 	bool eval_foreign;               /* also evaluate other engines' LFTs */
 	char report_file[IBF_OSM_PATH_MAX]; /* "" = <export dir>/ibflow-eval.json */
+	char metrics_file[IBF_OSM_PATH_MAX]; /* "" = no metrics */
 } ibf_osm_conf_t;
 
 /* One routing OpenSM programmed: immutable once published. */
@@ -60,6 +62,19 @@ typedef struct ibf_osm_result {
 	ibf_routing_t *routing;          /* ibflow engines: full routing */
 	ibf_lfts_t *lfts;                /* other engines: tables read back */
 } ibf_osm_result_t;
+
+/* What metrics_file says of the last routing (metrics.c): under
+ * ibf_osm_t.lock; unknown numbers are NAN. */
+typedef struct ibf_osm_metrics {
+	ibf_prom_routing_t m;            /* strings point into this struct */
+	char engine[32], requested[32];
+	char reason[IBF_ERR_MSG_MAX];
+	ibf_prom_pattern_t pats[IBF_OSM_MAX_PATTERNS];
+	char pat_names[IBF_OSM_MAX_PATTERNS][64];
+	uint64_t seq;                    /* routing the numbers belong to
+					    (0: none) */
+	bool dirty;                      /* changed since written */
+} ibf_osm_metrics_t;
 
 struct ibf_osm;
 
@@ -100,6 +115,13 @@ typedef struct ibf_osm {
 	pthread_t worker;
 	int wake_fd[2];                  /* a byte here wakes the worker
 					    while it watches an evaluation */
+	ibf_osm_metrics_t metrics;
+	/* The routing thread's last word on this sweep for metrics (under
+	 * lock): the ibflow engine that refused and why, the time an ibflow
+	 * engine took. */
+	char refused[32];
+	char refusal[IBF_ERR_MSG_MAX];
+	double route_seconds;
 
 	/* The PGFT shape of the last dmodk/uapr routing: a tree that loses
 	 * nodes keeps its labels (only OpenSM's routing thread uses it). */
@@ -187,6 +209,24 @@ ibf_osm_result_t *ibf_osm_result_new(ibf_osm_t *p, const char *engine,
 void ibf_osm_result_put(ibf_osm_t *p, ibf_osm_result_t *res);
 ibf_osm_result_t *ibf_osm_result_current(ibf_osm_t *p);
 void ibf_osm_result_set_current(ibf_osm_t *p, ibf_osm_result_t *res);
+
+/* metrics.c: a routing was done (OpenSM's report thread; res may be
+ * NULL), its export and its evaluation (the worker).  Each marks the
+ * metrics to be written; ibf_osm_metrics_flush writes them (the worker,
+ * never OpenSM's threads: a slow disk must not hold up the SM). */
+void ibf_osm_metrics_routing(ibf_osm_t *p, const char *engine,
+			     const ibf_osm_result_t *res);
+void ibf_osm_metrics_lft_changes(ibf_osm_t *p, const ibf_osm_result_t *prev,
+				 const ibf_osm_result_t *res);
+void ibf_osm_metrics_export(ibf_osm_t *p, const ibf_osm_result_t *res,
+			    bool ok);
+void ibf_osm_metrics_eval(ibf_osm_t *p, const ibf_osm_result_t *res,
+			  const char *const *names,
+			  const ibf_prom_pattern_t *pats, unsigned n,
+			  unsigned skipped, double seconds);
+void ibf_osm_metrics_deadlock(ibf_osm_t *p, const ibf_osm_result_t *res,
+			      bool free_, unsigned vls);
+void ibf_osm_metrics_flush(ibf_osm_t *p, const ibf_osm_conf_t *c);
 
 /* osm_env.c */
 void ibf_osm_logf(ibf_osm_t *p, int level, const char *fmt, ...)

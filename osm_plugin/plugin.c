@@ -178,6 +178,10 @@ static int route_cb(void *context)
 	if (st != IBF_OK) {
 		ibf_osm_logf(p, OSM_LOG_ERROR, "ERR IBF01: %s refuses this "
 			     "fabric: %s", e->osm_name, err.msg);
+		pthread_mutex_lock(&p->lock); /* metrics read it */
+		snprintf(p->refused, sizeof(p->refused), "%s", e->osm_name);
+		snprintf(p->refusal, sizeof(p->refusal), "%s", err.msg);
+		pthread_mutex_unlock(&p->lock);
 		ibf_routing_destroy(r);
 		ibf_fabric_destroy(f);
 		ibf_osm_result_set_current(p, NULL);
@@ -195,6 +199,9 @@ static int route_cb(void *context)
 		return 0;
 	}
 	res->routing = r;
+	pthread_mutex_lock(&p->lock);
+	p->route_seconds = t2 - t0;
+	pthread_mutex_unlock(&p->lock);
 	note_pgft(p, e, r);
 	ibf_osm_labels_keep(p, e, r);
 	log_routed(p, e, res, t1 - t0, t2 - t1);
@@ -332,6 +339,18 @@ static bool used_is_ours(ibf_osm_t *p)
 	return false;
 }
 
+/* OpenSM's name of the engine that routed, as its log says it. */
+static const char *used_name(ibf_osm_t *p)
+{
+	struct osm_routing_engine *re = p->osm->routing_engine_used;
+
+	if (!re)
+		return "none";
+	if (used_is_ours(p))
+		return ((ibf_osm_engine_t *)re->context)->osm_name;
+	return osm_routing_engine_type_str(re->type);
+}
+
 /* ---- plugin interface --------------------------------------------------- */
 
 /* 64 bits from the clock and the process: no two loads of the plugin
@@ -435,6 +454,7 @@ static void plugin_report(void *data, osm_epi_event_id_t id, void *ev)
 		res = foreign_result(p);
 	else
 		res = NULL;
+	ibf_osm_metrics_routing(p, used_name(p), res);
 	if (!res)
 		return;
 	ibf_osm_worker_post(p, res);

@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,6 +47,7 @@
 #include <opensm/osm_opensm.h>
 #include <opensm/osm_log.h>
 
+#include <ibflow/deadlock.h>
 #include <ibflow/eval.h>
 #include <ibflow/export.h>
 #include <ibflow/io.h>
@@ -159,7 +161,7 @@ static const char *manifest_note(const char *dir, const char *gen)
 /* ibf_export_write(): the manifest says "writing" first, "complete" last
  * (or "failed" and why), every file carries the generation, so a consumer
  * never takes an older or half-written set for this routing's. */
-static void do_export(ibf_osm_t *p, const ibf_osm_conf_t *c,
+static bool do_export(ibf_osm_t *p, const ibf_osm_conf_t *c,
 		      const ibf_osm_result_t *res)
 {
 	const char *dir = export_dir(c);
@@ -179,23 +181,24 @@ static void do_export(ibf_osm_t *p, const ibf_osm_conf_t *c,
 			     "directory %s: %s (nothing written)", res->engine,
 			     (unsigned long long)res->seq, dir,
 			     strerror(errno));
-		return;
+		return false;
 	}
 	memset(&info, 0, sizeof(info));
 	generation(p, res, info.generation, sizeof(info.generation));
 	snprintf(info.engine, sizeof(info.engine), "%s", res->engine);
 	info.routing = res->seq;
 	ibf_err_clear(&err);
-	if (ibf_export_write(dir, r, &info, &err) != IBF_OK)
+	if (ibf_export_write(dir, r, &info, &err) != IBF_OK) {
 		ibf_osm_logf(p, OSM_LOG_ERROR, "ERR IBF08: export of %s "
 			     "routing %llu to %s failed (%s): %s",
 			     res->engine, (unsigned long long)res->seq, dir,
 			     manifest_note(dir, info.generation), err.msg);
-	else
-		ibf_osm_logf(p, OSM_LOG_INFO, "exported %s routing %llu "
-			     "(generation %s) to %s", res->engine,
-			     (unsigned long long)res->seq, info.generation,
-			     dir);
+		return false;
+	}
+	ibf_osm_logf(p, OSM_LOG_INFO, "exported %s routing %llu "
+		     "(generation %s) to %s", res->engine,
+		     (unsigned long long)res->seq, info.generation, dir);
+	return true;
 }
 
 /* ---- the evaluation child ---------------------------------------------- */
@@ -206,6 +209,7 @@ static void do_export(ibf_osm_t *p, const ibf_osm_conf_t *c,
  *   E<TAB>spec<TAB>message            a pattern failed
  *   B<TAB>spec                        budget gone before the pattern
  *   N<TAB>note                        no optimum, and why
+ *   D<TAB>free|cyclic<TAB>VLs         the deadlock check of the tables
  */
 static void child_line(int fd, const char *a, const char *b, const char *c,
 		       const char *d)
@@ -260,6 +264,8 @@ static json_object *pattern_json(const ibf_eval_t *e, const char *spec)
 			       json_object_new_double(x->min_rate));
 	json_object_object_add(o, "median_rate",
 			       json_object_new_double(x->median_rate));
+	json_object_object_add(o, "max_link_load",
+			       json_object_new_double(x->max_link_load));
 	json_object_object_add(o, "seconds",
 			       json_object_new_double(x->seconds));
 	json_object_object_add(o, "opt_seconds",
@@ -302,6 +308,29 @@ static void child_limits(const ibf_osm_conf_t *c)
 	}
 }
 
+/* The CDG of every VL the routing's SLs use (SL i on VL i, as the
+ * plugin programs SL2VL), or VL 0 for other engines' tables. */
+static void child_deadlock(int fd, const ibf_osm_result_t *res)
+{
+	ibf_deadlock_report_t dr;
+	ibf_sls_t sls, *sp = NULL;
+	ibf_err_t err;
+	char vls[16];
+
+	if (res->routing && res->routing->nsls > 1) {
+		ibf_sls_from_routing(res->routing, &sls);
+		sp = &sls;
+	}
+	ibf_err_clear(&err);
+	if (ibf_deadlock_check(result_lfts(res), sp, NULL, &dr, &err) !=
+	    IBF_OK)
+		return;
+	snprintf(vls, sizeof(vls), "%u", dr.nvls);
+	child_line(fd, "D", ibf_deadlock_found(&dr) ? "cyclic" : "free", vls,
+		   NULL);
+	ibf_deadlock_report_free(&dr);
+}
+
 static void child_main(const ibf_osm_conf_t *c, const ibf_osm_result_t *res,
 		       int fd, pid_t parent)
 {
@@ -340,6 +369,7 @@ static void child_main(const ibf_osm_conf_t *c, const ibf_osm_result_t *res,
 	eo.seed = c->route.seed;
 	eo.opt = c->eval_opt;
 	eo.nthreads = 1;
+	child_deadlock(fd, res);
 	for (i = 0; i < c->npatterns; i++) {
 		const char *spec = c->patterns[i];
 		ibf_eval_t *e = NULL;
@@ -405,6 +435,10 @@ typedef struct ev {
 	size_t len;
 	const char *current;     /* pattern running in the child */
 	unsigned done;
+	/* for metrics_file: the patterns evaluated */
+	ibf_prom_pattern_t pm[IBF_OSM_MAX_PATTERNS];
+	const char *pm_name[IBF_OSM_MAX_PATTERNS];
+	unsigned npm;
 } ev_t;
 
 static void skip(ev_t *v, const char *spec, const char *why)
@@ -414,6 +448,28 @@ static void skip(ev_t *v, const char *spec, const char *why)
 	json_object_object_add(o, "name", json_object_new_string(spec));
 	json_object_object_add(o, "why", json_object_new_string(why));
 	json_object_array_add(v->skipped, o);
+}
+
+static double json_field(json_object *o, const char *key)
+{
+	json_object *x;
+
+	return json_object_object_get_ex(o, key, &x) && x ?
+	       json_object_get_double(x) : NAN;
+}
+
+/* A pattern's figures for metrics_file, from its line's JSON. */
+static void note_pattern(ev_t *v, const char *spec, json_object *o)
+{
+	ibf_prom_pattern_t *m;
+
+	if (v->npm == IBF_OSM_MAX_PATTERNS)
+		return;
+	m = &v->pm[v->npm];
+	v->pm_name[v->npm++] = spec;
+	m->index = json_field(o, "index");
+	m->ratio = json_field(o, "ratio");
+	m->max_link_load = json_field(o, "max_link_load");
 }
 
 static void handle_line(ev_t *v, char *l)
@@ -434,14 +490,26 @@ static void handle_line(ev_t *v, char *l)
 			     f[1]);
 		return;
 	}
+	if (!strcmp(f[0], "D")) {
+		ibf_osm_logf(v->p, OSM_LOG_INFO, "deadlock check of %s routing "
+			     "%llu: %s over %s VL(s)", v->res->engine,
+			     (unsigned long long)v->res->seq,
+			     !strcmp(f[1], "free") ? "acyclic" : "CYCLIC",
+			     f[2] ? f[2] : "?");
+		ibf_osm_metrics_deadlock(v->p, v->res, !strcmp(f[1], "free"),
+					 f[2] ? (unsigned)atoi(f[2]) : 0);
+		return;
+	}
 	v->done++;
 	v->current = v->done < v->c->npatterns ?
 		     v->c->patterns[v->done] : NULL;
 	if (!strcmp(f[0], "R") && f[2] && f[3]) {
 		json_object *o = json_tokener_parse(f[2]);
 
-		if (o)
+		if (o) {
+			note_pattern(v, v->c->patterns[v->done - 1], o);
 			json_object_array_add(v->pats, o);
+		}
 		ibf_osm_logf(v->p, OSM_LOG_INFO, "eval %-14s %-10s %s",
 			     v->res->engine, f[1], f[3]);
 	} else if (!strcmp(f[0], "B")) {
@@ -560,7 +628,7 @@ static void do_eval(ibf_osm_t *p, const ibf_osm_conf_t *c,
 	double t0 = now_seconds(), t_stop = 0, t_asked = 0;
 	const char *why = NULL;
 	int pfd[2], status = 0;
-	ev_t v = { p, c, res, NULL, NULL, { 0 }, 0, NULL, 0 };
+	ev_t v = { .p = p, .c = c, .res = res };
 	bool eof = false, budget = false;
 	pid_t pid, self;
 	unsigned i;
@@ -673,6 +741,9 @@ static void do_eval(ibf_osm_t *p, const ibf_osm_conf_t *c,
 			     (unsigned)json_object_array_length(v.skipped),
 			     c->eval_budget, c->eval_mem_mb);
 	}
+	ibf_osm_metrics_eval(p, res, v.pm_name, v.pm, v.npm,
+			     (unsigned)json_object_array_length(v.skipped),
+			     now_seconds() - t0);
 	{
 		json_object *doc = report_doc(&v, now_seconds() - t0,
 					      budget ? "budget" : NULL);
@@ -714,20 +785,57 @@ static void note_replaced(ibf_osm_t *p, const ibf_osm_result_t *old)
 			     (unsigned long long)old->seq);
 }
 
-static void *worker_main(void *arg)
+/* Metrics of a routing without a job (other engines' tables not read
+ * back): written with the configuration as it is now. */
+static void flush_metrics(ibf_osm_t *p)
 {
-	ibf_osm_t *p = arg;
-	ibf_osm_result_t *res;
 	ibf_osm_conf_t c;
 	bool have;
 
+	pthread_mutex_lock(&p->lock);
+	have = ibf_osm_conf_copy(&c, &p->conf);
+	pthread_mutex_unlock(&p->lock);
+	if (!have)
+		return;
+	ibf_osm_metrics_flush(p, &c);
+	ibf_osm_conf_free(&c);
+}
+
+/* One routing: its changes against the last one, export, evaluation;
+ * the metrics file follows each step. */
+static void run_job(ibf_osm_t *p, const ibf_osm_conf_t *c,
+		    const ibf_osm_result_t *prev, const ibf_osm_result_t *res)
+{
+	ibf_osm_metrics_lft_changes(p, prev, res);
+	ibf_osm_metrics_flush(p, c);
+	if (c->do_export) {
+		ibf_osm_metrics_export(p, res, do_export(p, c, res));
+		ibf_osm_metrics_flush(p, c);
+	}
+	if (c->do_eval)
+		eval_unless_stopped(p, c, res);
+	ibf_osm_metrics_flush(p, c);
+}
+
+static void *worker_main(void *arg)
+{
+	ibf_osm_t *p = arg;
+	ibf_osm_result_t *res, *prev = NULL;
+	ibf_osm_conf_t c;
+	bool have, keep;
+
 	for (;;) {
 		pthread_mutex_lock(&p->lock);
-		while (!p->job && !p->quit)
+		while (!p->job && !p->quit && !p->metrics.dirty)
 			pthread_cond_wait(&p->cond, &p->lock);
-		if (p->quit && !p->job) {
+		if (!p->job) {
+			bool quit = p->quit;
+
 			pthread_mutex_unlock(&p->lock);
-			break;
+			flush_metrics(p);
+			if (quit)
+				break;
+			continue;
 		}
 		res = p->job;
 		p->job = NULL;
@@ -737,18 +845,23 @@ static void *worker_main(void *arg)
 		have = ibf_osm_conf_copy(&c, &p->conf);
 		pthread_mutex_unlock(&p->lock);
 
+		keep = false;
 		if (!have) {
 			ibf_osm_logf(p, OSM_LOG_ERROR, "ERR IBF03: out of "
 				     "memory");
 		} else {
-			if (c.do_export)
-				do_export(p, &c, res);
-			if (c.do_eval)
-				eval_unless_stopped(p, &c, res);
+			run_job(p, &c, prev, res);
+			keep = c.metrics_file[0] != '\0';
 			ibf_osm_conf_free(&c);
 		}
-		ibf_osm_result_put(p, res);
+		/* kept (with metrics only: it is a second copy of the
+		 * tables) to count the next routing's table changes */
+		ibf_osm_result_put(p, prev);
+		prev = keep ? res : NULL;
+		if (!keep)
+			ibf_osm_result_put(p, res);
 	}
+	ibf_osm_result_put(p, prev);
 	return NULL;
 }
 

@@ -16,6 +16,8 @@ PKGS=(
   libibverbs-dev libucx-dev ucx-utils libopenmpi-dev openmpi-bin
   # tests, optional evaluation back-ends and plots
   libcmocka-dev libglpk-dev gnuplot-nox python3
+  # metrics: promtool checks the text format, node_exporter serves it
+  prometheus prometheus-node-exporter
   # emulated fabrics (scripts/netns-fabric) and their tests
   iproute2 util-linux iputils-ping
   # `ibflow slurm-topology` read back by the real slurmctld

@@ -6,8 +6,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <math.h>
+
+#include <ibflow/deadlock.h>
 #include <ibflow/eval.h>
 #include <ibflow/hosts.h>
+#include <ibflow/prom.h>
 
 #include "cli.h"
 
@@ -17,7 +21,7 @@ static const char *const CMD = "eval";
 #define MAX_PATTERNS 256u
 
 struct eval_args {
-	const char *topo, *map, *json, *flows, *plot;
+	const char *topo, *map, *json, *flows, *plot, *prom;
 	const char *lfts[MAX_LFTS];
 	unsigned nlfts;
 	char *specs[MAX_PATTERNS];
@@ -100,6 +104,9 @@ static bool parse_args(int argc, char **argv, struct eval_args *a, int *rc)
 		IBF_OPT_STR("flows", &a->flows, "FILE", "per-flow rates, CSV: "
 			    "pattern,instance,src,dst,\nrate[,opt_rate] (a "
 			    "routing column first with\nseveral --lfts)"),
+		IBF_OPT_STR("prom", &a->prom, "FILE", "the results as Prometheus "
+			    "metrics (node_exporter\ntextfile collector: a "
+			    "*.prom file)"),
 		IBF_OPT_STR("plot", &a->plot, "FILE", "SVG bar chart of the "
 			    "indices (needs gnuplot)"),
 		IBF_OPT_THREADS(&a->threads),
@@ -160,6 +167,14 @@ static void progress(void *arg, uint64_t done, uint64_t total)
 	fflush(stderr);
 }
 
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 /* --map FILE: the host list is the rank order. */
 static int load_order(struct eval_args *a, const ibf_fabric_t *f,
 		      ibf_hostlist_t *hl)
@@ -202,8 +217,64 @@ static ibf_status_t put_flows(const void *e, FILE *fp, ibf_err_t *err)
 	return ibf_eval_write_flows(e, fp, err);
 }
 
-static int write_outputs(const struct eval_args *a, const ibf_eval_t *e)
+/* --prom: per routing its patterns' results and the deadlock verdict of
+ * its tables on one VL, as the OpenSM plugin writes them. */
+struct prom_ctx {
+	const ibf_eval_t *e;
+	const ibf_eval_routing_t *r;
+	unsigned nr;
+	double seconds;
+};
+
+static ibf_status_t put_prom(const void *ctx, FILE *fp, ibf_err_t *err)
 {
+	const struct prom_ctx *c = ctx;
+	const ibf_eval_t *e = c->e;
+	ibf_prom_routing_t m[MAX_LFTS];
+	ibf_prom_pattern_t *pat;
+	ibf_status_t st = IBF_OK;
+	unsigned r, i;
+
+	pat = calloc((size_t)c->nr * e->npatterns + 1, sizeof(*pat));
+	if (!pat)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	for (r = 0; st == IBF_OK && r < c->nr; r++) {
+		ibf_deadlock_report_t dr;
+
+		ibf_prom_routing_init(&m[r]);
+		m[r].engine = c->r[r].name;
+		m[r].endpoints = e->fabric->nendpoints;
+		m[r].switches = e->fabric->nswitches;
+		m[r].eval_seconds = c->seconds;
+		m[r].patterns = pat + (size_t)r * e->npatterns;
+		m[r].npatterns = e->npatterns;
+		for (i = 0; i < e->npatterns; i++) {
+			const ibf_eval_result_t *x = ibf_eval_result(e, r, i);
+			ibf_prom_pattern_t *p = &pat[(size_t)r *
+						     e->npatterns + i];
+
+			p->name = e->pattern_name[i];
+			p->index = x->index;
+			p->ratio = x->has_opt ? x->ratio : NAN;
+			p->max_link_load = x->max_link_load;
+		}
+		if ((st = ibf_deadlock_check(c->r[r].lfts, NULL, NULL, &dr,
+					     err)) == IBF_OK) {
+			m[r].deadlock_free = !ibf_deadlock_found(&dr);
+			m[r].vls = dr.nvls;
+			ibf_deadlock_report_free(&dr);
+		}
+	}
+	if (st == IBF_OK)
+		st = ibf_prom_routing_write(m, c->nr, fp, err);
+	free(pat);
+	return st;
+}
+
+static int write_outputs(const struct eval_args *a, const ibf_eval_t *e,
+			 const ibf_eval_routing_t *r, double seconds)
+{
+	const struct prom_ctx pc = { e, r, a->nlfts, seconds };
 	ibf_err_t err;
 	int rc = IBF_EXIT_OK;
 
@@ -214,6 +285,8 @@ static int write_outputs(const struct eval_args *a, const ibf_eval_t *e)
 		rc = ibf_cli_write_file(CMD, a->json, put_json, e);
 	if (rc == IBF_EXIT_OK && a->flows)
 		rc = ibf_cli_write_file(CMD, a->flows, put_flows, e);
+	if (rc == IBF_EXIT_OK && a->prom)
+		rc = ibf_cli_write_file(CMD, a->prom, put_prom, &pc);
 	ibf_err_clear(&err);
 	if (rc == IBF_EXIT_OK && a->plot &&
 	    ibf_cli_eval_plot(e, a->plot, &err) != IBF_OK)
@@ -227,7 +300,7 @@ static int run(struct eval_args *a)
 	ibf_lfts_t *l[MAX_LFTS] = { NULL };
 	ibf_hostlist_t hl = { NULL, 0 };
 	ibf_eval_t *e = NULL;
-	double last = 0.0;
+	double last = 0.0, t0;
 	ibf_fabric_t *f;
 	ibf_err_t err;
 	unsigned i;
@@ -245,12 +318,13 @@ static int run(struct eval_args *a)
 			a->o.progress_arg = &last;
 		}
 		ibf_err_clear(&err);
+		t0 = now_seconds();
 		if (ibf_eval_run(f, r, a->nlfts,
 				 (const char *const *)a->specs, a->nspecs,
 				 &a->o, &e, &err) != IBF_OK)
 			rc = ibf_cli_fail(CMD, &err);
 		else
-			rc = write_outputs(a, e);
+			rc = write_outputs(a, e, r, now_seconds() - t0);
 	}
 	ibf_eval_destroy(e);
 	ibf_hostlist_free(&hl);

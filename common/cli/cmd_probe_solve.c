@@ -7,15 +7,17 @@
 #include <string.h>
 
 #include <ibflow/probe.h>
+#include <ibflow/prom.h>
 
 #include "cli.h"
 
 static const char *const CMD = "probe-solve";
 
 struct solve_args {
-	const char *plan, *rtt, *json, *topo, *lfts;
+	const char *plan, *rtt, *json, *topo, *lfts, *prom;
 	unsigned lmc;
 	double tol;
+	ibf_probe_health_opts_t health;
 	int model;	/* -1: the plan's */
 };
 
@@ -29,7 +31,17 @@ static bool parse_args(int argc, char **argv, struct solve_args *a, int *rc)
 			    "ibflow probe-plan", .required = true),
 		IBF_OPT_STR("rtt", &a->rtt, "FILE", "measured RTTs, one \"A B "
 			    "RTT\" per line", .required = true),
-		IBF_OPT_JSON(&a->json, "the solution"),
+		IBF_OPT_JSON(&a->json, "the solution and the health verdict"),
+		IBF_OPT_STR("prom", &a->prom, "FILE", "latencies and verdict "
+			    "as Prometheus metrics\n(node_exporter textfile "
+			    "collector; RTTs in us)"),
+		IBF_OPT_REAL("threshold", &a->health.threshold, "K", 0.0,
+			     INFINITY, "a link is suspect above its reference "
+			     "+ K x scale", .def = "5"),
+		IBF_OPT_REAL("expect-link", &a->health.expected_link, "T", 0.0,
+			     INFINITY, "expected one-way latency of a link: "
+			     "the\nreference instead of the peers' median",
+			     .def = "unknown"),
 		IBF_OPT_STR("topo", &a->topo, "FILE", "topology instead of the "
 			    "one the plan names"),
 		IBF_OPT_STR("lfts", &a->lfts, "FILE", "LFTs instead of the ones "
@@ -52,9 +64,13 @@ static bool parse_args(int argc, char **argv, struct solve_args *a, int *rc)
 "and the model (directed when it names none).  Measurements may be any\n"
 "pairs, repeated or more than the rank: the fit is then least squares,\n"
 "and measurements whose residual exceeds the tolerance are flagged as\n"
-"inconsistent.\n",
-		.exit = "0 consistent, 1 inconsistent measurements flagged, 2 "
-			"bad\nusage or input.",
+"inconsistent.  Health: each aggregated link is compared with the others\n"
+"of its kind (links between the same levels) by median and MAD, or with\n"
+"--expect-link; suspects are listed with their excess and the\n"
+"measurements that determine them (\"A B MIN MAX\" lines give each\n"
+"measurement's noise).\n",
+		.exit = "0 consistent and healthy, 1 inconsistent measurements "
+			"flagged\nor suspect links, 2 bad usage or input.",
 	};
 
 	memset(a, 0, sizeof(*a));
@@ -98,19 +114,30 @@ static void summary(FILE *fp, const ibf_probe_solution_t *s, uint32_t nm)
 		s->residual_max, s->nflagged);
 }
 
-/* --json: the library's document, behind ibf_cli_write_file(). */
+/* --json, --prom: the library's documents, behind ibf_cli_write_file(). */
 struct json_ctx {
 	const ibf_fabric_t *f;
 	const ibf_hostlist_t *h;
 	const ibf_probe_meas_t *m;
 	const ibf_probe_solution_t *s;
+	uint32_t nm;
+	const ibf_probe_health_t *hl;
 };
 
 static ibf_status_t put_json(const void *ctx, FILE *fp, ibf_err_t *err)
 {
 	const struct json_ctx *c = ctx;
 
-	return ibf_probe_solution_write_json(c->f, c->h, c->m, c->s, fp, err);
+	return ibf_probe_report_write_json(c->f, c->h, c->m, c->s, c->hl, fp,
+					   err);
+}
+
+static ibf_status_t put_prom(const void *ctx, FILE *fp, ibf_err_t *err)
+{
+	const struct json_ctx *c = ctx;
+
+	return ibf_probe_health_write_prom(c->f, c->m, c->nm, c->s, c->hl, fp,
+					   err);
 }
 
 int ibf_cmd_probe_solve(int argc, char **argv)
@@ -122,6 +149,7 @@ int ibf_cmd_probe_solve(int argc, char **argv)
 	ibf_hostlist_t h = { NULL, 0 };
 	ibf_probe_meas_t *m = NULL;
 	ibf_probe_solution_t s;
+	ibf_probe_health_t hl;
 	uint32_t nm = 0;
 	ibf_err_t err;
 	struct json_ctx jc;
@@ -130,6 +158,7 @@ int ibf_cmd_probe_solve(int argc, char **argv)
 	if (!parse_args(argc, argv, &a, &rc))
 		return rc;
 	memset(&s, 0, sizeof(s));
+	memset(&hl, 0, sizeof(hl));
 	ibf_err_clear(&err);
 	if (ibf_probe_plan_file_read(a.plan, &p, &err) != IBF_OK)
 		return ibf_cli_fail(CMD, &err);
@@ -151,17 +180,25 @@ int ibf_cmd_probe_solve(int argc, char **argv)
 	if (ibf_probe_rtt_read(f, &h, a.rtt, &m, &nm, &err) != IBF_OK ||
 	    ibf_probe_solve_model(l, &h, a.model < 0 ? p.model :
 				  (ibf_probe_model_t)a.model, m, nm, a.tol,
-				  &s, &err) != IBF_OK) {
+				  &s, &err) != IBF_OK ||
+	    ibf_probe_health(l, &h, m, nm, &s, &a.health, &hl, &err) !=
+	    IBF_OK) {
 		rc = ibf_cli_fail(CMD, &err);
 		goto out;
 	}
 	summary(ibf_cli_text_out(a.json), &s, nm);
-	jc = (struct json_ctx){ f, &h, m, &s };
+	ibf_probe_health_write_text(f, &h, m, &s, &hl,
+				    ibf_cli_text_out(a.json));
+	jc = (struct json_ctx){ f, &h, m, &s, nm, &hl };
 	if (a.json &&
 	    (rc = ibf_cli_write_file(CMD, a.json, put_json, &jc)) != IBF_EXIT_OK)
 		goto out;
-	rc = s.nflagged ? IBF_EXIT_DEFECT : IBF_EXIT_OK;
+	if (a.prom &&
+	    (rc = ibf_cli_write_file(CMD, a.prom, put_prom, &jc)) != IBF_EXIT_OK)
+		goto out;
+	rc = s.nflagged || hl.nsuspects ? IBF_EXIT_DEFECT : IBF_EXIT_OK;
 out:
+	ibf_probe_health_free(&hl);
 	ibf_probe_solution_free(&s);
 	free(m);
 	free(h.ports);

@@ -325,9 +325,13 @@ PY
 	2) t_skip "$label: prediction vs measurement" "this host was too noisy to judge three times (w.m exact and within the loose bound, but e above half the median RTT): $verdict" ;;
 	*) t_fail "$label: prediction vs measurement" "$verdict" ;;
 	esac
-	if "$t_ibflow" probe-solve --plan "$W/$name.planfile" --rtt "$W/$name.rtt" \
-		>/dev/null 2>"$W/$name.solve.err"; then
-		t_pass "$label: ibflow probe-solve reads the plan and RTT files written"
+	# exit 1 is a verdict (a link suspect on this busy host), not a
+	# failure to read: ucx_probe_health.sh judges the verdict itself
+	"$t_ibflow" probe-solve --plan "$W/$name.planfile" --rtt "$W/$name.rtt" \
+		>/dev/null 2>"$W/$name.solve.err"
+	rc=$?
+	if [ "$rc" -le 1 ]; then
+		t_pass "$label: ibflow probe-solve reads the plan and RTT files written (exit $rc)"
 	else
 		t_fail "$label: probe-solve on written files" "$(head -c 200 "$W/$name.solve.err")"
 	fi

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,8 @@ typedef struct args {
 	ibf_ucx_boot_params_t boot;
 	bool have_rank;
 	bool all_pairs, serial, fallback, quiet, verbose;
-	const char *json, *rtt_out, *plan_out;
+	const char *json, *rtt_out, *plan_out, *prom;
+	ibf_probe_health_opts_t health;
 	unsigned np;
 } args_t;
 
@@ -44,6 +46,16 @@ static int parse_args(int argc, char **argv, args_t *a)
 			    "--rtt)"),
 		IBF_OPT_STR("plan-out", &a->plan_out, "FILE",
 			    "the plan (ibflow probe-solve --plan)"),
+		IBF_OPT_STR("prom", &a->prom, "FILE", "link latencies and the "
+			    "health verdict as\nPrometheus metrics "
+			    "(node_exporter textfile collector)"),
+		IBF_OPT_REAL("threshold", &a->health.threshold, "K", 0.0,
+			     INFINITY, "a link is suspect above its reference "
+			     "+ K x scale", .def = "5"),
+		IBF_OPT_REAL("expect-link", &a->health.expected_link, "US",
+			     0.0, INFINITY, "expected one-way latency of a "
+			     "link: the\nreference instead of the peers' "
+			     "median", .def = "unknown"),
 		IBF_OPT_FLAG("fallback", &a->fallback,
 			     "go on topology-unaware (all pairs) when a "
 			     "process\ncannot be mapped to the fabric"),
@@ -63,7 +75,9 @@ static int parse_args(int argc, char **argv, args_t *a)
 "one by one instead.  Each pair: ping-pongs until the best RTT has not\n"
 "improved for UCX_IBFLOW_PROBE_STALL exchanges (at most _PROBE_MAX), in\n"
 "_PROBE_RUNS runs (one per pass over the schedule); the minimum and\n"
-"maximum of the runs' bests are kept.\n",
+"maximum of the runs' bests are kept.  The solved links are judged\n"
+"against their peers (ibflow probe-solve's health verdict, the spread of\n"
+"the runs as each measurement's noise).\n",
 		.notes =
 "Configuration: UCX_IBFLOW_* (docs/ucx.md; `LD_PRELOAD=libibflow_ucx.so\n"
 "ucx_info -cf` lists them).\n",
@@ -154,6 +168,8 @@ static int report(const args_t *a, const ibf_ucx_t *u,
 		rc = write_file(a->rtt_out, ibf_ucx_probe_write_rtt, u, r);
 	if (!rc && a->plan_out)
 		rc = write_file(a->plan_out, ibf_ucx_probe_write_plan, u, r);
+	if (!rc && a->prom)
+		rc = write_file(a->prom, ibf_ucx_probe_write_prom, u, r);
 	fflush(stdout);
 	return rc;
 }
@@ -182,6 +198,7 @@ static int run(const void *args, const ibf_ucx_config_t *cfg)
 		po.all_pairs = true;
 	if (a->serial)
 		po.serial = true;
+	po.health = a->health;
 	if (ibf_ucx_probe(p.u, &po, &res, &e) != IBF_UCX_OK)
 		rc = fail(p.bp.rank, &e, 0);
 	else if (p.bp.rank == 0)

@@ -55,5 +55,6 @@
 #include <ibflow/sim.h>
 #include <ibflow/probe.h>
 #include <ibflow/infer.h>
+#include <ibflow/prom.h>
 
 #endif

@@ -113,6 +113,10 @@ typedef struct ibf_probe_meas {
 	uint32_t a, b;   /* host indices */
 	double rtt;
 	unsigned line;   /* input line, for messages (0 = none) */
+	double rtt_max;  /* the largest of repeated measurements (an RTT
+			    file's "A B MIN MAX"): rtt_max - rtt is the
+			    measurement's own noise; 0 or below rtt: none
+			    known */
 } ibf_probe_meas_t;
 
 /* RTT file (rtt_io.h): lines "A B RTT" or "A B MIN MAX" (names as in
@@ -175,6 +179,87 @@ ibf_status_t ibf_probe_solution_write_json(const ibf_fabric_t *f,
 					   const ibf_probe_meas_t *m,
 					   const ibf_probe_solution_t *s,
 					   FILE *fp, ibf_err_t *err);
+
+/* ---- health: which solved latencies are suspect ----------------------------- */
+
+/* Each aggregated link of a solution (a link, or a sum the routing
+ * determines) is compared with its peers: the aggregated links of the
+ * same kind, i.e. made of links between the same levels (hosts 0, a
+ * switch the distance to its nearest host) with the same coefficients.
+ * Reference: the peers' median, or expected_link x the row's links when
+ * the per-link latency is known.  Scale: the largest of 1.4826 x the
+ * peers' median absolute deviation, the peers' median measurement noise
+ * (the median spread rtt_max - rtt over all measurements, times the sum
+ * of |weight| over the measurements that determine a row), and 1e-6 x
+ * the largest |latency|.  Suspect: latency
+ * above reference + threshold x scale.  Kinds of fewer than 3 rows are
+ * not judged unless expected_link is given.  See docs/probe.md. */
+typedef struct ibf_probe_health_opts {
+	double threshold;     /* 0 = 5 */
+	double expected_link; /* one-way latency of one link; 0 = unknown */
+	/* Rows x measurement nonzeros above which weights are computed for
+	 * the 16 largest suspects only, and no row's noise (0 = 2e6). */
+	uint64_t weight_budget;
+} ibf_probe_health_opts_t;
+
+typedef struct ibf_probe_suspect {
+	uint32_t agg;         /* row of the solution's aggregated links */
+	double latency, reference, excess, scale;
+	/* The measurements that determine it: latency = sum weight x RTT
+	 * (none listed beyond the 16th suspect of a fabric too large for
+	 * every row's weights, docs/probe.md). */
+	uint32_t nmeas;
+	uint32_t *meas;       /* indices into the measurements */
+	double *weight;
+} ibf_probe_suspect_t;
+
+typedef struct ibf_probe_health {
+	uint32_t nagg;
+	uint32_t *kind;        /* [nagg]: kind of each aggregated link */
+	uint32_t nkinds;
+	char **kind_name;      /* [nkinds]: "host>1 + 1>2" (levels) */
+	double *reference;     /* [nagg]: NAN where not judged */
+	double *scale;         /* [nagg] */
+	double *noise;         /* [nagg]: noise_median x sum |weight| */
+	uint32_t njudged;
+	double threshold;
+	double noise_median;   /* of the measurements' own noise */
+	ibf_probe_suspect_t *suspects;  /* by excess / scale, largest first */
+	uint32_t nsuspects;
+} ibf_probe_health_t;
+
+ibf_status_t ibf_probe_health(const ibf_lfts_t *l, const ibf_hostlist_t *h,
+			      const ibf_probe_meas_t *m, uint32_t nm,
+			      const ibf_probe_solution_t *s,
+			      const ibf_probe_health_opts_t *o,
+			      ibf_probe_health_t *out, ibf_err_t *err);
+void ibf_probe_health_free(ibf_probe_health_t *hl);
+
+/* "health: N of M aggregated links judged, K suspect" and one paragraph
+ * per suspect: its links, latency, reference, excess, the measurements. */
+void ibf_probe_health_write_text(const ibf_fabric_t *f,
+				 const ibf_hostlist_t *h,
+				 const ibf_probe_meas_t *m,
+				 const ibf_probe_solution_t *s,
+				 const ibf_probe_health_t *hl, FILE *fp);
+/* ibf_probe_solution_write_json()'s document plus "health": {threshold,
+ * judged, noise_median, rows: [{kind, reference, scale, noise}] (one per
+ * aggregated link, in "links" order; reference and scale null where not
+ * judged), suspects: [{links, row, kind, latency, reference, excess,
+ * scale, measurements: [{a, b, rtt, weight}]}]}. */
+ibf_status_t ibf_probe_report_write_json(const ibf_fabric_t *f,
+					 const ibf_hostlist_t *h,
+					 const ibf_probe_meas_t *m,
+					 const ibf_probe_solution_t *s,
+					 const ibf_probe_health_t *hl,
+					 FILE *fp, ibf_err_t *err);
+/* Prometheus text format (prom.h): ibflow_probe_* families. */
+ibf_status_t ibf_probe_health_write_prom(const ibf_fabric_t *f,
+					 const ibf_probe_meas_t *m,
+					 uint32_t nm,
+					 const ibf_probe_solution_t *s,
+					 const ibf_probe_health_t *hl,
+					 FILE *fp, ibf_err_t *err);
 
 IBF_END_DECLS
 #endif

@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 
+#include <ibflow/prom.h>
 #include <ibflow/rtt_io.h>
 
 #include "sched/probe_internal.h"
@@ -54,11 +55,22 @@ static json_object *num(double v)
 	return isfinite(v) ? json_object_new_double(v) : NULL;
 }
 
-ibf_status_t ibf_probe_solution_write_json(const ibf_fabric_t *f,
-					   const ibf_hostlist_t *h,
-					   const ibf_probe_meas_t *m,
-					   const ibf_probe_solution_t *s,
-					   FILE *fp, ibf_err_t *err)
+/* {"a", "b", "rtt"} of a measurement. */
+static json_object *meas_json(const ibf_fabric_t *f, const ibf_hostlist_t *h,
+			      const ibf_probe_meas_t *x)
+{
+	json_object *e = json_object_new_object();
+
+	json_object_object_add(e, "a", host_name(f, h->ports[x->a]));
+	json_object_object_add(e, "b", host_name(f, h->ports[x->b]));
+	json_object_object_add(e, "rtt", num(x->rtt));
+	return e;
+}
+
+static json_object *solution_doc(const ibf_fabric_t *f,
+				 const ibf_hostlist_t *h,
+				 const ibf_probe_meas_t *m,
+				 const ibf_probe_solution_t *s)
 {
 	json_object *o = json_object_new_object(), *links, *pairs, *bad;
 	uint32_t i, k, a, b;
@@ -107,19 +119,227 @@ ibf_status_t ibf_probe_solution_write_json(const ibf_fabric_t *f,
 	bad = json_object_new_array();
 	for (i = 0; i < s->nflagged; i++) {
 		const ibf_probe_meas_t *x = &m[s->flagged[i]];
-		json_object *e = json_object_new_object();
+		json_object *e = meas_json(f, h, x);
 
-		json_object_object_add(e, "a", host_name(f, h->ports[x->a]));
-		json_object_object_add(e, "b", host_name(f, h->ports[x->b]));
 		json_object_object_add(e, "line", json_object_new_int(
 					       (int)x->line));
-		json_object_object_add(e, "rtt", json_object_new_double(x->rtt));
 		json_object_object_add(e, "residual", json_object_new_double(
 					       s->residual[s->flagged[i]]));
 		json_object_array_add(bad, e);
 	}
 	json_object_object_add(o, "inconsistent", bad);
+	return o;
+}
+
+ibf_status_t ibf_probe_solution_write_json(const ibf_fabric_t *f,
+					   const ibf_hostlist_t *h,
+					   const ibf_probe_meas_t *m,
+					   const ibf_probe_solution_t *s,
+					   FILE *fp, ibf_err_t *err)
+{
+	return put_json(solution_doc(f, h, m, s), fp, err);
+}
+
+/* ---- health ------------------------------------------------------------------ */
+
+/* "a:1 + b:2" of aggregated link i (coefficients other than 1 written). */
+static void agg_name(const ibf_fabric_t *f, const ibf_probe_solution_t *s,
+		     uint32_t i, char *buf, size_t len)
+{
+	uint32_t k;
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (k = s->agg_start[i]; k < s->agg_start[i + 1] && o + 16 < len;
+	     k++) {
+		const ibf_port_t *p = &f->ports[s->agg_links[k]];
+		double c = s->agg_coef[k];
+		char cf[24] = "";
+
+		if (fabs(fabs(c) - 1) > 1e-9)
+			snprintf(cf, sizeof(cf), "%g * ", fabs(c));
+		o += (size_t)snprintf(buf + o, len - o, "%s%s%s:%u",
+				      k == s->agg_start[i] ?
+				      (c < 0 ? "-" : "") : (c < 0 ? " - " :
+							    " + "),
+				      cf, ibf_node_desc(f, p->node), p->num);
+	}
+}
+
+#define SHOW_MEAS 8
+
+void ibf_probe_health_write_text(const ibf_fabric_t *f,
+				 const ibf_hostlist_t *h,
+				 const ibf_probe_meas_t *m,
+				 const ibf_probe_solution_t *s,
+				 const ibf_probe_health_t *hl, FILE *fp)
+{
+	char name[1024], a[NAME_MAX_LEN], b[NAME_MAX_LEN];
+	uint32_t i, k;
+
+	fprintf(fp, "health: %u of %u aggregated links judged against "
+		"their peers (threshold %g x scale; measurement noise "
+		"median %.3g), %u suspect\n", hl->njudged, hl->nagg,
+		hl->threshold, hl->noise_median, hl->nsuspects);
+	for (i = 0; i < hl->nsuspects; i++) {
+		const ibf_probe_suspect_t *x = &hl->suspects[i];
+
+		agg_name(f, s, x->agg, name, sizeof(name));
+		fprintf(fp, "  suspect %s (kind %s): latency %.3f, reference "
+			"%.3f, excess %.3f = %.1f x scale %.3g\n", name,
+			hl->kind_name[hl->kind[x->agg]], x->latency,
+			x->reference, x->excess, x->excess / x->scale,
+			x->scale);
+		fprintf(fp, "    determined by %u measurement(s):", x->nmeas);
+		for (k = 0; k < x->nmeas && k < SHOW_MEAS; k++) {
+			const ibf_probe_meas_t *y = &m[x->meas[k]];
+
+			fprintf(fp, " %+g x %s-%s %.3f", x->weight[k],
+				ibf_port_host_name(f, h->ports[y->a], a,
+						   sizeof(a)),
+				ibf_port_host_name(f, h->ports[y->b], b,
+						   sizeof(b)), y->rtt);
+		}
+		fprintf(fp, "%s\n", x->nmeas > SHOW_MEAS ? " ..." : "");
+	}
+}
+
+static json_object *health_doc(const ibf_fabric_t *f,
+			       const ibf_hostlist_t *h,
+			       const ibf_probe_meas_t *m,
+			       const ibf_probe_solution_t *s,
+			       const ibf_probe_health_t *hl)
+{
+	json_object *o = json_object_new_object(), *kinds, *sus;
+	uint32_t i, k;
+
+	json_object_object_add(o, "threshold",
+			       json_object_new_double(hl->threshold));
+	json_object_object_add(o, "judged", json_object_new_int64(hl->njudged));
+	json_object_object_add(o, "noise_median",
+			       json_object_new_double(hl->noise_median));
+	kinds = json_object_new_array();
+	for (i = 0; i < s->nagg; i++) {
+		json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "kind", json_object_new_string(
+					       hl->kind_name[hl->kind[i]]));
+		json_object_object_add(e, "reference", num(hl->reference[i]));
+		json_object_object_add(e, "scale", isnan(hl->reference[i]) ?
+				       NULL : num(hl->scale[i]));
+		json_object_object_add(e, "noise", num(hl->noise[i]));
+		json_object_array_add(kinds, e);
+	}
+	json_object_object_add(o, "rows", kinds);
+	sus = json_object_new_array();
+	for (i = 0; i < hl->nsuspects; i++) {
+		const ibf_probe_suspect_t *x = &hl->suspects[i];
+		json_object *e = json_object_new_object(), *ls, *ms;
+
+		ls = json_object_new_array();
+		for (k = s->agg_start[x->agg]; k < s->agg_start[x->agg + 1];
+		     k++)
+			json_object_array_add(ls, port_name(f,
+						s->agg_links[k]));
+		json_object_object_add(e, "links", ls);
+		json_object_object_add(e, "row", json_object_new_int64(x->agg));
+		json_object_object_add(e, "kind", json_object_new_string(
+					       hl->kind_name[hl->kind[x->agg]]));
+		json_object_object_add(e, "latency", num(x->latency));
+		json_object_object_add(e, "reference", num(x->reference));
+		json_object_object_add(e, "excess", num(x->excess));
+		json_object_object_add(e, "scale", num(x->scale));
+		ms = json_object_new_array();
+		for (k = 0; k < x->nmeas; k++) {
+			json_object *q = meas_json(f, h, &m[x->meas[k]]);
+
+			json_object_object_add(q, "weight", num(x->weight[k]));
+			json_object_array_add(ms, q);
+		}
+		json_object_object_add(e, "measurements", ms);
+		json_object_array_add(sus, e);
+	}
+	json_object_object_add(o, "suspects", sus);
+	return o;
+}
+
+ibf_status_t ibf_probe_report_write_json(const ibf_fabric_t *f,
+					 const ibf_hostlist_t *h,
+					 const ibf_probe_meas_t *m,
+					 const ibf_probe_solution_t *s,
+					 const ibf_probe_health_t *hl,
+					 FILE *fp, ibf_err_t *err)
+{
+	json_object *o = solution_doc(f, h, m, s);
+
+	json_object_object_add(o, "health", health_doc(f, h, m, s, hl));
 	return put_json(o, fp, err);
+}
+
+/* Latencies are microseconds (ibflow-probe's unit); metrics, seconds. */
+#define US 1e-6
+
+ibf_status_t ibf_probe_health_write_prom(const ibf_fabric_t *f,
+					 const ibf_probe_meas_t *m,
+					 uint32_t nm,
+					 const ibf_probe_solution_t *s,
+					 const ibf_probe_health_t *hl,
+					 FILE *fp, ibf_err_t *err)
+{
+	char name[1024];
+	uint32_t i;
+
+	(void)m;
+	ibf_prom_metric(fp, "ibflow_probe_measurements", IBF_PROM_GAUGE,
+			"Host pairs whose round-trip time was measured.",
+			NULL, 0, nm);
+	ibf_prom_metric(fp, "ibflow_probe_rank", IBF_PROM_GAUGE,
+			"Rank of the measured pairs' link vectors.", NULL, 0,
+			s->rank);
+	ibf_prom_metric(fp, "ibflow_probe_residual_max_seconds",
+			IBF_PROM_GAUGE, "Largest measured minus fitted RTT.",
+			NULL, 0, s->residual_max * US);
+	ibf_prom_metric(fp, "ibflow_probe_noise_median_seconds",
+			IBF_PROM_GAUGE, "Median spread of a measurement over "
+			"its runs.", NULL, 0, hl->noise_median * US);
+	ibf_prom_metric(fp, "ibflow_probe_links", IBF_PROM_GAUGE,
+			"Aggregated links (links, or link sums) the "
+			"measurements determine.", NULL, 0, s->nagg);
+	ibf_prom_metric(fp, "ibflow_probe_links_judged", IBF_PROM_GAUGE,
+			"Aggregated links compared with peers of their kind.",
+			NULL, 0, hl->njudged);
+	ibf_prom_metric(fp, "ibflow_probe_suspects", IBF_PROM_GAUGE,
+			"Aggregated links slower than their peers beyond the "
+			"threshold.", NULL, 0, hl->nsuspects);
+	ibf_prom_family(fp, "ibflow_probe_link_latency_seconds",
+			IBF_PROM_GAUGE, "Solved one-way latency of each "
+			"aggregated link.");
+	for (i = 0; i < s->nagg; i++) {
+		ibf_prom_label_t l[2] = { { "links", name },
+					  { "kind", hl->kind_name[
+						  hl->kind[i]] } };
+
+		agg_name(f, s, i, name, sizeof(name));
+		ibf_prom_sample(fp, "ibflow_probe_link_latency_seconds", l, 2,
+				s->agg_latency[i] * US);
+	}
+	if (hl->nsuspects)
+		ibf_prom_family(fp, "ibflow_probe_suspect_excess_seconds",
+				IBF_PROM_GAUGE, "Latency of a suspect "
+				"aggregated link above its reference.");
+	for (i = 0; i < hl->nsuspects; i++) {
+		const ibf_probe_suspect_t *x = &hl->suspects[i];
+		ibf_prom_label_t l[2] = { { "links", name },
+					  { "kind", hl->kind_name[
+						  hl->kind[x->agg]] } };
+
+		agg_name(f, s, x->agg, name, sizeof(name));
+		ibf_prom_sample(fp, "ibflow_probe_suspect_excess_seconds", l,
+				2, x->excess * US);
+	}
+	if (ferror(fp))
+		return ibf_err_set(err, IBF_ERR_IO, "write error");
+	return IBF_OK;
 }
 
 /* ---- plan files: writing --------------------------------------------------------------- */
@@ -304,6 +524,7 @@ ibf_status_t ibf_probe_rtt_read(const ibf_fabric_t *f,
 		m[i].a = set.m[i].a;
 		m[i].b = set.m[i].b;
 		m[i].rtt = set.m[i].min;
+		m[i].rtt_max = set.m[i].max;
 		m[i].line = set.m[i].line;
 	}
 	*out = m;

@@ -316,6 +316,8 @@ typedef struct ibf_ucx_probe_opts {
 				  as each machine has CPUs for */
 	ibf_probe_model_t model; /* planner and solver: directed links, or
 				    links the same both ways */
+	ibf_probe_health_opts_t health; /* the verdict on the solved links
+					   (zeros: defaults) */
 } ibf_ucx_probe_opts_t;
 
 #define IBF_UCX_PROBE_AUTO UINT32_MAX
@@ -342,6 +344,9 @@ typedef struct ibf_ucx_probe_result {
 	ibf_ucx_probe_meas_t *meas;  /* in round order */
 	ibf_probe_plan_t plan;       /* planned runs (solved) */
 	ibf_probe_solution_t solution;  /* solved: from rtt_min */
+	ibf_probe_health_t health;      /* solved: suspect links, judged
+					   with each pair's rtt_max - rtt_min
+					   as its noise */
 	/* nhosts x nhosts, row-major, symmetric: measured (all pairs) or
 	 * predicted (solved), NAN on the diagonal and where undetermined. */
 	double *rtt;
@@ -375,6 +380,11 @@ ibf_ucx_status_t ibf_ucx_probe_write_json(const ibf_ucx_t *u,
 ibf_ucx_status_t ibf_ucx_probe_write_rtt(const ibf_ucx_t *u,
 					 const ibf_ucx_probe_result_t *r,
 					 FILE *fp, ibf_ucx_err_t *err);
+/* Prometheus text format: the solved latencies and the health verdict
+ * (ibf_probe_health_write_prom). */
+ibf_ucx_status_t ibf_ucx_probe_write_prom(const ibf_ucx_t *u,
+					  const ibf_ucx_probe_result_t *r,
+					  FILE *fp, ibf_ucx_err_t *err);
 ibf_ucx_status_t ibf_ucx_probe_write_plan(const ibf_ucx_t *u,
 					  const ibf_ucx_probe_result_t *r,
 					  FILE *fp, ibf_ucx_err_t *err);

@@ -75,6 +75,19 @@ static void write_matrix(const ibf_ucx_t *u, const ibf_ucx_probe_result_t *r,
 	}
 }
 
+static ibf_probe_meas_t *as_meas(const ibf_ucx_probe_result_t *r);
+
+static void write_health(const ibf_ucx_t *u, const ibf_ucx_probe_result_t *r,
+			 FILE *fp)
+{
+	ibf_probe_meas_t *m = as_meas(r);
+
+	if (m)
+		ibf_probe_health_write_text(u->fab.fabric, &u->hosts, m,
+					    &r->solution, &r->health, fp);
+	free(m);
+}
+
 ibf_ucx_status_t ibf_ucx_probe_write_text(const ibf_ucx_t *u,
 					  const ibf_ucx_probe_result_t *r,
 					  FILE *fp, ibf_ucx_err_t *err)
@@ -101,6 +114,8 @@ ibf_ucx_status_t ibf_ucx_probe_write_text(const ibf_ucx_t *u,
 	if (r->solved)
 		write_links(u, &r->solution, fp);
 	write_matrix(u, r, fp);
+	if (r->solved)
+		write_health(u, r, fp);
 	if (ferror(fp))
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_IO, "write failed");
 	return IBF_UCX_OK;
@@ -117,11 +132,13 @@ static ibf_probe_meas_t *as_meas(const ibf_ucx_probe_result_t *r)
 		m[i].a = r->meas[i].a;
 		m[i].b = r->meas[i].b;
 		m[i].rtt = r->meas[i].rtt_min;
+		m[i].rtt_max = r->meas[i].rtt_max;
 	}
 	return m;
 }
 
-/* probe-solve's solution document, parsed back to add to it. */
+/* probe-solve's document (solution and health), parsed back to add to
+ * it. */
 static json_object *solution_json(const ibf_ucx_t *u,
 				  const ibf_ucx_probe_result_t *r,
 				  ibf_ucx_err_t *err)
@@ -140,8 +157,9 @@ static json_object *solution_json(const ibf_ucx_t *u,
 		return NULL;
 	}
 	ibf_err_clear(&e);
-	if (ibf_probe_solution_write_json(u->fab.fabric, &u->hosts, m,
-					  &r->solution, mf, &e) != IBF_OK) {
+	if (ibf_probe_report_write_json(u->fab.fabric, &u->hosts, m,
+					&r->solution, &r->health, mf, &e) !=
+	    IBF_OK) {
 		fclose(mf);
 		ibf_ucxi_err_lib(err, IBF_UCX_ERR_IO, &e, NULL);
 	} else if (fclose(mf) != 0 || !(doc = json_tokener_parse(text))) {
@@ -269,10 +287,41 @@ ibf_ucx_status_t ibf_ucx_probe_write_rtt(const ibf_ucx_t *u,
 		fputc(' ', fp);
 		write_quoted(fp, ibf_ucx_host_name(u, r->meas[i].b, name,
 						   sizeof(name)));
-		fprintf(fp, " %.4f\n", r->meas[i].rtt_min);
+		/* MIN MAX: probe-solve takes the spread as the noise */
+		if (isfinite(r->meas[i].rtt_max) &&
+		    r->meas[i].rtt_max > r->meas[i].rtt_min)
+			fprintf(fp, " %.4f %.4f\n", r->meas[i].rtt_min,
+				r->meas[i].rtt_max);
+		else
+			fprintf(fp, " %.4f\n", r->meas[i].rtt_min);
 	}
 	if (ferror(fp))
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_IO, "write failed");
+	return IBF_UCX_OK;
+}
+
+ibf_ucx_status_t ibf_ucx_probe_write_prom(const ibf_ucx_t *u,
+					  const ibf_ucx_probe_result_t *r,
+					  FILE *fp, ibf_ucx_err_t *err)
+{
+	ibf_probe_meas_t *m;
+	ibf_status_t st;
+	ibf_err_t e;
+
+	if (!r->solved)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_UNSUPPORTED,
+				       "no link latencies: %s", u->aware ?
+				       "nothing solved" :
+				       "topology-unaware run");
+	if (!(m = as_meas(r)))
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
+				       "out of memory");
+	ibf_err_clear(&e);
+	st = ibf_probe_health_write_prom(u->fab.fabric, m, r->nmeas,
+					 &r->solution, &r->health, fp, &e);
+	free(m);
+	if (st != IBF_OK)
+		return ibf_ucxi_err_lib(err, IBF_UCX_ERR_IO, &e, NULL);
 	return IBF_UCX_OK;
 }
 

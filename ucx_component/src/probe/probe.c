@@ -460,7 +460,7 @@ static size_t pair_index(uint32_t n, uint32_t a, uint32_t b)
 
 /* Measurements are noisy: flag only residuals above a tenth of the
  * largest RTT as inconsistent. */
-static ibf_ucx_status_t solve(ibf_ucx_t *u, ibf_probe_model_t model,
+static ibf_ucx_status_t solve(ibf_ucx_t *u, const ibf_ucx_probe_opts_t *o,
 			      ibf_ucx_probe_result_t *res, ibf_ucx_err_t *err)
 {
 	ibf_probe_meas_t *m = calloc(res->nmeas ? res->nmeas : 1, sizeof(*m));
@@ -475,11 +475,16 @@ static ibf_ucx_status_t solve(ibf_ucx_t *u, ibf_probe_model_t model,
 		m[i].a = res->meas[i].a;
 		m[i].b = res->meas[i].b;
 		m[i].rtt = res->meas[i].rtt_min;
+		m[i].rtt_max = res->meas[i].rtt_max;
 		big = fmax(big, m[i].rtt);
 	}
 	ibf_err_clear(&e);
-	st = ibf_probe_solve_model(u->fab.lfts, &u->hosts, model, m,
+	st = ibf_probe_solve_model(u->fab.lfts, &u->hosts, o->model, m,
 				   res->nmeas, 0.1 * big, &res->solution, &e);
+	if (st == IBF_OK)
+		st = ibf_probe_health(u->fab.lfts, &u->hosts, m, res->nmeas,
+				      &res->solution, &o->health,
+				      &res->health, &e);
 	free(m);
 	res->solve_s = ibf_ucxi_now() - t0;
 	if (st != IBF_OK)
@@ -588,7 +593,7 @@ ibf_ucx_status_t ibf_ucx_probe(ibf_ucx_t *u, const ibf_ucx_probe_opts_t *o,
 	if (st == IBF_UCX_OK)
 		st = collect(u, p, np, mine, nmine, res, err);
 	if (st == IBF_UCX_OK && u->rank == 0 && u->aware && np)
-		st0 = solve(u, o->model, res, &e0);
+		st0 = solve(u, o, res, &e0);
 	if (st == IBF_UCX_OK)
 		st = share_result(u, st0, &e0, res, err);
 	free(p);
@@ -606,5 +611,6 @@ void ibf_ucx_probe_result_free(ibf_ucx_probe_result_t *r)
 	free(r->rtt);
 	ibf_probe_plan_free(&r->plan);
 	ibf_probe_solution_free(&r->solution);
+	ibf_probe_health_free(&r->health);
 	memset(r, 0, sizeof(*r));
 }
