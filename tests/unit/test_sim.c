@@ -186,7 +186,8 @@ static void test_a2a_names(void **state)
 		assert_int_equal(ibf_sim_a2a_parse(spec, &got, &k, &err),
 				 IBF_OK);
 		assert_int_equal(got, a);
-		assert_int_equal(k, a == IBF_SIM_A2A_LINEAR_SYNC ? 3 : 0);
+		assert_int_equal(k, a == IBF_SIM_A2A_LINEAR_SYNC ? 3 :
+				    a == IBF_SIM_A2A_LIQUID ? IBF_SIM_LIQUID_AUTO : 0);
 	}
 	assert_string_equal(ibf_sim_a2a_name(IBF_SIM_A2A_LIQUID_BARRIER),
 			    "liquid-barrier");
