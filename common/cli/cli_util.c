@@ -4,6 +4,22 @@
 
 #include "cli.h"
 
+void ibf_cli_note_lids(const char *cmd, const char *path,
+		       const ibf_fabric_t *f)
+{
+	const ibf_port_t *sm;
+
+	if (!f->lids_assumed || f->sm_port == IBF_NO_ID)
+		return;
+	sm = ibf_port(f, f->sm_port);
+	fprintf(stderr, "ibflow %s: note: %s carries no LIDs: assuming the "
+		"ones OpenSM 3.3 gives on a first sweep from \"%s\" port %u "
+		"(the first node) with no guid2lid cache; where the SM runs "
+		"elsewhere, read the LIDs back (opensm-subnet.lst, "
+		"ibnetdiscover)\n", cmd, path, ibf_node_desc(f, sm->node),
+		sm->num);
+}
+
 ibf_fabric_t *ibf_cli_load_topo(const char *cmd, const char *path,
 				unsigned lmc)
 {
@@ -16,6 +32,7 @@ ibf_fabric_t *ibf_cli_load_topo(const char *cmd, const char *path,
 		ibf_cli_fail(cmd, &err);
 		return NULL;
 	}
+	ibf_cli_note_lids(cmd, path, f);
 	return f;
 }
 

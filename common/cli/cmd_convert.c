@@ -47,6 +47,7 @@ int ibf_cmd_convert(int argc, char **argv)
 	ibf_err_clear(&err);
 	if (ibf_topo_read(in, &ro, &f, &err) != IBF_OK)
 		return ibf_cli_fail(CMD, &err);
+	ibf_cli_note_lids(CMD, in, f);
 	rc = IBF_EXIT_OK;
 	if (ibf_topo_write_file(f, ibf_cli_write_format(to), out, &err) !=
 	    IBF_OK)

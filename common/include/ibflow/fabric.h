@@ -106,6 +106,9 @@ typedef struct ibf_fabric {
 	bool finalized;
 
 	uint32_t nlid_ports;           /* ports given a LID by the input */
+	bool lids_assumed;             /* the input had none: finalize chose */
+	ibf_port_id_t sm_port;         /* the SM port that assumption is for
+					* (IBF_NO_ID: none, or node order) */
 
 	/* The library's own: NodeDescription pool, growth capacities, the
 	 * GUID and name indices (opaque; read names with ibf_node_desc). */
@@ -144,15 +147,27 @@ ibf_status_t ibf_fabric_set_state(ibf_fabric_t *f, ibf_node_id_t node,
 				  unsigned port, ibf_port_state_t state,
 				  ibf_err_t *err);
 
+/* How finalize numbers LIDs when the input carried none. */
+typedef enum ibf_lid_order {
+	/* sequentially from 1 in port (node) order: what generators use,
+	 * and write into their files */
+	IBF_LIDS_NODE_ORDER = 0,
+	/* as OpenSM 3.3's first sweep does with its SM on the first node:
+	 * the SM's port first, then by port GUID read lowest byte first
+	 * (model/lid_assign.c, docs/formats.md) */
+	IBF_LIDS_OPENSM,
+} ibf_lid_order_t;
+
 typedef struct ibf_finalize_opts {
 	unsigned lmc; /* LMC for CA ports that carry no LID in the input */
+	ibf_lid_order_t lid_order;
 } ibf_finalize_opts_t;
 
 /* Validate and seal.  LIDs given by the input are kept and checked (range,
  * alignment to 2^LMC, overlaps); if the input carried no LIDs at all they are
- * assigned as OpenSM does: sequentially from 1 in node order, CA base LIDs
- * aligned to 2^lmc, switches one LID each.  A fabric where only some ports
- * have LIDs is inconsistent and refused. */
+ * assigned in opts->lid_order from 1, CA base LIDs aligned to 2^lmc,
+ * switches one LID each, and lids_assumed is set.  A fabric where only some
+ * ports have LIDs is inconsistent and refused. */
 ibf_status_t ibf_fabric_finalize(ibf_fabric_t *f,
 				 const ibf_finalize_opts_t *opts,
 				 ibf_err_t *err);

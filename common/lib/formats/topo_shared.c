@@ -65,7 +65,7 @@ ibf_status_t ibf_topo_locate(const ibf_text_t *t, unsigned line,
 ibf_status_t ibf_topo_finalize(const ibf_text_t *t, ibf_fabric_t *f,
 			       unsigned lmc, ibf_err_t *err)
 {
-	ibf_finalize_opts_t o = { .lmc = lmc };
+	ibf_finalize_opts_t o = { .lmc = lmc, .lid_order = IBF_LIDS_OPENSM };
 	ibf_status_t st;
 
 	if (!f->nnodes)
