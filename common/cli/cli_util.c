@@ -85,8 +85,11 @@ const char *ibf_cli_dest_name(const ibf_fabric_t *f, ibf_port_id_t p,
 			      char *buf, size_t len)
 {
 	if (ibf_node_is_switch(f, f->ports[p].node)) {
+		char name[128];
+
 		snprintf(buf, len, "switch \"%s\"",
-			 ibf_node_desc(f, f->ports[p].node));
+			 ibf_node_name(f, f->ports[p].node, name,
+				       sizeof(name)));
 		return buf;
 	}
 	return ibf_port_host_name(f, p, buf, len);

@@ -241,6 +241,12 @@ ibf_status_t ibf_fabric_resolve_host(const ibf_fabric_t *f, const char *name,
 const char *ibf_port_host_name(const ibf_fabric_t *f, ibf_port_id_t p,
 			       char *buf, size_t len);
 
+/* A node's name for reports: its NodeDescription, followed by " (0xGUID)"
+ * when another node shares it or it is empty (real switches often all say
+ * "SwitchIB Mellanox Technologies").  buf >= 96 bytes. */
+const char *ibf_node_name(const ibf_fabric_t *f, ibf_node_id_t n, char *buf,
+			  size_t len);
+
 /* Compare two finalized fabrics structurally (same nodes by GUID, same
  * descriptions, links, LIDs, widths, speeds).  Returns IBF_OK when equal,
  * otherwise IBF_ERR_INVALID with the first difference in err. */

@@ -665,6 +665,21 @@ const char *ibf_port_host_name(const ibf_fabric_t *f, ibf_port_id_t p,
 	return buf;
 }
 
+const char *ibf_node_name(const ibf_fabric_t *f, ibf_node_id_t n, char *buf,
+			  size_t len)
+{
+	const char *d = ibf_node_desc(f, n);
+
+	if (d[0] && !(f->priv->desc_shared && f->priv->desc_shared[n]))
+		snprintf(buf, len, "%s", d);
+	else if (d[0])
+		snprintf(buf, len, "%s (0x%016" PRIx64 ")", d,
+			 f->nodes[n].guid);
+	else
+		snprintf(buf, len, "0x%016" PRIx64, f->nodes[n].guid);
+	return buf;
+}
+
 /* ---- comparison --------------------------------------------------------- */
 
 static ibf_status_t compare_port(const ibf_fabric_t *a, const ibf_port_t *pa,

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
+# Shapes that real clusters' files have and generated ones do not, each a
+# fixture built here:
+#   - switches that all report one NodeDescription: liquid, sim (text and
+#     JSON) name every switch with its GUID, so no two links read the same;
+#     unique descriptions stay plain.
+set -uo pipefail
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+IBF=$t_ibflow
+W=$T_TMP
+t_need_ibflow
+
+# ---- switches sharing one NodeDescription ---------------------------------
+SAME="SwitchIB Mellanox Technologies"
+"$IBF" gen kary:2,2 -o "$W/k.ibnd"
+sed "s/\"s[0-9]-[0-9]*\"/\"$SAME\"/g" "$W/k.ibnd" >"$W/same.ibnd"
+grep -o '# "h[0-9]* HCA-1"' "$W/k.ibnd" | sed 's/# "\(.*\)"/\1/' | sort -u >"$W/k.hosts"
+t_check "same-description fabric routes" 0 "$IBF" route --topo "$W/same.ibnd" \
+	--engine minhop -o "$W/same.lfts"
+
+
+if t_expect_exit 0 "$IBF" liquid --topo "$W/same.ibnd" --lfts "$W/same.lfts" \
+   --alltoall "$W/k.hosts"; then
+	sed -n '/^bottlenecks/,/^liquid throughput/p' "$T_OUT" | grep ' -> ' >"$W/liq.bn"
+	if [ -s "$W/liq.bn" ] && ! grep "$SAME" "$W/liq.bn" | grep -vq "$SAME (0x[0-9a-f]\{16\})" &&
+	   [ -z "$(sort "$W/liq.bn" | uniq -d)" ]; then
+		t_pass "liquid: bottlenecks name shared-description switches by GUID ($(wc -l <"$W/liq.bn") distinct lines)"
+	else
+		t_fail "liquid: bottlenecks name switches by GUID" "$(head -3 "$W/liq.bn")"
+	fi
+else
+	t_fail "liquid on the same-description fabric" "exit $T_RC: $(t_errhead)"
+fi
+
+if t_expect_exit 0 "$IBF" sim --topo "$W/same.ibnd" --lfts "$W/same.lfts" \
+   --alltoall "$W/k.hosts" --json "$W/sim.json"; then
+	if python3 - "$W/sim.json" "$SAME" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+ends = [(l["from"], l["to"]) for l in d["links"]]
+named = re.compile(re.escape(sys.argv[2]) + r" \(0x[0-9a-f]{16}\)/\d+$")
+for a, b in ends:
+    for e in (a, b):
+        assert not e.startswith(sys.argv[2]) or named.match(e), e
+assert len(set(ends)) == len(ends), "two links read the same"
+assert len(ends) == 16, len(ends)
+PY
+	then
+		t_pass "sim --json: 16 links, all distinct, switches with GUIDs"
+	else
+		t_fail "sim --json names links apart" "$(head -c 200 "$W/sim.json")"
+	fi
+	grep ' -> ' "$T_ERR" "$T_OUT" 2>/dev/null | sed 's/busy.*//' >"$W/sim.busy"
+	if [ -s "$W/sim.busy" ] && [ -z "$(sort "$W/sim.busy" | uniq -d)" ] &&
+	   ! grep "$SAME" "$W/sim.busy" | grep -v "$SAME (0x" | grep -q .; then
+		t_pass "sim: busiest links all distinct, switches with GUIDs"
+	else
+		t_fail "sim: busiest links distinct" "$(sort "$W/sim.busy" | uniq -d | head -2)"
+	fi
+else
+	t_fail "sim on the same-description fabric" "exit $T_RC: $(t_errhead)"
+fi
+
+"$IBF" route --topo "$W/k.ibnd" --engine minhop -o "$W/k.lfts" 2>/dev/null
+if t_expect_exit 0 "$IBF" liquid --topo "$W/k.ibnd" --lfts "$W/k.lfts" \
+   --alltoall "$W/k.hosts" && grep -q '"s1-0" port 1 -> "h0000 HCA-1"' "$T_OUT" &&
+   ! grep -q '(0x' "$T_OUT"; then
+	t_pass "liquid: unique descriptions stay plain"
+else
+	t_fail "liquid: unique descriptions stay plain" "$(grep -m2 ' -> ' "$T_OUT")"
+fi
+
+t_done
