@@ -9,6 +9,9 @@ void ibf_cli_note_lids(const char *cmd, const char *path,
 {
 	const ibf_port_t *sm;
 
+	if (ibf_fabric_note(f)[0])
+		fprintf(stderr, "ibflow %s: warning: %s\n", cmd,
+			ibf_fabric_note(f));
 	if (!f->lids_assumed || f->sm_port == IBF_NO_ID)
 		return;
 	sm = ibf_port(f, f->sm_port);

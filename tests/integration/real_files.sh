@@ -4,7 +4,9 @@
 # fixture built here:
 #   - switches that all report one NodeDescription: liquid, sim (text and
 #     JSON) name every switch with its GUID, so no two links read the same;
-#     unique descriptions stay plain.
+#     unique descriptions stay plain;
+#   - an opensm-subnet.lst of OpenSM before 2007 (no SPD= on its lines) is
+#     read, its links at SDR, with a warning naming the first such line.
 set -uo pipefail
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -71,6 +73,34 @@ if t_expect_exit 0 "$IBF" liquid --topo "$W/k.ibnd" --lfts "$W/k.lfts" \
 	t_pass "liquid: unique descriptions stay plain"
 else
 	t_fail "liquid: unique descriptions stay plain" "$(grep -m2 ' -> ' "$T_OUT")"
+fi
+
+# ---- opensm-subnet.lst without SPD= ---------------------------------------
+# Hca1 port 1 - Switch1 port 1 and Hca2 port 1 - Switch1 port 2, both
+# directions each, the second link with SPD=5 (DDR).
+side() { # TYPE NPORTS GUID PORTGUID DESC LID PN
+	printf '{ %s Ports:%02x SystemGUID:%016x NodeGUID:%016x PortGUID:%016x VenID:000002C9 DevID:5A44 Rev:000000A1 {%s} LID:%04x PN:%02x }' "$@"
+}
+{
+	echo "$(side CA 2 $((0x100)) $((0x100)) $((0x101)) Hca1 2 1) $(side SW-SM 8 $((0x200)) $((0x200)) $((0x200)) Switch1 1 1) PHY=4x LOG=ACT"
+	echo "$(side SW-SM 8 $((0x200)) $((0x200)) $((0x200)) Switch1 1 1) $(side CA 2 $((0x100)) $((0x100)) $((0x101)) Hca1 2 1) PHY=4x LOG=ACT"
+	echo "$(side CA 2 $((0x300)) $((0x300)) $((0x301)) Hca2 3 1) $(side SW-SM 8 $((0x200)) $((0x200)) $((0x200)) Switch1 1 2) PHY=4x LOG=ACT SPD=5"
+	echo "$(side SW-SM 8 $((0x200)) $((0x200)) $((0x200)) Switch1 1 2) $(side CA 2 $((0x300)) $((0x300)) $((0x301)) Hca2 3 1) PHY=4x LOG=ACT SPD=5"
+} >"$W/old.lst"
+if t_expect_exit 0 "$IBF" info "$W/old.lst"; then
+	if grep -q '4xSDR *1' "$T_OUT" && grep -q '4xDDR *1' "$T_OUT" &&
+	   grep -q 'links: *2' "$T_OUT"; then
+		t_pass "old subnet.lst read: 2 links, the one without SPD= at SDR"
+	else
+		t_fail "old subnet.lst read" "$(tr '\n' ' ' <"$T_OUT")"
+	fi
+	if grep -q "warning: .*old.lst:1: 2 link lines without SPD=.*SDR" "$T_ERR"; then
+		t_pass "old subnet.lst: warning names line 1 and the speed assumed"
+	else
+		t_fail "old subnet.lst warns" "$(t_errhead)"
+	fi
+else
+	t_fail "old subnet.lst (no SPD=) is read" "exit $T_RC: $(t_errhead)"
 fi
 
 t_done

@@ -199,6 +199,12 @@ static inline ibf_port_t *ibf_node_port(const ibf_fabric_t *f,
 /* A node's NodeDescription ("" when the input had none). */
 const char *ibf_node_desc(const ibf_fabric_t *f, ibf_node_id_t n);
 
+/* What a reader had to assume about its input, for the user ("" if
+ * nothing): set by readers with ibf_fabric_set_note (the last one holds). */
+const char *ibf_fabric_note(const ibf_fabric_t *f);
+void ibf_fabric_set_note(ibf_fabric_t *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 static inline bool ibf_node_is_switch(const ibf_fabric_t *f, ibf_node_id_t n)
 {
 	return f->nodes[n].type == IBF_NODE_SWITCH;

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,20 @@ void ibf_fabric_destroy(ibf_fabric_t *f)
 		free(f->priv);
 	}
 	free(f);
+}
+
+const char *ibf_fabric_note(const ibf_fabric_t *f)
+{
+	return f->priv->note;
+}
+
+void ibf_fabric_set_note(ibf_fabric_t *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(f->priv->note, sizeof(f->priv->note), fmt, ap);
+	va_end(ap);
 }
 
 const char *ibf_node_desc(const ibf_fabric_t *f, ibf_node_id_t n)

@@ -19,6 +19,7 @@ struct ibf_fabric_priv {
 	size_t pool_len, pool_cap;
 	struct ibf_hash *by_node_guid, *by_port_guid, *by_desc;
 	uint8_t *desc_shared; /* per node: another node has the same desc */
+	char note[IBF_ERR_MSG_MAX]; /* ibf_fabric_note */
 };
 
 struct ibf_fabric;
