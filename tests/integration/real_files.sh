@@ -6,7 +6,10 @@
 #     JSON) name every switch with its GUID, so no two links read the same;
 #     unique descriptions stay plain;
 #   - an opensm-subnet.lst of OpenSM before 2007 (no SPD= on its lines) is
-#     read, its links at SDR, with a warning naming the first such line.
+#     read, its links at SDR, with a warning naming the first such line;
+#   - layered with more layers than a read-back's LMC allows is refused
+#     with advice that works: not "--lmc" (refused for a file with LIDs)
+#     but --layers 2^LMC (which then routes) or a new sweep at a higher LMC.
 set -uo pipefail
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -101,6 +104,24 @@ if t_expect_exit 0 "$IBF" info "$W/old.lst"; then
 	fi
 else
 	t_fail "old subnet.lst (no SPD=) is read" "exit $T_RC: $(t_errhead)"
+fi
+
+# ---- layered on a read-back's LMC ----------------------------------------
+"$IBF" gen kary:2,2 --lmc 2 -o "$W/lmc2.ibnd"
+if t_expect_exit 2 "$IBF" route --topo "$W/lmc2.ibnd" --engine layered \
+   --layers 8 -o "$W/l8.lfts"; then
+	if grep -q -- '--layers 4' "$T_ERR" && grep -q 'lmc 3 in opensm.conf' "$T_ERR" &&
+	   ! grep -q 'raise --lmc' "$T_ERR"; then
+		t_pass "layered --layers 8 on LMC 2 LIDs: advice is --layers 4 or a sweep at LMC 3"
+	else
+		t_fail "layered advice" "$(t_errhead)"
+	fi
+	t_check "the advised --layers 4 routes" 0 "$IBF" route --topo "$W/lmc2.ibnd" \
+		--engine layered --layers 4 -o "$W/l4.lfts"
+	t_check "--lmc 3 on that file stays refused (what the advice no longer says)" 2 \
+		"$IBF" route --topo "$W/lmc2.ibnd" --engine layered --layers 8 --lmc 3 -o "$W/l8.lfts"
+else
+	t_fail "layered --layers 8 on LMC 2 refused" "exit $T_RC: $(t_errhead)"
 fi
 
 t_done
