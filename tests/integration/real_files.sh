@@ -9,7 +9,9 @@
 #     read, its links at SDR, with a warning naming the first such line;
 #   - layered with more layers than a read-back's LMC allows is refused
 #     with advice that works: not "--lmc" (refused for a file with LIDs)
-#     but --layers 2^LMC (which then routes) or a new sweep at a higher LMC.
+#     but --layers 2^LMC (which then routes) or a new sweep at a higher LMC;
+#   - a loopback cable (a switch's port 5 cabled to its own port 6) is
+#     named as such, not as an extra link between two switches.
 set -uo pipefail
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -122,6 +124,25 @@ if t_expect_exit 2 "$IBF" route --topo "$W/lmc2.ibnd" --engine layered \
 		"$IBF" route --topo "$W/lmc2.ibnd" --engine layered --layers 8 --lmc 3 -o "$W/l8.lfts"
 else
 	t_fail "layered --layers 8 on LMC 2 refused" "exit $T_RC: $(t_errhead)"
+fi
+
+# ---- loopback cable --------------------------------------------------------
+"$IBF" gen kary:2,2 --format ibsim |
+	awk '/^Switch/ { sw++; if (sw == 1) sub(/Switch\t4/, "Switch\t6") }
+	{ print }
+	sw == 1 && /^\[4\]/ {
+		print "[5]\t\"S-0002c90200000000\"[6]"
+		print "[6]\t\"S-0002c90200000000\"[5]"
+	}' >"$W/loop.net"
+if t_expect_exit 2 "$IBF" route --topo "$W/loop.net" --engine dmodk -o "$W/loop.lfts"; then
+	if grep -q 'port 5 of switch "s1-0" (0x0002c90200000000) is cabled to port 6 of the same switch (a loopback cable)' "$T_ERR" &&
+	   ! grep -q 'extra link' "$T_ERR"; then
+		t_pass "loopback cable named as such"
+	else
+		t_fail "loopback cable named as such" "$(t_errhead)"
+	fi
+else
+	t_fail "dmodk refuses the loopback fabric" "exit $T_RC: $(t_errhead)"
 fi
 
 t_done
