@@ -11,10 +11,16 @@
 #     with advice that works: not "--lmc" (refused for a file with LIDs)
 #     but --layers 2^LMC (which then routes) or a new sweep at a higher LMC;
 #   - a loopback cable (a switch's port 5 cabled to its own port 6) is
-#     named as such, not as an extra link between two switches.
+#     named as such, not as an extra link between two switches;
+#   - "enhanced port 0" survives convert to ibnetdiscover and to ibsim, and
+#     (where ibsim is installed) ibsim's own ibnetdiscover read-back of the
+#     converted net says enhanced for that switch and base for the others.
 set -uo pipefail
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+# shellcheck source=../../scripts/ibsim-session.sh
+. "$T_REPO/scripts/ibsim-session.sh"
+trap 'ibs_stop_all; t__cleanup' EXIT
 
 IBF=$t_ibflow
 W=$T_TMP
@@ -143,6 +149,36 @@ if t_expect_exit 2 "$IBF" route --topo "$W/loop.net" --engine dmodk -o "$W/loop.
 	fi
 else
 	t_fail "dmodk refuses the loopback fabric" "exit $T_RC: $(t_errhead)"
+fi
+
+# ---- enhanced port 0 -------------------------------------------------------
+"$IBF" gen kary:2,2 | sed '0,/base port 0/s//enhanced port 0/' >"$W/esp.ibnd"
+if "$IBF" convert "$W/esp.ibnd" -o "$W/esp2.ibnd" &&
+   "$IBF" convert --to ibsim "$W/esp.ibnd" -o "$W/esp.net" &&
+   [ "$(grep -c 'enhanced port 0' "$W/esp2.ibnd")" = 1 ] &&
+   grep -q '"s1-0" enhanced port 0' "$W/esp2.ibnd" &&
+   [ "$(grep -c 'enhanced port 0' "$W/esp.net")" = 1 ] &&
+   grep -q '"s1-0" enhanced port 0' "$W/esp.net"; then
+	t_pass "convert keeps enhanced port 0 (ibnetdiscover and ibsim)"
+else
+	t_fail "convert keeps enhanced port 0" "$(grep -h '^Switch' "$W/esp2.ibnd" "$W/esp.net" 2>/dev/null | head -2)"
+fi
+if why=$(ibs_have_tools); then
+	if ibs_start "$W/esp.net" "$W/espsim" 2>"$W/espsim.err" &&
+	   ibs_discover "$W/espsim/disc.out"; then
+		if [ "$(grep -c '^Switch.*enhanced port 0' "$W/espsim/disc.out")" = 1 ] &&
+		   grep -q '"s1-0" enhanced port 0' "$W/espsim/disc.out" &&
+		   [ "$(grep -c '^Switch.*base port 0' "$W/espsim/disc.out")" = 3 ]; then
+			t_pass "ibsim's read-back: s1-0 enhanced, 3 switches base"
+		else
+			t_fail "ibsim's read-back of enhanced port 0" "$(grep '^Switch' "$W/espsim/disc.out" | head -4)"
+		fi
+	else
+		t_fail "ibsim on the converted net" "$(head -c 300 "$W/espsim.err")"
+	fi
+	ibs_stop_all
+else
+	t_skip "ibsim's read-back of enhanced port 0" "$why"
 fi
 
 t_done

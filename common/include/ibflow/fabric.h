@@ -73,6 +73,9 @@ typedef struct ibf_node {
 	uint32_t desc;             /* offset of NodeDescription in the pool */
 	uint8_t type;              /* ibf_node_type_t */
 	uint8_t nports;            /* physical ports, numbered 1..nports */
+	bool enhanced_port0;       /* switch: port 0 is an enhanced one
+				    * (SwitchInfo EnhancedPort0), as the
+				    * input says; else base */
 } ibf_node_t;
 
 typedef struct ibf_port {

@@ -32,9 +32,10 @@ static void write_node(const ibf_fabric_t *f, ibf_node_id_t n, FILE *fp)
 	ibf_topo_node_id(f, n, id, sizeof(id));
 	if (sw) {
 		fprintf(fp, "switchguid=0x%" PRIx64 "\n", node->guid);
-		fprintf(fp, "Switch\t%u \"%s\"\t# \"%s\" base port 0 lid %u "
+		fprintf(fp, "Switch\t%u \"%s\"\t# \"%s\" %s port 0 lid %u "
 			"lmc %u\n", node->nports, id, ibf_node_desc(f, n),
-			p0->lid, p0->lmc);
+			node->enhanced_port0 ? "enhanced" : "base", p0->lid,
+			p0->lmc);
 	} else {
 		bool ca = node->type == IBF_NODE_CA;
 
