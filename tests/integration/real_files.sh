@@ -14,7 +14,12 @@
 #     named as such, not as an extra link between two switches;
 #   - "enhanced port 0" survives convert to ibnetdiscover and to ibsim, and
 #     (where ibsim is installed) ibsim's own ibnetdiscover read-back of the
-#     converted net says enhanced for that switch and base for the others.
+#     converted net says enhanced for that switch and base for the others;
+#   - eval on a one-host fabric says there is nothing to evaluate (exit 0);
+#     paths with SRC = DST is refused (exit 2) instead of tracing a route
+#     out and back; a file with several bad lines reports each (up to 5),
+#     as a compiler does, and the port lines of a bad node header do not
+#     add errors of their own.
 set -uo pipefail
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -179,6 +184,54 @@ if why=$(ibs_have_tools); then
 	ibs_stop_all
 else
 	t_skip "ibsim's read-back of enhanced port 0" "$why"
+fi
+
+# ---- small ones -------------------------------------------------------------
+printf 'Switch\t4 "sw"\n[1]\t"h1"[1]\n\nHca\t1 "h1"\n[1]\t"sw"[1]\n' >"$W/one.net"
+"$IBF" route --topo "$W/one.net" --engine minhop -o "$W/one.lfts" 2>/dev/null
+if t_expect_exit 0 "$IBF" eval --topo "$W/one.net" --lfts "$W/one.lfts" \
+   --patterns shift,perm && grep -q 'nothing to evaluate: .*one.net has 1 host port, traffic needs two' "$T_ERR"; then
+	t_pass "eval on a one-host fabric: nothing to evaluate, exit 0"
+else
+	t_fail "eval on a one-host fabric" "exit $T_RC: $(t_errhead)"
+fi
+
+if t_expect_exit 2 "$IBF" paths --topo "$W/k.ibnd" --lfts "$W/k.lfts" \
+   "h0000 HCA-1" "h0000 HCA-1" && grep -q 'SRC and DST are the same port (LID 1)' "$T_ERR" &&
+   [ ! -s "$T_OUT" ]; then
+	t_pass "paths A A refused, nothing traced"
+else
+	t_fail "paths A A refused" "exit $T_RC: $(head -2 "$T_OUT") $(t_errhead)"
+fi
+t_check "paths A B still traces" 0 "$IBF" paths --topo "$W/k.ibnd" --lfts "$W/k.lfts" \
+	"h0000 HCA-1" "h0001 HCA-1"
+
+# bad lines 3, 4 (unknown), 7 (bad port count; its port lines 8-9 are not
+# reported), 10 (unknown)
+printf 'Switch\t4 "sw"\n[1]\t"h1"[1]\n[x] foo\nbogus line\n\nHca\t1 "h1"\nHca zz "h2"\n[1] "sw"[2]\n[2] "sw"[3]\nmore junk\n' >"$W/bad.net"
+if t_expect_exit 2 "$IBF" info "$W/bad.net"; then
+	lines=$(grep -o 'bad.net:[0-9]*:' "$T_ERR" | tr -d 'a-z.:' | tr '\n' ' ')
+	if [ "$lines" = "3 4 7 10 " ]; then
+		t_pass "four bad lines reported in one run: $lines"
+	else
+		t_fail "several bad lines reported" "lines '$lines': $(t_errhead)"
+	fi
+else
+	t_fail "bad net refused" "exit $T_RC"
+fi
+{ printf 'Switch\t4 "sw"\n\n'; for i in $(seq 8); do echo "junk $i"; done; } >"$W/junk.net"
+if t_expect_exit 2 "$IBF" info "$W/junk.net"; then
+	# as many as the message holds, at most 5, in order from line 3
+	lines=$(grep -o 'junk.net:[0-9]*:' "$T_ERR" | tr -d 'a-z.:' | tr '\n' ' ')
+	n=$(echo $lines | wc -w)
+	if [ "$n" -ge 3 ] && [ "$n" -le 5 ] && [ "$lines" = "$(seq -s ' ' 3 $((n + 2))) " ] &&
+	   { [ "$n" = 5 ] || grep -q '(further errors not shown)' "$T_ERR"; }; then
+		t_pass "eight bad lines: the first $n reported ($lines)"
+	else
+		t_fail "the first bad lines of 8" "lines '$lines': $(t_errhead)"
+	fi
+else
+	t_fail "junk refused" "exit $T_RC"
 fi
 
 t_done

@@ -684,9 +684,13 @@ static ibf_status_t resolve(ibnd_t *r, ibf_err_t *err)
 	return IBF_OK;
 }
 
-static ibf_status_t read_all(ibnd_t *r, ibf_err_t *err)
+/* Every line; on a bad one go on (the port lines of a bad node header are
+ * skipped, they would only repeat it), up to a few errors. */
+static ibf_status_t read_lines(ibnd_t *r, ibf_err_t *err)
 {
-	ibf_status_t st;
+	bool skip_ports = false;
+	unsigned nerr = 0;
+	ibf_err_t e;
 	char *line;
 
 	while ((line = ibf_text_next_line(r->t))) {
@@ -697,11 +701,28 @@ static ibf_status_t read_all(ibnd_t *r, ibf_err_t *err)
 			r->cur = IBF_NO_ID;
 			continue;
 		}
-		if (*s == '#')
+		if (*s == '#' || (*s == '[' && skip_ports))
 			continue;
-		if ((st = parse_line(r, s, err)) != IBF_OK)
-			return st;
+		ibf_err_clear(&e);
+		if (parse_line(r, s, &e) == IBF_OK) {
+			skip_ports = skip_ports && *s == '[';
+			continue;
+		}
+		skip_ports = *s != '[';
+		if (skip_ports)
+			r->cur = IBF_NO_ID;
+		if (!ibf_topo_err_add(err, &nerr, &e))
+			break;
 	}
+	return nerr ? (err ? err->status : IBF_ERR_PARSE) : IBF_OK;
+}
+
+static ibf_status_t read_all(ibnd_t *r, ibf_err_t *err)
+{
+	ibf_status_t st;
+
+	if ((st = read_lines(r, err)) != IBF_OK)
+		return st;
 	if (!r->f->nnodes)
 		return ibf_topo_finalize(r->t, r->f, 0, err);
 	if ((st = resolve(r, err)) != IBF_OK)

@@ -251,6 +251,7 @@ ibf_status_t ibf_topo_read_subnet_lst(ibf_text_t *t, unsigned lmc,
 {
 	lst_t r = { .t = t, .lmc = lmc };
 	ibf_status_t st;
+	unsigned nerr = 0;
 	char *line;
 
 	*out = NULL;
@@ -258,12 +259,19 @@ ibf_status_t ibf_topo_read_subnet_lst(ibf_text_t *t, unsigned lmc,
 		return ibf_err_set(err, st, "out of memory");
 	while ((line = ibf_text_next_line(t))) {
 		const char *s = line;
+		ibf_err_t e;
 
 		ibf_scan_blanks(&s);
 		if (!*s || *s == '#')
 			continue;
-		if ((st = parse_line(&r, s, err)) != IBF_OK)
-			goto out;
+		ibf_err_clear(&e);
+		if (parse_line(&r, s, &e) != IBF_OK &&
+		    !ibf_topo_err_add(err, &nerr, &e))
+			break;
+	}
+	if (nerr) {
+		st = err ? err->status : IBF_ERR_PARSE;
+		goto out;
 	}
 	if (r.f->nnodes &&
 	    (st = ibf_topo_links_connect(t, r.f, &r.links, err)) != IBF_OK)
