@@ -10,7 +10,9 @@
 #     `ibflow check` of the file with OpenSM's own minhop tables finds no
 #     defect;
 #   - `ibflow convert --to ibsim` writes a net OpenSM starts on: a fabric
-#     whose first CA has only its port 2 cabled sweeps and routes.
+#     whose first CA has only its port 2 cabled sweeps and routes; with
+#     --sm NODE OpenSM runs from that node (a CA without port 1 cabled is
+#     refused).
 set -uo pipefail
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -153,6 +155,24 @@ if t_expect_exit 0 "$IBF" convert --to ibsim "$T_TMP/port2.net" -o "$run/net"; t
 	same_lids "converted port-2 net" "$run/net" 0
 else
 	t_fail "convert --to ibsim" "$(t_errhead)"
+fi
+
+# ---- convert --to ibsim --sm NODE ------------------------------------------
+if t_expect_exit 0 "$IBF" convert --to ibsim --sm hC "$T_TMP/port2.net" -o "$run/sm.net"; then
+	if sweep "$run/sm.net" 0 "$run/osm-sm" &&
+	   grep -q '{ CA-SM Ports:01 [^}]*{hC}' "$run/osm-sm/opensm-subnet.lst"; then
+		t_pass "convert --sm hC: OpenSM runs from hC"
+	else
+		t_fail "convert --sm hC: OpenSM runs from hC" "$(grep -o '{ [A-Z]*-SM [^}]*}' "$run/osm-sm/opensm-subnet.lst" 2>/dev/null | head -1)"
+	fi
+else
+	t_fail "convert --sm hC" "exit $T_RC: $(t_errhead)"
+fi
+if t_expect_exit 2 "$IBF" convert --to ibsim --sm hA "$T_TMP/port2.net" -o "$run/bad.net" &&
+   grep -q '"hA" cannot carry the SM on ibsim' "$T_ERR" && [ ! -e "$run/bad.net" ]; then
+	t_pass "convert --sm hA (port 1 not cabled) refused, nothing written"
+else
+	t_fail "convert --sm hA refused" "exit $T_RC: $(t_errhead)"
 fi
 
 t_done

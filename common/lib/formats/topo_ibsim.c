@@ -80,6 +80,12 @@ static unsigned lost_port_guids(const ibf_fabric_t *f)
 	return lost;
 }
 
+bool ibf_topo_ibsim_can_run_sm(const ibf_fabric_t *f, ibf_node_id_t n)
+{
+	return ibf_node_is_switch(f, n) ||
+	       ibf_node_port(f, n, 1)->peer != IBF_NO_ID;
+}
+
 /* The node to write first, where OpenSM will run: the first CA with port 1
  * cabled, else the first switch; IBF_NO_ID if no node can carry the SM. */
 static ibf_node_id_t sm_node(const ibf_fabric_t *f)
@@ -111,10 +117,26 @@ static void write_sm_note(const ibf_fabric_t *f, ibf_node_id_t sm, FILE *fp)
 ibf_status_t ibf_topo_write_ibsim(const ibf_fabric_t *f, FILE *fp,
 				  ibf_err_t *err)
 {
-	ibf_node_id_t n, sm = sm_node(f);
+	return ibf_topo_write_ibsim_sm(f, IBF_NO_ID, fp, err);
+}
+
+ibf_status_t ibf_topo_write_ibsim_sm(const ibf_fabric_t *f,
+				     ibf_node_id_t sm, FILE *fp,
+				     ibf_err_t *err)
+{
+	ibf_node_id_t n;
 	ibf_status_t st;
 	unsigned lost = lost_port_guids(f);
 	int pass;
+
+	if (sm == IBF_NO_ID)
+		sm = sm_node(f);
+	else if (sm >= f->nnodes || !ibf_topo_ibsim_can_run_sm(f, sm))
+		return ibf_err_set(err, IBF_ERR_INVALID,
+				   "\"%s\" cannot carry the SM on ibsim: "
+				   "OpenSM binds to its port 1, which is not "
+				   "cabled", sm < f->nnodes ?
+				   ibf_node_desc(f, sm) : "?");
 
 	for (n = 0; n < f->nnodes; n++)
 		if ((st = ibf_topo_check_desc(f, n, "ibsim", err)) != IBF_OK)
