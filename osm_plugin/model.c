@@ -109,6 +109,10 @@ static ibf_status_t add_nodes(osm_subn_t *subn, ibf_fabric_t *f,
 					 &id, err);
 		if (st != IBF_OK)
 			return st;
+		if (n->sw)
+			f->nodes[id].enhanced_port0 =
+				ib_switch_info_is_enhanced_port0(
+					&n->sw->switch_info) != 0;
 	}
 	return IBF_OK;
 }

@@ -208,8 +208,9 @@ static bool do_export(ibf_osm_t *p, const ibf_osm_conf_t *c,
  *   M<TAB>spec<TAB>message            a pattern skipped for memory
  *   E<TAB>spec<TAB>message            a pattern failed
  *   B<TAB>spec                        budget gone before the pattern
- *   N<TAB>note                        no optimum, and why
  *   D<TAB>free|cyclic<TAB>VLs         the deadlock check of the tables
+ * A result whose optimum was asked for but not computed carries the reason
+ * in its JSON (opt_note) and its log text.
  */
 static void child_line(int fd, const char *a, const char *b, const char *c,
 		       const char *d)
@@ -246,7 +247,8 @@ static json_object *json_num(double v, bool valid)
 	return valid ? json_object_new_double(v) : NULL;
 }
 
-static json_object *pattern_json(const ibf_eval_t *e, const char *spec)
+static json_object *pattern_json(const ibf_eval_t *e, const char *spec,
+				 const char *opt_note)
 {
 	const ibf_eval_result_t *x = ibf_eval_result(e, 0, 0);
 	json_object *o = json_object_new_object();
@@ -270,6 +272,8 @@ static json_object *pattern_json(const ibf_eval_t *e, const char *spec)
 			       json_object_new_double(x->seconds));
 	json_object_object_add(o, "opt_seconds",
 			       json_num(x->opt_seconds, x->has_opt));
+	json_object_object_add(o, "opt_note", opt_note[0] ?
+			       json_object_new_string(opt_note) : NULL);
 	return o;
 }
 
@@ -339,6 +343,7 @@ static void child_main(const ibf_osm_conf_t *c, const ibf_osm_result_t *res,
 	ibf_eval_routing_t er = { res->engine, result_lfts(res) };
 	ibf_eval_opts_t eo;
 	double t0 = now_seconds();
+	char opt_note[IBF_ERR_MSG_MAX] = "";
 	unsigned i;
 	sigset_t all;
 
@@ -375,7 +380,7 @@ static void child_main(const ibf_osm_conf_t *c, const ibf_osm_result_t *res,
 		ibf_eval_t *e = NULL;
 		ibf_err_t err;
 		ibf_status_t st;
-		char log[512];
+		char log[IBF_ERR_MSG_MAX + 128];
 
 		if (now_seconds() - t0 > c->eval_budget) {
 			child_line(fd, "B", spec, NULL, NULL);
@@ -398,9 +403,16 @@ static void child_main(const ibf_osm_conf_t *c, const ibf_osm_result_t *res,
 				   err.msg, NULL);
 			continue;
 		}
+		if (eo.opt && !e->opt_done && e->opt_note[0]) {
+			/* the same reason holds for every pattern: the
+			 * optimum is not tried again */
+			snprintf(opt_note, sizeof(opt_note), "%s", e->opt_note);
+			flat(opt_note);
+			eo.opt = false;
+		}
 		{
 			const ibf_eval_result_t *x = ibf_eval_result(e, 0, 0);
-			json_object *o = pattern_json(e, spec);
+			json_object *o = pattern_json(e, spec, opt_note);
 
 			if (x->has_opt)
 				snprintf(log, sizeof(log), "index %.4f "
@@ -409,15 +421,12 @@ static void child_main(const ibf_osm_conf_t *c, const ibf_osm_result_t *res,
 					 x->ratio, x->min_rate);
 			else
 				snprintf(log, sizeof(log), "index %.4f min "
-					 "rate %.4f", x->index, x->min_rate);
+					 "rate %.4f%s%s", x->index, x->min_rate,
+					 opt_note[0] ? "; no MMF optimum: " : "",
+					 opt_note);
 			child_line(fd, "R", spec, json_object_to_json_string_ext(
 				   o, JSON_C_TO_STRING_PLAIN), log);
 			json_object_put(o);
-		}
-		if (eo.opt && !e->opt_done && e->opt_note[0]) {
-			flat(e->opt_note);
-			child_line(fd, "N", e->opt_note, NULL, NULL);
-			eo.opt = false; /* same reason for every pattern */
 		}
 		ibf_eval_destroy(e);
 	}
@@ -485,11 +494,6 @@ static void handle_line(ev_t *v, char *l)
 		}
 	if (!f[1])
 		return;
-	if (!strcmp(f[0], "N")) {
-		ibf_osm_logf(v->p, OSM_LOG_VERBOSE, "no MMF optimum: %s",
-			     f[1]);
-		return;
-	}
 	if (!strcmp(f[0], "D")) {
 		ibf_osm_logf(v->p, OSM_LOG_INFO, "deadlock check of %s routing "
 			     "%llu: %s over %s VL(s)", v->res->engine,

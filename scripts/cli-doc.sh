@@ -26,6 +26,14 @@ value out of range, an unknown option or a missing required one is bad
 usage.  With `--json -` the JSON goes to stdout and the text report to
 stderr.
 
+Reports name a host by its NodeDescription (its port GUID where the
+description is shared or the CA has several ports) and a switch by its
+NodeDescription followed by ` (0xGUID)` where another node shares it (real
+switches often all say "SwitchIB Mellanox Technologies"), in text, JSON and
+CSV alike.  A command that reads a topology file without LIDs says on
+stderr which LIDs it assumes (those of OpenSM's first sweep from the
+file's first node, [formats.md](formats.md)).
+
 Exit status for every command: **0** success, **1** the command ran and found defects (or inconsistent measurements), **2** bad usage or bad input (the message on stderr says `FILE:LINE: what is wrong` or names the option).
 
 ```

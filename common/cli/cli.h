@@ -40,7 +40,13 @@ int ibf_cmd_probe_solve(int argc, char **argv);
 int ibf_cmd_infer(int argc, char **argv);
 int ibf_cmd_slurm_topology(int argc, char **argv);
 
-/* Load a topology (format auto-detected) or report and return NULL. */
+/* On stderr: the reader's note (ibf_fabric_note) as a warning, and when
+ * f's LIDs were assumed (its file carried none) which SM's first sweep
+ * they follow. */
+void ibf_cli_note_lids(const char *cmd, const char *path,
+		       const ibf_fabric_t *f);
+/* Load a topology (format auto-detected) or report and return NULL; notes
+ * assumed LIDs (ibf_cli_note_lids). */
 ibf_fabric_t *ibf_cli_load_topo(const char *cmd, const char *path,
 				unsigned lmc);
 /* Load LFTs for a fabric or report and return NULL. */

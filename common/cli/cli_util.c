@@ -19,6 +19,25 @@ int ibf_cli_load_export(const char *cmd, const char *dir, ibf_export_t **e)
 	return ibf_cli_fail(cmd, &err);
 }
 
+void ibf_cli_note_lids(const char *cmd, const char *path,
+		       const ibf_fabric_t *f)
+{
+	const ibf_port_t *sm;
+
+	if (ibf_fabric_note(f)[0])
+		fprintf(stderr, "ibflow %s: warning: %s\n", cmd,
+			ibf_fabric_note(f));
+	if (!f->lids_assumed || f->sm_port == IBF_NO_ID)
+		return;
+	sm = ibf_port(f, f->sm_port);
+	fprintf(stderr, "ibflow %s: note: %s carries no LIDs: assuming the "
+		"ones OpenSM 3.3 gives on a first sweep from \"%s\" port %u "
+		"(the first node) with no guid2lid cache; where the SM runs "
+		"elsewhere, read the LIDs back (opensm-subnet.lst, "
+		"ibnetdiscover)\n", cmd, path, ibf_node_desc(f, sm->node),
+		sm->num);
+}
+
 ibf_fabric_t *ibf_cli_load_topo(const char *cmd, const char *path,
 				unsigned lmc)
 {
@@ -31,6 +50,7 @@ ibf_fabric_t *ibf_cli_load_topo(const char *cmd, const char *path,
 		ibf_cli_fail(cmd, &err);
 		return NULL;
 	}
+	ibf_cli_note_lids(cmd, path, f);
 	return f;
 }
 
@@ -83,8 +103,11 @@ const char *ibf_cli_dest_name(const ibf_fabric_t *f, ibf_port_id_t p,
 			      char *buf, size_t len)
 {
 	if (ibf_node_is_switch(f, f->ports[p].node)) {
+		char name[128];
+
 		snprintf(buf, len, "switch \"%s\"",
-			 ibf_node_desc(f, f->ports[p].node));
+			 ibf_node_name(f, f->ports[p].node, name,
+				       sizeof(name)));
 		return buf;
 	}
 	return ibf_port_host_name(f, p, buf, len);

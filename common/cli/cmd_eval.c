@@ -126,7 +126,9 @@ static bool parse_args(int argc, char **argv, struct eval_args *a, int *rc)
 "optimum's index and index/optimum, minimum and median flow rate, the\n"
 "worst link load (max_load: most flows on one directed link in any\n"
 "instance; split flows count their fraction), solver seconds.\n",
-		.exit = "0 ok, 2 bad usage or bad input (bad pattern, host not "
+		.exit = "0 ok (also a fabric of fewer than two host ports: "
+			"nothing to evaluate,\nsaid on stderr), 2 bad usage "
+			"or bad input (bad pattern, host not "
 			"in the\ntopology, a pair the tables do not route, "
 			"gnuplot not found).",
 	};
@@ -309,6 +311,14 @@ static int run(struct eval_args *a)
 	f = ibf_cli_load_topo(CMD, a->topo, a->lmc);
 	if (!f)
 		return IBF_EXIT_INPUT;
+	if (f->nendpoints < 2) {
+		/* every pattern needs a sender and a receiver */
+		fprintf(stderr, "ibflow %s: nothing to evaluate: %s has %u "
+			"host port%s, traffic needs two\n", CMD, a->topo,
+			f->nendpoints, f->nendpoints == 1 ? "" : "s");
+		ibf_fabric_destroy(f);
+		return IBF_EXIT_OK;
+	}
 	rc = load_lfts(a, f, l, r);
 	if (rc == IBF_EXIT_OK)
 		rc = load_order(a, f, &hl);

@@ -98,6 +98,7 @@ int ibf_cmd_info(int argc, char **argv)
 		ibf_text_free(&t);
 		return ibf_cli_fail(CMD, &err);
 	}
+	ibf_cli_note_lids(CMD, t.name, f);
 	print_summary(f, t.name, fmt);
 	ibf_text_free(&t);
 	ibf_fabric_destroy(f);

@@ -101,11 +101,13 @@ static void link_name(const ibf_fabric_t *f, ibf_port_id_t p, char *buf,
 		      size_t len)
 {
 	const ibf_port_t *o = &f->ports[p];
-	char a[64], b[64];
+	char a[104], b[104];
 
-	snprintf(a, sizeof(a), "%s", ibf_node_desc(f, o->node));
-	snprintf(b, sizeof(b), "%s", o->peer == IBF_NO_ID ? "?" :
-		 ibf_node_desc(f, f->ports[o->peer].node));
+	ibf_node_name(f, o->node, a, sizeof(a));
+	if (o->peer == IBF_NO_ID)
+		snprintf(b, sizeof(b), "?");
+	else
+		ibf_node_name(f, f->ports[o->peer].node, b, sizeof(b));
 	snprintf(buf, len, "\"%s\" port %u -> \"%s\"", a, o->num, b);
 }
 

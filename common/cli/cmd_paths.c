@@ -36,7 +36,8 @@ static bool parse_args(int argc, char **argv, struct paths_args *a, int *rc)
 "hop: node, GUID, in port -> out port, link width and speed, and how the\n"
 "route ends.  SRC and DST are NodeDescriptions (quote names with spaces),\n"
 "0x port or node GUIDs, or LIDs.  A LID as DST selects that LID (one LID\n"
-"offset of a host, or a switch); a host name selects its base LID.\n",
+"offset of a host, or a switch); a host name selects its base LID.\n"
+"SRC and DST must differ: a port reaches its own LIDs without the network.\n",
 		.exit = "0 route(s) delivered, 1 a route is broken, 2 bad "
 			"input.",
 	};
@@ -184,6 +185,10 @@ static int paths_routed(const ibf_lfts_t *l, void *arg)
 		rc = ibf_cli_fail(CMD, &err);
 	else
 		rc = resolve_dst(f, a, &first, &count);
+	if (!rc && ibf_fabric_lid_owner(f, first) == src)
+		rc = ibf_cli_usage_error(CMD, "SRC and DST are the same port "
+					 "(LID %u): a port reaches its own "
+					 "LIDs without the network", first);
 	/* the longest walk: every switch, then once more round a loop */
 	max = 2 * f->nswitches + 2;
 	hops = rc ? NULL : malloc(max * sizeof(*hops));

@@ -241,11 +241,14 @@ static void test_ibsim_hand(void **state)
 			    "spine one");
 	/* Hca1 took 0x100000..0x100002, so Hca2 is 0x100003 */
 	assert_string_equal(ibf_node_desc(f, by_guid(f, 0x100003)), "Hca2");
-	/* no LIDs in the file: OpenSM order over the ports, LMC 0 */
+	/* no LIDs in the file: as OpenSM's first sweep from the first
+	 * node's port 1 assigns them, LMC 0: the SM's port, then by port
+	 * GUID read lowest byte first (0x200000: 00 00 20 < 0x5000: 00 50
+	 * < 0x100002: 02 < 0x100004: 04) */
 	assert_port(f, 0x100000, 1, 0x100001, 1, 0);
-	assert_port(f, 0x100000, 2, 0x100002, 2, 0);
-	assert_port(f, 0x200000, 0, 0x200000, 3, 0);
-	assert_port(f, 0x5000, 0, 0x5000, 4, 0);
+	assert_port(f, 0x200000, 0, 0x200000, 2, 0);
+	assert_port(f, 0x5000, 0, 0x5000, 3, 0);
+	assert_port(f, 0x100000, 2, 0x100002, 4, 0);
 	assert_port(f, 0x100003, 1, 0x100004, 5, 0);
 	/* QDR on one end only: SDR|DDR|QDR & SDR = SDR */
 	assert_link(f, 0x100000, 1, 0x200000, 1, 4, IBF_SPEED_SDR);

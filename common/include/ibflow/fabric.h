@@ -73,6 +73,9 @@ typedef struct ibf_node {
 	uint32_t desc;             /* offset of NodeDescription in the pool */
 	uint8_t type;              /* ibf_node_type_t */
 	uint8_t nports;            /* physical ports, numbered 1..nports */
+	bool enhanced_port0;       /* switch: port 0 is an enhanced one
+				    * (SwitchInfo EnhancedPort0), as the
+				    * input says; else base */
 } ibf_node_t;
 
 typedef struct ibf_port {
@@ -106,6 +109,9 @@ typedef struct ibf_fabric {
 	bool finalized;
 
 	uint32_t nlid_ports;           /* ports given a LID by the input */
+	bool lids_assumed;             /* the input had none: finalize chose */
+	ibf_port_id_t sm_port;         /* the SM port that assumption is for
+					* (IBF_NO_ID: none, or node order) */
 
 	/* The library's own: NodeDescription pool, growth capacities, the
 	 * GUID and name indices (opaque; read names with ibf_node_desc). */
@@ -144,15 +150,27 @@ ibf_status_t ibf_fabric_set_state(ibf_fabric_t *f, ibf_node_id_t node,
 				  unsigned port, ibf_port_state_t state,
 				  ibf_err_t *err);
 
+/* How finalize numbers LIDs when the input carried none. */
+typedef enum ibf_lid_order {
+	/* sequentially from 1 in port (node) order: what generators use,
+	 * and write into their files */
+	IBF_LIDS_NODE_ORDER = 0,
+	/* as OpenSM 3.3's first sweep does with its SM on the first node:
+	 * the SM's port first, then by port GUID read lowest byte first
+	 * (model/lid_assign.c, docs/formats.md) */
+	IBF_LIDS_OPENSM,
+} ibf_lid_order_t;
+
 typedef struct ibf_finalize_opts {
 	unsigned lmc; /* LMC for CA ports that carry no LID in the input */
+	ibf_lid_order_t lid_order;
 } ibf_finalize_opts_t;
 
 /* Validate and seal.  LIDs given by the input are kept and checked (range,
  * alignment to 2^LMC, overlaps); if the input carried no LIDs at all they are
- * assigned as OpenSM does: sequentially from 1 in node order, CA base LIDs
- * aligned to 2^lmc, switches one LID each.  A fabric where only some ports
- * have LIDs is inconsistent and refused. */
+ * assigned in opts->lid_order from 1, CA base LIDs aligned to 2^lmc,
+ * switches one LID each, and lids_assumed is set.  A fabric where only some
+ * ports have LIDs is inconsistent and refused. */
 ibf_status_t ibf_fabric_finalize(ibf_fabric_t *f,
 				 const ibf_finalize_opts_t *opts,
 				 ibf_err_t *err);
@@ -183,6 +201,12 @@ static inline ibf_port_t *ibf_node_port(const ibf_fabric_t *f,
 
 /* A node's NodeDescription ("" when the input had none). */
 const char *ibf_node_desc(const ibf_fabric_t *f, ibf_node_id_t n);
+
+/* What a reader had to assume about its input, for the user ("" if
+ * nothing): set by readers with ibf_fabric_set_note (the last one holds). */
+const char *ibf_fabric_note(const ibf_fabric_t *f);
+void ibf_fabric_set_note(ibf_fabric_t *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 static inline bool ibf_node_is_switch(const ibf_fabric_t *f, ibf_node_id_t n)
 {
@@ -225,6 +249,12 @@ ibf_status_t ibf_fabric_resolve_host(const ibf_fabric_t *f, const char *name,
  * port GUID when the CA has several connected ports).  buf >= 64 bytes. */
 const char *ibf_port_host_name(const ibf_fabric_t *f, ibf_port_id_t p,
 			       char *buf, size_t len);
+
+/* A node's name for reports: its NodeDescription, followed by " (0xGUID)"
+ * when another node shares it or it is empty (real switches often all say
+ * "SwitchIB Mellanox Technologies").  buf >= 96 bytes. */
+const char *ibf_node_name(const ibf_fabric_t *f, ibf_node_id_t n, char *buf,
+			  size_t len);
 
 /* Compare two finalized fabrics structurally (same nodes by GUID, same
  * descriptions, links, LIDs, widths, speeds).  Returns IBF_OK when equal,

@@ -180,7 +180,7 @@ void ibf_infer_tree_shape(const ibf_infer_tree_t *t, uint32_t *p,
 
 /* The tree as a fabric for the topology writers: hosts are single-port
  * CAs named names[i], switches "infer-sNNN" (numbered in node order);
- * links 4x EDR; LIDs assigned as OpenSM does at LMC lmc.  Fails
+ * links 4x EDR; LIDs assigned in node order at LMC lmc.  Fails
  * (IBF_ERR_RANGE) when a switch would need more than 254 ports. */
 ibf_status_t ibf_infer_tree_fabric(const ibf_infer_tree_t *t,
 				   const char *const *names, unsigned lmc,

@@ -43,6 +43,14 @@ ibf_status_t ibf_topo_read_text(ibf_text_t *t,
 
 ibf_status_t ibf_topo_write(const ibf_fabric_t *f, ibf_topo_format_t fmt,
 			    FILE *fp, ibf_err_t *err);
+/* An ibsim net whose first node, the one OpenSM on ibsim runs from, is sm
+ * (IBF_NO_ID: the first CA with port 1 cabled, else the first switch).  A
+ * CA without port 1 cabled cannot carry the SM: IBF_ERR_INVALID. */
+ibf_status_t ibf_topo_write_ibsim_sm(const ibf_fabric_t *f,
+				     ibf_node_id_t sm, FILE *fp,
+				     ibf_err_t *err);
+bool ibf_topo_ibsim_can_run_sm(const ibf_fabric_t *f, ibf_node_id_t n);
+
 /* Atomic write to a path ("-" = stdout). */
 ibf_status_t ibf_topo_write_file(const ibf_fabric_t *f, ibf_topo_format_t fmt,
 				 const char *path, ibf_err_t *err);

@@ -100,11 +100,13 @@ static ibf_status_t agg_add(struct agg *a, uint32_t s, double c,
 			    const ibf_fabric_t *f, ibf_port_id_t port,
 			    unsigned level, const char *dir, ibf_err_t *err)
 {
+	char name[128];
+
+	ibf_node_name(f, f->ports[port].node, name, sizeof(name));
 	if (!(c > 0) || !isfinite(c))
 		return ibf_err_set(err, IBF_ERR_INVALID,
 				   "port %u of \"%s\": capacity %g",
-				   f->ports[port].num,
-				   ibf_node_desc(f, f->ports[port].node), c);
+				   f->ports[port].num, name, c);
 	if (isnan(a->cap[s]))
 		a->cap[s] = c;
 	else if (a->cap[s] != c)
@@ -113,8 +115,7 @@ static ibf_status_t agg_add(struct agg *a, uint32_t s, double c,
 				   "different capacities (%g and %g at port %u "
 				   "of \"%s\"); the symmetry argument needs "
 				   "them equal", level, dir, a->cap[s], c,
-				   f->ports[port].num,
-				   ibf_node_desc(f, f->ports[port].node));
+				   f->ports[port].num, name);
 	a->size[s]++;
 	return IBF_OK;
 }
@@ -235,11 +236,14 @@ ibf_status_t ibf_mmf_opt_supported(const ibf_pgft_t *pg,
 	return st;
 }
 
-static const char *ep_name(const ibf_fabric_t *f, ibf_port_id_t p)
+static const char *ep_name(const ibf_fabric_t *f, ibf_port_id_t p,
+			   char *buf, size_t len)
 {
 	if (p >= f->nports)
 		return "?";
-	return ibf_node_desc(f, f->ports[p].node);
+	if (ibf_node_is_switch(f, f->ports[p].node))
+		return ibf_node_name(f, f->ports[p].node, buf, len);
+	return ibf_port_host_name(f, p, buf, len);
 }
 
 /* Endpoint index of port p, or UINT32_MAX. */
@@ -263,17 +267,20 @@ static unsigned flow_links(const struct agg *a, const ibf_fabric_t *f,
 {
 	uint32_t s = ep_index(f, fl->src), d = ep_index(f, fl->dst);
 	unsigned k, l, n = 0;
+	char sn[128], dn[128];
 
 	if (s == UINT32_MAX || d == UINT32_MAX) {
 		ibf_err_set(err, IBF_ERR_INVALID,
 			    "flow %s -> %s: %s is not a connected host port",
-			    ep_name(f, fl->src), ep_name(f, fl->dst),
+			    ep_name(f, fl->src, sn, sizeof(sn)),
+			    ep_name(f, fl->dst, dn, sizeof(dn)),
 			    s == UINT32_MAX ? "source" : "destination");
 		return 0;
 	}
 	if (s == d || !fl->count || a->x1[s] != a->x1[d]) {
 		ibf_err_set(err, IBF_ERR_INVALID, "flow %s -> %s: %s",
-			    ep_name(f, fl->src), ep_name(f, fl->dst),
+			    ep_name(f, fl->src, sn, sizeof(sn)),
+			    ep_name(f, fl->dst, dn, sizeof(dn)),
 			    s == d ? "source and destination are the same "
 				     "host port (no network path)" :
 			    !fl->count ? "COUNT 0" :

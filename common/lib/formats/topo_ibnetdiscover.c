@@ -380,7 +380,7 @@ static ibf_status_t parse_header(ibnd_t *r, const char *s, int type,
 	ibf_node_id_t n;
 	uint64_t guid;
 	ibf_status_t st;
-	bool bad = false;
+	bool bad = false, esp0 = false;
 
 	if (!ibf_scan_uint(&s, 255, &nports) || nports == 0)
 		return ibf_text_error(r->t, err, IBF_ERR_PARSE,
@@ -403,8 +403,10 @@ static ibf_status_t parse_header(ibnd_t *r, const char *s, int type,
 			return ibf_text_error(r->t, err, IBF_ERR_PARSE,
 					      "unterminated quoted "
 					      "NodeDescription");
-		if (type == T_SW)
+		if (type == T_SW) {
 			scan_lid_lmc(c, c + strlen(c), &lid, &lmc, &bad);
+			esp0 = strstr(c, "enhanced port 0") != NULL;
+		}
 		if (bad)
 			return ibf_text_error(r->t, err, IBF_ERR_PARSE,
 					      "bad \"lid N\"/\"lmc N\" in the "
@@ -429,6 +431,7 @@ static ibf_status_t parse_header(ibnd_t *r, const char *s, int type,
 				 err);
 	if (st != IBF_OK)
 		return ibf_topo_locate(r->t, r->t->line, err, st);
+	r->f->nodes[n].enhanced_port0 = esp0;
 	r->guid_next[type] = guid + (type == T_SW ? 1 : nports + 1);
 	r->guid_given[type] = false;
 
@@ -681,9 +684,13 @@ static ibf_status_t resolve(ibnd_t *r, ibf_err_t *err)
 	return IBF_OK;
 }
 
-static ibf_status_t read_all(ibnd_t *r, ibf_err_t *err)
+/* Every line; on a bad one go on (the port lines of a bad node header are
+ * skipped, they would only repeat it), up to a few errors. */
+static ibf_status_t read_lines(ibnd_t *r, ibf_err_t *err)
 {
-	ibf_status_t st;
+	bool skip_ports = false;
+	unsigned nerr = 0;
+	ibf_err_t e;
 	char *line;
 
 	while ((line = ibf_text_next_line(r->t))) {
@@ -694,11 +701,28 @@ static ibf_status_t read_all(ibnd_t *r, ibf_err_t *err)
 			r->cur = IBF_NO_ID;
 			continue;
 		}
-		if (*s == '#')
+		if (*s == '#' || (*s == '[' && skip_ports))
 			continue;
-		if ((st = parse_line(r, s, err)) != IBF_OK)
-			return st;
+		ibf_err_clear(&e);
+		if (parse_line(r, s, &e) == IBF_OK) {
+			skip_ports = skip_ports && *s == '[';
+			continue;
+		}
+		skip_ports = *s != '[';
+		if (skip_ports)
+			r->cur = IBF_NO_ID;
+		if (!ibf_topo_err_add(err, &nerr, &e))
+			break;
 	}
+	return nerr ? (err ? err->status : IBF_ERR_PARSE) : IBF_OK;
+}
+
+static ibf_status_t read_all(ibnd_t *r, ibf_err_t *err)
+{
+	ibf_status_t st;
+
+	if ((st = read_lines(r, err)) != IBF_OK)
+		return st;
 	if (!r->f->nnodes)
 		return ibf_topo_finalize(r->t, r->f, 0, err);
 	if ((st = resolve(r, err)) != IBF_OK)
@@ -779,7 +803,9 @@ static void write_node(const ibf_fabric_t *f, ibf_node_id_t n, FILE *fp)
 			node->guid, p0->guid);
 		fprintf(fp, "Switch\t%u \"%s\"\t\t# ", node->nports, id);
 		put_desc(ibf_node_desc(f, n), fp);
-		fprintf(fp, " base port 0 lid %u lmc %u\n", p0->lid, p0->lmc);
+		fprintf(fp, " %s port 0 lid %u lmc %u\n",
+			node->enhanced_port0 ? "enhanced" : "base", p0->lid,
+			p0->lmc);
 	} else {
 		bool ca = node->type == IBF_NODE_CA;
 

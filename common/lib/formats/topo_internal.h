@@ -60,6 +60,14 @@ ibf_status_t ibf_topo_locate(const ibf_text_t *t, unsigned line,
 			     ibf_err_t *err, ibf_status_t st);
 
 /* Finalize with lmc; an empty fabric is "no nodes" at the last line. */
+/* Readers go on after a bad line, as a compiler does, to report the first
+ * few at once: the first error goes into err, each later one is appended
+ * to its message on a line of its own.  Returns false when the reader
+ * should stop: IBF_TOPO_MAX_ERRORS reached, the message is full, or e is
+ * out of memory. */
+#define IBF_TOPO_MAX_ERRORS 5
+bool ibf_topo_err_add(ibf_err_t *err, unsigned *nerr, const ibf_err_t *e);
+
 ibf_status_t ibf_topo_finalize(const ibf_text_t *t, ibf_fabric_t *f,
 			       unsigned lmc, ibf_err_t *err);
 

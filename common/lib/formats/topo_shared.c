@@ -62,10 +62,32 @@ ibf_status_t ibf_topo_locate(const ibf_text_t *t, unsigned line,
 	return st;
 }
 
+bool ibf_topo_err_add(ibf_err_t *err, unsigned *nerr, const ibf_err_t *e)
+{
+	size_t used, need = strlen(e->msg) + 2;
+
+	if (!(*nerr)++) {
+		if (err)
+			*err = *e;
+	} else if (err) {
+		static const char more[] = "\n(further errors not shown)";
+
+		used = strlen(err->msg);
+		if (used + need + sizeof(more) > sizeof(err->msg)) {
+			if (used + sizeof(more) <= sizeof(err->msg))
+				memcpy(err->msg + used, more, sizeof(more));
+			return false;
+		}
+		snprintf(err->msg + used, sizeof(err->msg) - used, "\n%s",
+			 e->msg);
+	}
+	return e->status != IBF_ERR_NOMEM && *nerr < IBF_TOPO_MAX_ERRORS;
+}
+
 ibf_status_t ibf_topo_finalize(const ibf_text_t *t, ibf_fabric_t *f,
 			       unsigned lmc, ibf_err_t *err)
 {
-	ibf_finalize_opts_t o = { .lmc = lmc };
+	ibf_finalize_opts_t o = { .lmc = lmc, .lid_order = IBF_LIDS_OPENSM };
 	ibf_status_t st;
 
 	if (!f->nnodes)

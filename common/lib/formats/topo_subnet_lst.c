@@ -8,7 +8,9 @@
  *
  * Numbers are hexadecimal (Ports, LID, PN too).  A switch's LID is its
  * port 0 LID.  The file has no LMC: CA ports get the caller's LMC, which is
- * consistent because OpenSM aligns CA base LIDs to 2^LMC.
+ * consistent because OpenSM aligns CA base LIDs to 2^LMC.  OpenSM before
+ * 2007 (and ibutils' ibdm/Clusters files) ended the line at LOG=: such
+ * links are taken as SDR, and the fabric's note says so.
  */
 #include <ibflow/topo_io.h>
 
@@ -36,6 +38,7 @@ typedef struct lst {
 	unsigned lmc;
 	uint32_t *node_line;
 	uint32_t nodes_cap;
+	unsigned no_spd, no_spd_line; /* lines without SPD=, the first */
 } lst_t;
 
 static bool field_hex(const char **s, const char *name, uint64_t *v)
@@ -145,6 +148,12 @@ static ibf_status_t parse_trailer(lst_t *r, const char *s, unsigned *width,
 		goto bad;
 	while (*s && *s != ' ' && *s != '\t')
 		s++;
+	if (ibf_scan_end(&s)) {
+		*speed = IBF_SPEED_SDR;
+		if (!r->no_spd++)
+			r->no_spd_line = r->t->line;
+		return IBF_OK;
+	}
 	if (!ibf_scan_lit(&s, "SPD="))
 		goto bad;
 	n = strcspn(s, " \t");
@@ -159,7 +168,7 @@ static ibf_status_t parse_trailer(lst_t *r, const char *s, unsigned *width,
 	}
 bad:
 	return ibf_text_error(r->t, err, IBF_ERR_PARSE,
-			      "expected \"PHY=<w>x LOG=<state> SPD=<Gb/s>\" "
+			      "expected \"PHY=<w>x LOG=<state> [SPD=<Gb/s>]\" "
 			      "after the two node records");
 }
 
@@ -242,6 +251,7 @@ ibf_status_t ibf_topo_read_subnet_lst(ibf_text_t *t, unsigned lmc,
 {
 	lst_t r = { .t = t, .lmc = lmc };
 	ibf_status_t st;
+	unsigned nerr = 0;
 	char *line;
 
 	*out = NULL;
@@ -249,17 +259,29 @@ ibf_status_t ibf_topo_read_subnet_lst(ibf_text_t *t, unsigned lmc,
 		return ibf_err_set(err, st, "out of memory");
 	while ((line = ibf_text_next_line(t))) {
 		const char *s = line;
+		ibf_err_t e;
 
 		ibf_scan_blanks(&s);
 		if (!*s || *s == '#')
 			continue;
-		if ((st = parse_line(&r, s, err)) != IBF_OK)
-			goto out;
+		ibf_err_clear(&e);
+		if (parse_line(&r, s, &e) != IBF_OK &&
+		    !ibf_topo_err_add(err, &nerr, &e))
+			break;
+	}
+	if (nerr) {
+		st = err ? err->status : IBF_ERR_PARSE;
+		goto out;
 	}
 	if (r.f->nnodes &&
 	    (st = ibf_topo_links_connect(t, r.f, &r.links, err)) != IBF_OK)
 		goto out;
 	st = ibf_topo_finalize(t, r.f, lmc, err);
+	if (st == IBF_OK && r.no_spd)
+		ibf_fabric_set_note(r.f, "%s:%u: %u link line%s without SPD= "
+				    "(OpenSM's format before 2007): speed "
+				    "taken as SDR", t->name, r.no_spd_line,
+				    r.no_spd, r.no_spd == 1 ? "" : "s");
 out:
 	if (st == IBF_OK)
 		*out = r.f;

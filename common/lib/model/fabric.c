@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,20 @@ void ibf_fabric_destroy(ibf_fabric_t *f)
 		free(f->priv);
 	}
 	free(f);
+}
+
+const char *ibf_fabric_note(const ibf_fabric_t *f)
+{
+	return f->priv->note;
+}
+
+void ibf_fabric_set_note(ibf_fabric_t *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(f->priv->note, sizeof(f->priv->note), fmt, ap);
+	va_end(ap);
 }
 
 const char *ibf_node_desc(const ibf_fabric_t *f, ibf_node_id_t n)
@@ -362,7 +377,7 @@ static bool port_is_endpoint(const ibf_fabric_t *f, const ibf_port_t *p)
 }
 
 /* A port that must carry a LID: switch port 0, connected CA port. */
-static bool port_needs_lid(const ibf_fabric_t *f, const ibf_port_t *p)
+bool ibf_port_needs_lid(const ibf_fabric_t *f, const ibf_port_t *p)
 {
 	if (f->nodes[p->node].type == IBF_NODE_SWITCH)
 		return p->num == 0;
@@ -415,34 +430,6 @@ static ibf_status_t assign_guids(ibf_fabric_t *f, ibf_err_t *err)
 	return IBF_OK;
 }
 
-/* OpenSM's scheme: sequential from 1, CA base LIDs aligned to 2^lmc. */
-static ibf_status_t assign_lids(ibf_fabric_t *f, unsigned lmc, ibf_err_t *err)
-{
-	unsigned next = 1;
-	ibf_port_id_t p;
-	ibf_status_t st;
-
-	for (p = 0; p < f->nports; p++) {
-		const ibf_port_t *port = &f->ports[p];
-		unsigned l = f->nodes[port->node].type == IBF_NODE_SWITCH ? 0
-									 : lmc;
-
-		if (!port_needs_lid(f, port))
-			continue;
-		next = (next + (1u << l) - 1) & ~((1u << l) - 1);
-		st = ibf_fabric_set_port(f, port->node, port->num, 0, next, l,
-					 err);
-		if (st != IBF_OK)
-			return ibf_err_set(err, IBF_ERR_RANGE,
-					   "LID space exhausted: %u endpoints "
-					   "and switches need more than %u LIDs "
-					   "at LMC %u", f->nnodes,
-					   IBF_LID_UCAST_MAX, lmc);
-		next += 1u << l;
-	}
-	return IBF_OK;
-}
-
 static ibf_status_t check_lids(const ibf_fabric_t *f, ibf_err_t *err)
 {
 	ibf_port_id_t p;
@@ -450,7 +437,7 @@ static ibf_status_t check_lids(const ibf_fabric_t *f, ibf_err_t *err)
 	for (p = 0; p < f->nports; p++) {
 		const ibf_port_t *port = &f->ports[p];
 
-		if (port_needs_lid(f, port) && !port->lid)
+		if (ibf_port_needs_lid(f, port) && !port->lid)
 			return ibf_err_set(err, IBF_ERR_INVALID,
 					   "\"%s\" port %u has no LID while "
 					   "other ports have LIDs",
@@ -512,6 +499,7 @@ ibf_status_t ibf_fabric_finalize(ibf_fabric_t *f,
 				 ibf_err_t *err)
 {
 	unsigned lmc = opts ? opts->lmc : 0;
+	ibf_lid_order_t order = opts ? opts->lid_order : IBF_LIDS_NODE_ORDER;
 	ibf_status_t st;
 
 	if ((st = check_open(f, err)) != IBF_OK)
@@ -521,7 +509,9 @@ ibf_status_t ibf_fabric_finalize(ibf_fabric_t *f,
 				   lmc);
 	if ((st = assign_guids(f, err)) != IBF_OK)
 		return st;
-	st = f->nlid_ports ? check_lids(f, err) : assign_lids(f, lmc, err);
+	f->sm_port = IBF_NO_ID;
+	st = f->nlid_ports ? check_lids(f, err)
+			   : ibf_lids_assign(f, lmc, order, err);
 	if (st != IBF_OK)
 		return st;
 	if ((st = build_indices(f, err)) != IBF_OK)
@@ -687,6 +677,21 @@ const char *ibf_port_host_name(const ibf_fabric_t *f, ibf_port_id_t p,
 		snprintf(buf, len, "%s", ibf_node_desc(f, n));
 	else
 		snprintf(buf, len, "0x%016" PRIx64, port->guid);
+	return buf;
+}
+
+const char *ibf_node_name(const ibf_fabric_t *f, ibf_node_id_t n, char *buf,
+			  size_t len)
+{
+	const char *d = ibf_node_desc(f, n);
+
+	if (d[0] && !(f->priv->desc_shared && f->priv->desc_shared[n]))
+		snprintf(buf, len, "%s", d);
+	else if (d[0])
+		snprintf(buf, len, "%s (0x%016" PRIx64 ")", d,
+			 f->nodes[n].guid);
+	else
+		snprintf(buf, len, "0x%016" PRIx64, f->nodes[n].guid);
 	return buf;
 }
 

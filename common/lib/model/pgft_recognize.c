@@ -236,6 +236,13 @@ static ibf_status_t check_adjacent(rec_t *r)
 		v = w.v;
 		if (lev[v] + 1 == lev[n] || lev[v] == lev[n] + 1)
 			continue;
+		if (n == v)
+			return ibf_err_set(r->err, IBF_ERR_INVALID,
+				"not a PGFT: port %u of %s %s is cabled to "
+				"port %u of the same %s (a loopback cable)",
+				w.q, kind(f, n), nm(f, n, a),
+				f->ports[f->ports[ibf_node_port_id(f, n, w.q)]
+						 .peer].num, kind(f, n));
 		if (!lev[n] && !lev[v])
 			return ibf_err_set(r->err, IBF_ERR_INVALID,
 				"not a PGFT: link between hosts %s and %s",

@@ -108,7 +108,9 @@ static ibf_status_t check_opts(struct lay *L, const ibf_route_opts_t *o,
 	for (i = 0; i < f->nendpoints; i++) {
 		const ibf_port_t *p = &f->ports[f->endpoints[i]];
 
-		if (L->n > (1u << p->lmc))
+		/* LIDs the input carried are the subnet's: only a new
+		 * sweep at a higher LMC changes them, --lmc does not */
+		if (L->n > (1u << p->lmc) && f->lids_assumed)
 			return ibf_err_set(err, IBF_ERR_UNSUPPORTED,
 				"layered: %u layers need %u LIDs per port "
 				"(2^LMC >= layers) but port 0x%016llx has "
@@ -116,6 +118,17 @@ static ibf_status_t check_opts(struct lay *L, const ibf_route_opts_t *o,
 				"--layers %u", L->n, L->n,
 				(unsigned long long)p->guid, p->lmc,
 				1u << p->lmc, lmc_for(L->n), 1u << p->lmc);
+		if (L->n > (1u << p->lmc))
+			return ibf_err_set(err, IBF_ERR_UNSUPPORTED,
+				"layered: %u layers need %u LIDs per port "
+				"(2^LMC >= layers) but port 0x%016llx has "
+				"LMC %u (%u LIDs), as the subnet assigned "
+				"them; use --layers %u, or set lmc %u in "
+				"opensm.conf (opensm -l %u), let OpenSM sweep "
+				"again and read the topology back", L->n, L->n,
+				(unsigned long long)p->guid, p->lmc,
+				1u << p->lmc, 1u << p->lmc, lmc_for(L->n),
+				lmc_for(L->n));
 		if (!ibf_node_is_switch(f, f->ports[p->peer].node))
 			return ibf_err_set(err, IBF_ERR_UNSUPPORTED,
 				"layered: port 0x%016llx is not attached to "

@@ -302,7 +302,7 @@ static const char *port_name(const ibf_fabric_t *f, ibf_port_id_t p,
 
 	if (f->nodes[pt->node].type != IBF_NODE_SWITCH)
 		return ibf_port_host_name(f, p, buf, len);
-	snprintf(h, sizeof(h), "%s", ibf_node_desc(f, pt->node));
+	ibf_node_name(f, pt->node, h, sizeof(h));
 	snprintf(buf, len, "%s/%u", h, pt->num);
 	return buf;
 }

@@ -486,8 +486,7 @@ static json_object *example_json(const ibf_fabric_t *f,
 		ibf_port_host_name(f, e->src, buf, sizeof(buf))));
 	json_object_object_add(o, "dlid", json_object_new_int((int)e->dlid));
 	if (ibf_node_is_switch(f, f->ports[e->dst].node))
-		snprintf(buf, sizeof(buf), "%s",
-			 ibf_node_desc(f, f->ports[e->dst].node));
+		ibf_node_name(f, f->ports[e->dst].node, buf, sizeof(buf));
 	else
 		ibf_port_host_name(f, e->dst, buf, sizeof(buf));
 	json_object_object_add(o, "destination", json_object_new_string(buf));
