@@ -62,8 +62,8 @@ static ibf_status_t precheck(const ibf_osm_engine_t *e,
 				   "%u layers (needs LMC >= %u)", f->lmc,
 				   o->layers, o->layers <= 1 ? 0 :
 				   32 - __builtin_clz(o->layers - 1));
-	if (min_vls && (o->max_vls == 0 || o->max_vls > min_vls))
-		o->max_vls = min_vls;
+	if (min_vls && o->vls > min_vls)
+		o->vls = min_vls;
 	return IBF_OK;
 }
 
