@@ -4,7 +4,8 @@
  * either manifest (ibf_export_read_set, common/lib/formats/export_read.c),
  * tried again a few times while a newer routing is being put in place;
  * then every switch must have its table, and the testbed's address map
- * is noted when the directory has one.
+ * is noted when the directory has one, and the SLs the routing needs
+ * (its SL file): UCX sends on one SL, UCX_IB_SL, whatever the route.
  */
 #include "config.h"
 
@@ -15,10 +16,12 @@
 #include <time.h>
 
 #include <ibflow/export.h>
+#include <ibflow/sl_io.h>
 
 #include "core/ucx_internal.h"
 
 #define ADDRMAP      "ibflow-addrmap.txt"
+#define SLFILE       "ibflow-sl.txt"
 #ifndef READ_TRIES
 #define READ_TRIES   10          /* the fuzz target builds with 1 */
 #endif
@@ -77,6 +80,24 @@ static ibf_ucx_status_t check_tables(const ibf_ucxi_fabric_t *f, bool *retry,
 			       missing > 1 ? " and others" : "");
 }
 
+/* The SLs the routing relies on, from the export's SL file: 1 when it
+ * has none or it does not read (an SL file is optional). */
+static unsigned route_sls(const ibf_ucxi_fabric_t *f, const char *dir)
+{
+	char path[4096];
+	ibf_sls_t sls;
+	ibf_err_t e;
+	unsigned n;
+
+	join(path, sizeof(path), dir, SLFILE);
+	ibf_err_clear(&e);
+	if (ibf_sl_read(f->fabric, path, &sls, &e) != IBF_OK)
+		return 1;
+	n = sls.nsls ? sls.nsls : 1;
+	ibf_sls_free(&sls);
+	return n;
+}
+
 ibf_ucx_status_t ibf_ucxi_fabric_load(const char *dir, ibf_ucxi_fabric_t *f,
 				      ibf_ucx_err_t *err)
 {
@@ -106,6 +127,7 @@ ibf_ucx_status_t ibf_ucxi_fabric_load(const char *dir, ibf_ucxi_fabric_t *f,
 		return st;
 	}
 	f->dir = strdup(dir);
+	f->route_sls = route_sls(f, dir);
 	join(path, sizeof(path), dir, ADDRMAP);
 	fp = fopen(path, "r");
 	if (fp) {
