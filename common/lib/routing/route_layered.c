@@ -83,6 +83,7 @@ struct lay {
 	uint8_t *tree;              /* [nedges] links of the escape tree */
 	uint32_t *mark, epoch;      /* [nswitches] in the tree being grown */
 	uint32_t *nh;               /* [nswitches] its edge toward t */
+	uint32_t *depth;            /* [nswitches] its hops to t */
 	uint32_t *order;            /* [nswitches] switches still to join */
 	uint32_t *tried, tstamp;    /* [max degree] links tried by join() */
 	uint32_t escape_dlids;      /* DLIDs on their escape route */
@@ -718,6 +719,7 @@ static int try_join(struct lay *L, struct vl *c, uint32_t s, uint32_t e,
 		return 0; /* not in the tree (yet) */
 	if (y == t) {
 		L->nh[s] = e;
+		L->depth[s] = 1;
 		return 1;
 	}
 	a = chan(g, e, s);
@@ -730,15 +732,17 @@ static int try_join(struct lay *L, struct vl *c, uint32_t s, uint32_t e,
 		L->dep_b[L->ndep++] = b;
 	}
 	L->nh[s] = e;
+	L->depth[s] = L->depth[y] + 1;
 	return 1;
 }
 
-/* Preference among links: fewer hops added, then least used. */
+/* Preference among s's links: the neighbour fewest hops from t in the
+ * tree grown so far (not in it yet: last), then the least used port. */
 static uint64_t key(const struct lay *L, uint32_t s, uint32_t e,
 		    ibf_port_id_t pid)
 {
 	uint32_t y = ibf_rgraph_other(&L->g, e, s);
-	uint64_t d = L->dist[y] == UINT32_MAX ? 3 : L->dist[y] + 2 - L->dist[s];
+	uint64_t d = L->mark[y] == L->epoch ? L->depth[y] : (1u << 20);
 
 	return d << 40 | L->use[pid];
 }
@@ -823,6 +827,7 @@ static int grow(struct lay *L, struct vl *c, uint32_t t)
 	L->epoch++;
 	L->ndep = 0;
 	L->mark[t] = L->epoch;
+	L->depth[t] = 0;
 	for (k = 0; k < n; k++)
 		L->nh[L->order[k]] = NO_EDGE;
 	for (left = n; left && progress && rc >= 0;) {
@@ -1268,6 +1273,7 @@ static void lay_free(struct lay *L)
 	free(L->tree);
 	free(L->mark);
 	free(L->nh);
+	free(L->depth);
 	free(L->order);
 	free(L->tried);
 	free(L->dep_a);
@@ -1332,10 +1338,11 @@ static ibf_status_t build_budget(struct lay *L, ibf_err_t *err)
 	L->tree = malloc((size_t)L->g.nedges + 1);
 	L->mark = calloc(ns, sizeof(*L->mark));
 	L->nh = malloc(ns * sizeof(*L->nh));
+	L->depth = malloc(ns * sizeof(*L->depth));
 	L->order = malloc(ns * sizeof(*L->order));
 	L->tried = calloc(max_degree(&L->g) + 1, sizeof(*L->tried));
 	L->r->sl_by_dlid = calloc((size_t)f->lid_top + 1, 1);
-	if (!L->tree || !L->mark || !L->nh || !L->order || !L->tried ||
+	if (!L->tree || !L->mark || !L->nh || !L->depth || !L->order || !L->tried ||
 	    !L->r->sl_by_dlid || alloc_channels(L))
 		return nomem(err);
 	while (L->nvl < L->max_vls)
