@@ -38,7 +38,8 @@ static bool parse_args(int argc, char **argv, struct check_args *a, int *rc)
 		IBF_OPT_FLAG("deadlock", &a->deadlock, "check that each VL's "
 			     "channel dependency graph is\nacyclic (SL->VL "
 			     "identity); a cycle is printed and\ncounts as a "
-			     "defect"),
+			     "defect.  With --sl also the verdict\nwith "
+			     "every packet on SL 0 (MPI over UCX)"),
 		IBF_OPT_END
 	};
 	const ibf_cli_spec_t cli = {
