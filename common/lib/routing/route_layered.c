@@ -18,16 +18,14 @@
  *  - Switch LIDs are routed like layer 0.
  *  - A budget of VLs the traffic may rely on (--vls, default 1: MPI over
  *    UCX sends every packet on one SL, UCX_IB_SL).  Within the budget
- *    every DLID's route tree is placed as soon as it is built: into the
- *    first VL whose channel dependency graph stays acyclic with it
- *    (incremental topological order after Pearce & Kelly).  A tree that
- *    closes a cycle in every VL is replaced by the DLID's escape tree:
- *    up*-down* over all links along one BFS order of the switches,
- *    whose dependencies (for every destination) were put into the last
- *    VL before anything else, so an escape tree always fits there.  The
- *    idea of guaranteeing progress with escape paths inside one CDG is
- *    Nue's (Domke, Hoefler, Matsuoka, HPDC'16); the granularity here is
- *    a DLID's tree, as an LFT holds it.
+ *    every DLID's route tree is grown switch by switch inside a VL, each
+ *    switch joining by a link whose new dependency keeps the VL's
+ *    channel dependency graph acyclic (incremental topological order
+ *    after Pearce & Kelly), else in the next VL, else the DLID takes its
+ *    escape route in one BFS spanning tree ("budget placement" below).
+ *    The idea of guaranteeing progress with escape paths inside one CDG
+ *    is Nue's (Domke, Hoefler, Matsuoka, HPDC'16); the granularity here
+ *    is a DLID's tree, as an LFT holds it.
  *  - With a budget above one VL (the applications take the SL of their
  *    route, e.g. from the PathRecord), layers are placed as whole VLs
  *    first (fewer SLs): layer 0's trees one by one into the first VL that
@@ -591,16 +589,19 @@ static ibf_status_t place_dlid(struct lay *L, unsigned dlid, uint32_t *done,
  *
  * A DLID's tree is grown from its switch t outward, switch by switch in
  * order of distance in the layer: a switch joins the tree through a
- * neighbour already in it (a route cannot loop), by the least used of
- * its layer's next hops whose one new dependency (this link -> the
- * neighbour's link toward t) keeps the VL's graph acyclic, else by any
- * other link that does; switches that cannot join yet are tried again
- * once the tree has grown.  A switch that can never join is an impasse:
- * the tree is taken back and tried in the next VL, and in the last VL
- * the DLID takes its escape route, the path in one BFS spanning tree of
- * all switches.  The last VL holds every dependency between two tree
- * links before anything else (a walk that never turns back cannot close
- * a cycle in a tree), so an escape route always fits there.
+ * neighbour already in it (a route cannot loop) whose one new dependency
+ * (this link -> the neighbour's link toward t) keeps the VL's graph
+ * acyclic: first among its layer's next hops, then any link, each time
+ * the neighbour fewest hops from t, then the least used port; switches
+ * that cannot join yet are tried again once the tree has grown.  A
+ * switch that can never join is an impasse: the tree is taken back and
+ * grown in the next VL; after the last the DLID takes its escape route,
+ * the path in one BFS spanning tree of all switches, in the first VL it
+ * fits.  The first run is optimistic; if an escape route fits nowhere,
+ * the run starts again with every dependency between two tree links put
+ * into the last VL before anything else (a walk that never turns back
+ * cannot close a cycle in a tree), so that every escape route fits there.
+ * Those free turns draw routes toward the tree's root, hence not always.
  */
 
 #define NO_EDGE UINT32_MAX
