@@ -82,6 +82,11 @@ struct lay {
 	uint32_t *mark, epoch;      /* [nswitches] in the tree being grown */
 	uint32_t *nh;               /* [nswitches] its edge toward t */
 	uint32_t *depth;            /* [nswitches] its hops to t */
+	uint32_t *esc_nh, *esc_ord; /* [nswitches] escape routes toward esc_for */
+	uint32_t esc_for;
+	uint32_t *seed, seed_epoch; /* [nswitches] put on escape routes */
+	uint32_t nseeded, nstuck;
+	uint64_t seeded_switches;   /* over all DLIDs, for the report */
 	uint32_t *order;            /* [nswitches] switches still to join */
 	uint32_t *tried, tstamp;    /* [max degree] links tried by join() */
 	uint32_t escape_dlids;      /* DLIDs on their escape route */
@@ -684,27 +689,30 @@ static ibf_status_t insert_escape(struct lay *L, ibf_err_t *err)
 }
 
 /* The escape route toward t: every switch's tree link toward t. */
+/* The escape routes toward t, into esc_nh (every switch's tree link
+ * toward t) and esc_ord (the switches from t outward). */
 static void escape_routes(struct lay *L, uint32_t t)
 {
 	const ibf_rgraph_t *g = &L->g;
 	uint32_t head = 0, tail = 0, u, k;
 
 	for (u = 0; u < g->n; u++)
-		L->nh[u] = NO_EDGE;
+		L->esc_nh[u] = NO_EDGE;
 	L->mark[t] = ++L->epoch;
-	L->queue[tail++] = t;
+	L->esc_ord[tail++] = t;
 	while (head < tail) {
-		u = L->queue[head++];
+		u = L->esc_ord[head++];
 		for (k = g->adj_off[u]; k < g->adj_off[u + 1]; k++) {
 			uint32_t e = g->adj_edge[k], y = ibf_rgraph_other(g, e, u);
 
 			if (L->tree[e] && L->mark[y] != L->epoch) {
 				L->mark[y] = L->epoch;
-				L->nh[y] = e;
-				L->queue[tail++] = y;
+				L->esc_nh[y] = e;
+				L->esc_ord[tail++] = y;
 			}
 		}
 	}
+	L->esc_for = t;
 }
 
 /* Switch s joins the tree by edge e if that keeps VL c acyclic: 1 yes,
@@ -818,9 +826,10 @@ static void take_back(struct lay *L, struct vl *c)
 	}
 }
 
-/* Grow the tree toward t in VL c: 1 every switch joined, 0 an impasse
- * (dependencies taken back), -1 out of memory. */
-static int grow(struct lay *L, struct vl *c, uint32_t t)
+/* One try at the tree toward t in VL c, seeded switches first: 1 every
+ * switch joined, 0 an impasse (dependencies taken back; nstuck switches
+ * left in L->order), -1 out of memory. */
+static int grow_once(struct lay *L, struct vl *c, uint32_t t)
 {
 	uint32_t n = by_distance(L, t), left, k, m;
 	int rc = 1, progress = 1;
@@ -831,6 +840,26 @@ static int grow(struct lay *L, struct vl *c, uint32_t t)
 	L->depth[t] = 0;
 	for (k = 0; k < n; k++)
 		L->nh[L->order[k]] = NO_EDGE;
+	/* seeded switches first, on their escape routes (t outward) */
+	for (k = 1; L->nseeded && k < L->g.n && rc >= 0; k++) {
+		uint32_t x = L->esc_ord[k];
+
+		if (L->seed[x] != L->seed_epoch)
+			continue;
+		rc = try_join(L, c, x, L->esc_nh[x], t);
+		if (rc == 1)
+			L->mark[x] = L->epoch;
+		else
+			rc = -2; /* cannot happen in the escape VL */
+	}
+	if (rc < 0) {
+		take_back(L, c);
+		return rc == -1 ? -1 : 0;
+	}
+	for (k = m = 0; k < n; k++) /* the others, by distance */
+		if (L->mark[L->order[k]] != L->epoch)
+			L->order[m++] = L->order[k];
+	n = m;
 	for (left = n; left && progress && rc >= 0;) {
 		progress = 0;
 		for (k = m = 0; k < left; k++) {
@@ -855,7 +884,46 @@ static int grow(struct lay *L, struct vl *c, uint32_t t)
 	if (rc >= 0 && !left)
 		return 1;
 	take_back(L, c);
+	L->nstuck = left;
 	return rc < 0 ? -1 : 0;
+}
+
+/* Grow the tree toward t in VL c: 1 every switch joined, 0 an impasse
+ * (dependencies taken back), -1 out of memory.  In the last VL with the
+ * escape tree's turns in it, an impasse is not the end: the switches
+ * stuck (L->order[0..nstuck)) are put on their escape routes, with every
+ * switch on the way, and the tree is grown again around them; the turns
+ * of those routes are in the VL, so at worst every switch ends on its
+ * escape route, which fits. */
+static int grow(struct lay *L, struct vl *c, uint32_t t)
+{
+	bool escape_vl = L->escape_first && c == &L->vl[L->max_vls - 1];
+	int rc;
+
+	L->seed_epoch++;
+	L->nseeded = 0;
+	for (;;) {
+		uint32_t k, added = 0;
+
+		rc = grow_once(L, c, t);
+		if (rc != 0 || !escape_vl)
+			return rc;
+		if (L->esc_for != t)
+			escape_routes(L, t);
+		for (k = 0; k < L->nstuck; k++) {
+			uint32_t x = L->order[k];
+
+			while (x != t && L->seed[x] != L->seed_epoch) {
+				L->seed[x] = L->seed_epoch;
+				added++;
+				x = ibf_rgraph_other(&L->g, L->esc_nh[x], x);
+			}
+		}
+		if (!added)
+			return 0;
+		L->nseeded += added;
+		L->seeded_switches += added;
+	}
 }
 
 /* Budget mode balances traffic, not trees: every port on DLID's route
@@ -976,7 +1044,9 @@ static ibf_status_t route_budget(struct lay *L, uint32_t t, unsigned dlid,
 	int v = first_vl(L, t, grow);
 
 	if (v == (int)L->max_vls) {
-		escape_routes(L, t);
+		if (L->esc_for != t)
+			escape_routes(L, t);
+		memcpy(L->nh, L->esc_nh, L->g.n * sizeof(*L->nh));
 		v = first_vl(L, t, fit_routes);
 		L->escape_dlids++;
 	}
@@ -1242,6 +1312,8 @@ static ibf_status_t report(struct lay *L, const ibf_route_opts_t *o,
 	json_object_object_add(r, "escape_dlids", u64(L->escape_dlids));
 	json_object_object_add(r, "escape_first",
 			       json_object_new_boolean(L->escape_first));
+	json_object_object_add(r, "switches_on_escape_routes",
+			       u64(L->seeded_switches));
 	json_object_object_add(r, "per_vl", rows_json(L, L->nvl,
 			       vl_keys, vl_row));
 	json_object_object_add(r, "diversity", diversity_json(&d));
@@ -1275,6 +1347,9 @@ static void lay_free(struct lay *L)
 	free(L->mark);
 	free(L->nh);
 	free(L->depth);
+	free(L->esc_nh);
+	free(L->esc_ord);
+	free(L->seed);
 	free(L->order);
 	free(L->tried);
 	free(L->dep_a);
@@ -1340,10 +1415,15 @@ static ibf_status_t build_budget(struct lay *L, ibf_err_t *err)
 	L->mark = calloc(ns, sizeof(*L->mark));
 	L->nh = malloc(ns * sizeof(*L->nh));
 	L->depth = malloc(ns * sizeof(*L->depth));
+	L->esc_nh = malloc(ns * sizeof(*L->esc_nh));
+	L->esc_ord = malloc(ns * sizeof(*L->esc_ord));
+	L->seed = calloc(ns, sizeof(*L->seed));
+	L->esc_for = UINT32_MAX;
 	L->order = malloc(ns * sizeof(*L->order));
 	L->tried = calloc(max_degree(&L->g) + 1, sizeof(*L->tried));
 	L->r->sl_by_dlid = calloc((size_t)f->lid_top + 1, 1);
-	if (!L->tree || !L->mark || !L->nh || !L->depth || !L->order || !L->tried ||
+	if (!L->tree || !L->mark || !L->nh || !L->depth || !L->esc_nh ||
+	    !L->esc_ord || !L->seed || !L->order || !L->tried ||
 	    !L->r->sl_by_dlid || alloc_channels(L))
 		return nomem(err);
 	while (L->nvl < L->max_vls)
