@@ -605,8 +605,10 @@ static ibf_status_t place_dlid(struct lay *L, unsigned dlid, uint32_t *done,
  * fits.  The first run is optimistic; if an escape route fits nowhere,
  * the run starts again with every dependency between two tree links put
  * into the last VL before anything else (a walk that never turns back
- * cannot close a cycle in a tree), so that every escape route fits there.
- * Those free turns draw routes toward the tree's root, hence not always.
+ * cannot close a cycle in a tree), so that every escape route fits there;
+ * an impasse in that VL then puts only the stuck switches (and those on
+ * their way) on escape routes and grows the rest again (grow).  Those
+ * free turns draw routes toward the tree's root, hence not always.
  */
 
 #define NO_EDGE UINT32_MAX
