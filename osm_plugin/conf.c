@@ -273,9 +273,10 @@ static const char *apply(ibf_osm_conf_t *c, const char *key, char *v,
 		r->seed = u64;
 		return NULL;
 	}
-	if (!strcmp(key, "max_vls"))
-		return parse_uint(v, 15, &r->max_vls) ? NULL :
-			"max_vls: a number 0..15 (0 = 8)";
+	/* max_vls: the older name */
+	if (!strcmp(key, "vls") || !strcmp(key, "max_vls"))
+		return parse_uint(v, 15, &r->vls) ? NULL :
+			"vls: a number 0..15 (0 = 1)";
 	if (!strcmp(key, "threads"))
 		return parse_uint(v, 256, &r->nthreads) ? NULL :
 			"threads: a number 0..256";

@@ -38,7 +38,7 @@ struct ibf_pgft_memory;
 /* ibflow.conf, see ibflow.conf.example and docs/osm-plugin.md. */
 typedef struct ibf_osm_conf {
 	ibf_route_opts_t route;          /* layers, density, method, seed,
-					    max_vls, threads */
+					    vls, threads */
 	bool do_export;
 	char export_dir[IBF_OSM_PATH_MAX]; /* "" = OpenSM's cache dir */
 	bool do_eval;

@@ -62,8 +62,8 @@ static ibf_status_t precheck(const ibf_osm_engine_t *e,
 				   "%u layers (needs LMC >= %u)", f->lmc,
 				   o->layers, o->layers <= 1 ? 0 :
 				   32 - __builtin_clz(o->layers - 1));
-	if (min_vls && (o->max_vls == 0 || o->max_vls > min_vls))
-		o->max_vls = min_vls;
+	if (min_vls && o->vls > min_vls)
+		o->vls = min_vls;
 	return IBF_OK;
 }
 
@@ -95,6 +95,23 @@ static void note_pgft(ibf_osm_t *p, const ibf_osm_engine_t *e,
 		     ibf_routing_report_int(r, "remembered_shape") ?
 		     " (shape remembered from an earlier routing)" : "",
 		     (long long)pairs, (unsigned long long)r->unrouted);
+}
+
+/* A routing whose deadlock freedom rests on more than one SL is safe only
+ * for applications that take each route's SL from its PathRecord; MPI
+ * over UCX does not (one SL per interface, UCX_IB_SL): say so. */
+static void warn_sls(ibf_osm_t *p, const ibf_osm_engine_t *e,
+		     const ibf_routing_t *r)
+{
+	if (r->nsls <= 1)
+		return;
+	ibf_osm_logf(p, OSM_LOG_ERROR, "ERR IBF14: %s: warning: the routing "
+		     "is deadlock-free only with each route on its own SL "
+		     "(SLs 0-%u, SL i on VL i); UCX sends on UCX_IB_SL only "
+		     "(one SL for all traffic, no PathRecord), so MPI over "
+		     "UCX can deadlock on it; set vls 1 in ibflow.conf unless "
+		     "every application takes its PathRecord's SL",
+		     e->osm_name, r->nsls - 1);
 }
 
 /* The plugin's phases of a routing: min-hop matrices, model + engine,
@@ -205,6 +222,7 @@ static int route_cb(void *context)
 	note_pgft(p, e, r);
 	ibf_osm_labels_keep(p, e, r);
 	log_routed(p, e, res, t1 - t0, t2 - t1);
+	warn_sls(p, e, r);
 	ibf_osm_result_set_current(p, res);
 	return 0;
 }

@@ -589,6 +589,28 @@ static void write_report(ibf_osm_t *p, const ibf_osm_conf_t *c,
 		     path, err.msg);
 }
 
+/* The deadlock verdict of the routing with sls (NULL: every packet on
+ * SL 0, as MPI over UCX sends): true, false, or null if unknown. */
+static json_object *deadlock_free(const ibf_routing_t *r, bool own_sls)
+{
+	ibf_deadlock_opts_t o = { .switches = false };
+	ibf_deadlock_report_t rep;
+	ibf_sls_t sls;
+	ibf_err_t err;
+	json_object *v;
+
+	if (!r)
+		return NULL;
+	ibf_sls_from_routing(r, &sls);
+	ibf_err_clear(&err);
+	if (ibf_deadlock_check(r->lfts, own_sls ? &sls : NULL, &o, &rep,
+			       &err) != IBF_OK)
+		return NULL;
+	v = json_object_new_boolean(!ibf_deadlock_found(&rep));
+	ibf_deadlock_report_free(&rep);
+	return v;
+}
+
 static json_object *report_doc(ev_t *v, double secs, const char *stopped)
 {
 	const ibf_fabric_t *f = v->res->fabric;
@@ -613,6 +635,12 @@ static json_object *report_doc(ev_t *v, double secs, const char *stopped)
 				     !strcmp(v->res->routing->engine,
 					     "layered") ? IBF_EVAL_LAYERS :
 				     IBF_EVAL_LMC))));
+	json_object_object_add(doc, "sls", json_object_new_int(
+		v->res->routing ? (int)v->res->routing->nsls : 0));
+	json_object_object_add(doc, "deadlock_free_with_sls",
+			       deadlock_free(v->res->routing, true));
+	json_object_object_add(doc, "deadlock_free_on_one_sl",
+			       deadlock_free(v->res->routing, false));
 	json_object_object_add(doc, "budget_seconds",
 			       json_object_new_double(v->c->eval_budget));
 	json_object_object_add(doc, "memory_mb",

@@ -38,7 +38,8 @@ static bool parse_args(int argc, char **argv, struct check_args *a, int *rc)
 		IBF_OPT_FLAG("deadlock", &a->deadlock, "check that each VL's "
 			     "channel dependency graph is\nacyclic (SL->VL "
 			     "identity); a cycle is printed and\ncounts as a "
-			     "defect"),
+			     "defect.  With --sl also the verdict\nwith "
+			     "every packet on SL 0 (MPI over UCX)"),
 		IBF_OPT_END
 	};
 	const ibf_cli_spec_t cli = {
@@ -244,31 +245,22 @@ static void print_cycle(const ibf_fabric_t *f,
 	}
 }
 
-/* --sl / --deadlock: returns IBF_EXIT_DEFECT on a cycle. */
-static int check_deadlock(const ibf_lfts_t *l, const struct check_args *a)
+/* One deadlock verdict: the CDG of every VL, with sls (NULL: every packet
+ * on SL 0); IBF_EXIT_DEFECT on a cycle, IBF_EXIT_INPUT on a failure. */
+static int deadlock_verdict(const ibf_lfts_t *l, const struct check_args *a,
+			    const ibf_sls_t *sls, const char *what, FILE *out)
 {
 	ibf_deadlock_opts_t o = { .switches = a->switches };
 	ibf_deadlock_report_t rep;
-	ibf_sls_t sls = { 0 };
 	ibf_err_t err;
 	unsigned vl;
 	int rc = IBF_EXIT_OK;
-	FILE *out = ibf_cli_text_out(a->json);
 
 	ibf_err_clear(&err);
-	if (a->sl && ibf_sl_read(l->fabric, a->sl, &sls, &err) != IBF_OK)
+	if (ibf_deadlock_check(l, sls, &o, &rep, &err) != IBF_OK)
 		return ibf_cli_fail(CMD, &err);
-	if (!a->deadlock) {
-		ibf_sls_free(&sls);
-		return IBF_EXIT_OK;
-	}
-	if (ibf_deadlock_check(l, a->sl ? &sls : NULL, &o, &rep, &err) !=
-	    IBF_OK) {
-		ibf_sls_free(&sls);
-		return ibf_cli_fail(CMD, &err);
-	}
-	fprintf(out, "deadlock check (SL->VL identity, %u VL%s in use):\n",
-	       rep.nvls, rep.nvls == 1 ? "" : "s");
+	fprintf(out, "deadlock check %s, SL->VL identity, %u VL%s in use:\n",
+		what, rep.nvls, rep.nvls == 1 ? "" : "s");
 	for (vl = 0; vl < IBF_NSLS; vl++) {
 		if (!rep.routes[vl])
 			continue;
@@ -282,8 +274,38 @@ static int check_deadlock(const ibf_lfts_t *l, const struct check_args *a)
 			rc = IBF_EXIT_DEFECT;
 		}
 	}
-	fprintf(out, "%s\n", rc ? "DEADLOCK POSSIBLE" : "deadlock-free");
+	fprintf(out, "%s %s\n", rc ? "DEADLOCK POSSIBLE" : "deadlock-free",
+		what);
 	ibf_deadlock_report_free(&rep);
+	return rc;
+}
+
+/* --sl / --deadlock: with --sl two verdicts, the routing's SLs and every
+ * packet on one SL (how MPI over UCX sends: UCX_IB_SL), the exit status
+ * from the first; IBF_EXIT_DEFECT on a cycle. */
+static int check_deadlock(const ibf_lfts_t *l, const struct check_args *a)
+{
+	ibf_sls_t sls = { 0 };
+	ibf_err_t err;
+	int rc;
+	FILE *out = ibf_cli_text_out(a->json);
+
+	ibf_err_clear(&err);
+	if (a->sl && ibf_sl_read(l->fabric, a->sl, &sls, &err) != IBF_OK)
+		return ibf_cli_fail(CMD, &err);
+	if (!a->deadlock) {
+		ibf_sls_free(&sls);
+		return IBF_EXIT_OK;
+	}
+	if (!a->sl)
+		return deadlock_verdict(l, a, NULL, "on one SL (SL 0)", out);
+	rc = deadlock_verdict(l, a, &sls, "with the routing's SLs", out);
+	if (rc != IBF_EXIT_INPUT) {
+		int one = deadlock_verdict(l, a, NULL, "on one SL (every packet "
+					   "on SL 0, as MPI over UCX sends)", out);
+
+		rc = one == IBF_EXIT_INPUT ? one : rc;
+	}
 	ibf_sls_free(&sls);
 	return rc;
 }

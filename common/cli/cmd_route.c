@@ -61,8 +61,13 @@ static bool parse_args(int argc, char **argv, struct route_args *a, int *rc)
 			       .def = "random"),
 		IBF_OPT_U64("seed", &a->o.seed, "S", "random seed",
 			    .def = "0"),
-		IBF_OPT_UINT("max-vls", &a->o.max_vls, "V", 1, IBF_VLS_MAX,
-			     "VLs available for deadlock freedom", .def = "8"),
+		IBF_OPT_UINT("vls", &a->o.vls, "V", 1, IBF_VLS_MAX,
+			     "VLs the traffic may rely on: 1 = every "
+			     "packet on one\nSL (MPI over UCX: UCX_IB_SL); "
+			     "more only when the\napplications take each "
+			     "route's SL (PathRecord)", .def = "1"),
+		IBF_OPT_UINT("max-vls", &a->o.vls, "V", 1, IBF_VLS_MAX,
+			     "older name of --vls"),
 		IBF_OPT_END
 	};
 	const ibf_cli_spec_t spec = {

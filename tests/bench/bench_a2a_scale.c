@@ -262,6 +262,9 @@ int main(int argc, char **argv)
 	     k++) {
 		const struct inst *in = &INST[k];
 		ibf_liquid_opts_t o = { .time_limit = limit };
+		/* 4 layers on a Dragonfly need more than the default 8 VLs
+		 * to be deadlock-free. */
+		ibf_route_opts_t rop = { .vls = 15 };
 		const ibf_liquid_plan_info_t *pi = NULL;
 		ibf_liquid_plan_t *p = NULL;
 		ibf_fabric_t *f;

@@ -176,6 +176,16 @@ route_case() {
 		t_same "$name: exported SLs equal ibflow route offline" \
 			<(grep -v '^#' "$dir/offline.sl") \
 			<(grep -v '^#' "$run/ibflow-sl.txt")
+		# the default budget, one VL: safe for UCX, so no warning
+		t_check "$name: deadlock-free with every packet on SL 0 (check --deadlock, no SLs)" 0 \
+			"$IBF" check --topo "$run/ibnetdiscover.out" \
+			--lfts "$run/dump_lfts.out" --deadlock
+		if grep -q 'IBF14' "$run/osm.log"; then
+			t_fail "$name: one VL, no ERR IBF14 in OpenSM's log" \
+				"$(grep -m1 IBF14 "$run/osm.log")"
+		else
+			t_pass "$name: one VL, no ERR IBF14 in OpenSM's log"
+		fi
 	fi
 }
 
@@ -232,7 +242,8 @@ mkdir -p "$run"
 "$IBF" gen slimfly:5 --lmc 2 --format ibsim -o "$dir/net" >/dev/null 2>&1
 osm_conf "$dir/osm.conf" "ibflow-layered,minhop" "qos TRUE" \
 	"force_log_flush TRUE"
-printf 'eval_patterns perm,shift:4\neval_opt no\n' >"$dir/ibflow.conf"
+# vls 8: the applications take the PathRecords' SLs (whole layers on SLs)
+printf 'eval_patterns perm,shift:4\neval_opt no\nvls 8\n' >"$dir/ibflow.conf"
 if ibs_start "$dir/net" "$run" 2>"$dir/ibsim.err"; then
 	IBFLOW_OSM_CONF=$dir/ibflow.conf OSM_TMP_DIR=$run OSM_CACHE_DIR=$run \
 		ibs_run opensm -F "$dir/osm.conf" -f "$run/osm.log" -s 0 \
@@ -275,6 +286,15 @@ if ibs_start "$dir/net" "$run" 2>"$dir/ibsim.err"; then
 	else
 		t_fail "slimfly:5 lmc 2 layered: MMF report written and logged" \
 			"$(head -c 200 "$run/ibflow-eval.json" 2>&1)"
+	fi
+	# A routing on several SLs: OpenSM's log warns that UCX sends on
+	# one SL, and the report's verdicts say why (the SLs make it safe).
+	if grep -q 'ERR IBF14: ibflow-layered: warning: .*SLs 0-[1-9].*UCX_IB_SL only' "$run/osm.log" &&
+	   python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); sys.exit(0 if d["sls"] > 1 and d["deadlock_free_with_sls"] is True and d["deadlock_free_on_one_sl"] is False else 1)' "$run/ibflow-eval.json"; then
+		t_pass "slimfly:5 lmc 2 layered vls 8: ERR IBF14 warns of UCX's one SL; report: deadlock-free with its SLs, not on one"
+	else
+		t_fail "slimfly:5 lmc 2 layered vls 8: ERR IBF14 and the report's verdicts" \
+			"$(grep 'IBF14' "$run/osm.log" | head -c 300) $(grep deadlock_free "$run/ibflow-eval.json" 2>&1 | head -c 200)"
 	fi
 else
 	t_fail "sa: ibsim" "$(head -c 300 "$dir/ibsim.err")"

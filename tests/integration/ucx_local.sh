@@ -250,6 +250,25 @@ if UCX_IBFLOW_FABRIC=$F UCX_IBFLOW_HOSTMAP=$W/map8 "$PROBE" --np 8 \
 else
 	t_fail "planned run" "$(head -c 300 "$W/p.err")"
 fi
+# UCX sends on one SL: a routing that needs more (its SL file) is said
+# once, by rank 0; one without an SL file is not.
+if grep -q 'deadlock-free only with its' "$W/p.err"; then
+	t_fail "no SL file: no warning about SLs" "$(head -c 300 "$W/p.err")"
+else
+	t_pass "no SL file: no warning about SLs"
+fi
+F2=$W/fab-sl
+mkdir -p "$F2"
+cp "$F"/ibflow-* "$F2/"
+lid=$(grep -m1 -o '# lid [0-9]*' "$F2/ibflow-topology.ibnd" | awk '{ print $3 }')
+printf '* %s 1\n' "$lid" >"$F2/ibflow-sl.txt"
+if UCX_IBFLOW_FABRIC=$F2 UCX_IBFLOW_HOSTMAP=$W/map8 UCX_IB_SL=0 "$PROBE" \
+	--np 2 --quiet >"$W/sl.out" 2>"$W/sl.err" &&
+   [ "$(grep -c 'warning: UCX_IBFLOW_FABRIC=.*deadlock-free only with its 2 SLs.*UCX_IB_SL=0' "$W/sl.err")" -eq 1 ]; then
+	t_pass "SL file with 2 SLs: rank 0 warns once that UCX sends on UCX_IB_SL only"
+else
+	t_fail "SL file with 2 SLs: one warning" "$(head -c 300 "$W/sl.err")"
+fi
 grep -q 'rank 5: host 5 h0005 HCA-1 via UCX_IBFLOW_HOSTMAP rank rank:5' "$W/p.out" &&
 	t_pass "--verbose: rank 5 mapped by HOSTMAP line rank:5" ||
 	t_fail "--verbose mapping" "$(grep 'rank 5' "$W/p.out")"

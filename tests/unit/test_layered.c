@@ -65,6 +65,16 @@ static ibf_route_opts_t opts(unsigned n, ibf_layer_method_t m, uint64_t seed)
 	o.layers = n;
 	o.method = m;
 	o.seed = seed;
+	o.vls = 8; /* whole layers, SL = VL (budget_opts: one VL) */
+	return o;
+}
+
+/* The default: one VL, every packet on SL 0. */
+static ibf_route_opts_t budget_opts(unsigned n, uint64_t seed)
+{
+	ibf_route_opts_t o = opts(n, IBF_LAYERS_RANDOM, seed);
+
+	o.vls = 1;
 	return o;
 }
 
@@ -292,30 +302,78 @@ static void check_deadlock(const ibf_routing_t *r)
 	free(queue);
 }
 
+/* Route, and `check` finds every table complete: the LID offsets
+ * routed. */
+static unsigned route_complete(const ibf_fabric_t *f,
+			       const ibf_route_opts_t *o, ibf_routing_t *r,
+			       const char *spec)
+{
+	ibf_check_opts_t co = IBF_CHECK_OPTS_DEFAULT;
+	ibf_check_report_t rep;
+	ibf_err_t err;
+	unsigned n;
+
+	if (route(f, o, r, &err))
+		fail_msg("%s: %s", spec, err.msg);
+	co.switches = true;
+	assert_int_equal(ibf_check_run(r->lfts, &co, &rep, &err), IBF_OK);
+	if (ibf_check_defects(&rep))
+		fail_msg("%s: %llu defects", spec,
+			 (unsigned long long)ibf_check_defects(&rep));
+	n = rep.noffsets;
+	ibf_check_report_free(&rep);
+	return n;
+}
+
 static void check_all(const char *spec, ibf_layer_method_t m)
 {
 	ibf_fabric_t *f = tu_gen(spec, 2);
 	ibf_route_opts_t o = opts(4, m, 42);
-	ibf_check_opts_t co = IBF_CHECK_OPTS_DEFAULT;
-	ibf_check_report_t rep;
 	ibf_routing_t r;
-	ibf_err_t err;
 
-	if (route(f, &o, &r, &err))
-		fail_msg("%s: %s", spec, err.msg);
-	co.switches = true;
-	assert_int_equal(ibf_check_run(r.lfts, &co, &rep, &err), IBF_OK);
-	if (ibf_check_defects(&rep))
-		fail_msg("%s: %llu defects", spec,
-			 (unsigned long long)ibf_check_defects(&rep));
-	assert_int_equal(rep.noffsets, 4);
-	ibf_check_report_free(&rep);
+	assert_int_equal(route_complete(f, &o, &r, spec), 4);
 	assert_int_equal(report_int(&r, "fallback_pairs"), 0);
 	assert_int_equal(report_int(&r, "vls_used"), r.nsls);
 	check_layers(&r, &o);
 	check_deadlock(&r);
 	routing_free(&r);
 	ibf_fabric_destroy(f);
+}
+
+/* With the default budget of one VL: every route on SL 0, tables
+ * complete, the one CDG acyclic (the test's own Kahn check), also where
+ * whole layers need more than 8 VLs (dragonfly:4,2,3); and with a budget
+ * of 2 VLs no SL beyond 1. */
+static void check_budget(const char *spec, unsigned vls)
+{
+	ibf_fabric_t *f = tu_gen(spec, 2);
+	ibf_route_opts_t o = budget_opts(4, 42);
+	ibf_routing_t r;
+	unsigned dlid;
+
+	o.vls = vls;
+	route_complete(f, &o, &r, spec);
+	assert_true(r.nsls >= 1 && r.nsls <= vls);
+	for (dlid = 1; dlid <= f->lid_top; dlid++)
+		assert_true(!r.sl_by_dlid || r.sl_by_dlid[dlid] < vls);
+	assert_int_equal(report_int(&r, "vl_budget"), vls);
+	check_deadlock(&r);
+	routing_free(&r);
+	ibf_fabric_destroy(f);
+}
+
+static void test_budget(void **state)
+{
+	static const char *const cases[] = {
+		"slimfly:5", "dragonfly:4,2,2", "dragonfly:4,2,3",
+		"hyperx:2:4:1", "jellyfish:16,4,2:7", "xgft:2:4,4:1,4",
+	};
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_budget(cases[i], 1);
+	check_budget("dragonfly:4,2,3", 2);
 }
 
 static const char *const specs[] = {
@@ -497,8 +555,10 @@ static void test_node_order(void **state)
 			for (n = 0; n < f->nnodes; n++)
 				moved += f->nodes[n].guid != g->nodes[n].guid;
 			assert_true(moved > f->nnodes / 2);
-			for (m = 0; m < 2; m++) {
-				ibf_route_opts_t o = opts(4, m, 3 + seed);
+			for (m = 0; m < 4; m++) {
+				ibf_route_opts_t o = m < 2 ?
+					opts(4, m, 3 + seed) :
+					budget_opts(4, 3 + seed);
 				ibf_routing_t a, b;
 				char what[96];
 				uint64_t ne;
@@ -539,15 +599,8 @@ static void test_refuse(void **state)
 	assert_non_null(strstr(err.msg, "2^LMC"));
 	assert_null(r.sl_by_dlid);
 	routing_free(&r);
-	/* minimal routing on a Slim Fly has cyclic dependencies: 1 VL is
-	 * not enough, even with a single layer */
 	o = opts(1, IBF_LAYERS_RANDOM, 1);
-	o.max_vls = 1;
-	assert_int_equal(route(f, &o, &r, &err), IBF_ERR_UNSUPPORTED);
-	assert_non_null(strstr(err.msg, "VLs"));
-	assert_null(r.report);
-	routing_free(&r);
-	o.max_vls = 16;
+	o.vls = 16;
 	assert_int_equal(route(f, &o, &r, &err), IBF_ERR_RANGE);
 	routing_free(&r);
 	ibf_fabric_destroy(f);
@@ -705,6 +758,7 @@ int main(void)
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_overlap),
+		cmocka_unit_test(test_budget),
 	};
 
 	return cmocka_run_group_tests_name("layered", tests, NULL, NULL);

@@ -480,15 +480,19 @@ static void test_ring_deadlock(void **state)
 static void test_ring_layered(void **state)
 {
 	ibf_fabric_t *f = tu_gen("torus:8,1,1", 2);
-	ibf_routing_t *r = tu_route(f, "layered");
-	ibf_sls_t sls = { .fabric = f, .by_dlid = r->sl_by_dlid,
-			  .by_pair = r->sl_by_pair, .nsls = r->nsls };
+	/* whole layers on SLs: deadlock-free only with them */
+	ibf_route_opts_t ro = { .vls = 8 };
+	ibf_routing_t *r = NULL;
+	ibf_sls_t sls;
 	ibf_sim_opts_t o;
 	ibf_sim_result_t res;
 	ibf_sim_t *s;
 	ibf_err_t err;
 
 	(void)state;
+	assert_int_equal(ibf_route(f, "layered", &ro, &r, &err), IBF_OK);
+	sls = (ibf_sls_t){ .fabric = f, .by_dlid = r->sl_by_dlid,
+			   .by_pair = r->sl_by_pair, .nsls = r->nsls };
 	assert_true(r->nsls > 1);
 	ibf_sim_opts_default(&o);
 	o.sls = &sls;
@@ -503,6 +507,14 @@ static void test_ring_layered(void **state)
 	add_all_pairs(s, f, 1u << 20);
 	assert_int_equal(ibf_sim_run(s, &res, &err), IBF_OK);
 	assert_true(res.deadlocked);
+	finish(&res, s, r, NULL);
+
+	/* the default, one VL: all on SL 0 completes */
+	r = tu_route(f, "layered");
+	assert_int_equal(r->nsls, 1);
+	s = new_sim(r, &o);
+	add_all_pairs(s, f, 1u << 20);
+	run(s, &res);
 	finish(&res, s, r, f);
 }
 

@@ -7,7 +7,8 @@
  *   "minhop"  balanced min-hop baseline, any topology
  *   "dmodk"   destination-mod-k on PGFTs (needs recognition, pgft.h)
  *   "uapr"    uniform all-shortest-path routing over LMC on PGFTs
- *   "layered" FatPaths layered routing, any topology, deadlock-free SLs
+ *   "layered" FatPaths layered routing, any topology, deadlock-free
+ *             within a VL budget (one VL by default)
  * Every engine routes every CA LID offset (all 2^LMC LIDs of every endpoint)
  * and every switch LID on every switch, writes the host order it wants MPI
  * ranks launched in (topological order unless it has a better one) and an
@@ -47,7 +48,11 @@ typedef struct ibf_route_opts {
 	double density;         /* rho in (0, 1]; 0 = engine default */
 	ibf_layer_method_t method;
 	uint64_t seed;
-	unsigned max_vls;       /* 0 = 8 */
+	unsigned vls;           /* VLs the traffic may rely on for deadlock
+				   freedom; 0 = 1: every packet on one SL,
+				   as MPI over UCX sends (UCX_IB_SL).  More
+				   only when the applications take each
+				   route's SL (PathRecord: rdma_cm) */
 	unsigned nthreads;      /* 0 or 1 = single thread */
 	/* dmodk, uapr: a PGFT shape seen before on this subnet (the
 	 * routing's pgft_shape), so that a tree that lost nodes keeps the

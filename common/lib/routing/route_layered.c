@@ -16,14 +16,27 @@
  *    of the ports that go one hop closer, lowest port number on ties.  A
  *    per-destination tree is what an LFT can express.
  *  - Switch LIDs are routed like layer 0.
- *  - SLs depend on the DLID only: each DLID's route tree (the links used
- *    from switches with endpoints, and switches downstream of them) goes
- *    into the first VL whose channel dependency graph stays acyclic with
- *    it (greedy, as DFSSSP/LASH do; incremental topological order after
- *    Pearce & Kelly), SL = VL.  More than --max-vls VLs: refused.
+ *  - A budget of VLs the traffic may rely on (--vls, default 1: MPI over
+ *    UCX sends every packet on one SL, UCX_IB_SL).  Within the budget
+ *    every DLID's route tree is grown switch by switch inside a VL, each
+ *    switch joining by a link whose new dependency keeps the VL's
+ *    channel dependency graph acyclic (incremental topological order
+ *    after Pearce & Kelly), else in the next VL, else the DLID takes its
+ *    escape route in one BFS spanning tree ("budget placement" below).
+ *    The idea of guaranteeing progress with escape paths inside one CDG
+ *    is Nue's (Domke, Hoefler, Matsuoka, HPDC'16); the granularity here
+ *    is a DLID's tree, as an LFT holds it.
+ *  - With a budget above one VL (the applications take the SL of their
+ *    route, e.g. from the PathRecord), layers are placed as whole VLs
+ *    first (fewer SLs): layer 0's trees one by one into the first VL that
+ *    stays acyclic (greedy, as DFSSSP/LASH do), layers 1..n-1, each
+ *    up*-down* hence acyclic, as whole layers.  Only when that needs more
+ *    VLs than the budget are the routes placed within the budget as
+ *    above.  SL = VL; SLs depend on the DLID only.
  *  - The report carries the layers, the VLs and the path diversity of the
  *    result (ibflow/diversity.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +76,24 @@ struct lay {
 	uint8_t *ch_port;           /* [nch] port number at its tail */
 	struct vl vl[LAYERED_MAX_VLS];
 	unsigned nvl;
+	/* budget placement: trees grown switch by switch */
+	bool budget;                /* place every DLID when routed */
+	uint8_t *tree;              /* [nedges] links of the escape tree */
+	uint32_t *mark, epoch;      /* [nswitches] in the tree being grown */
+	uint32_t *nh;               /* [nswitches] its edge toward t */
+	uint32_t *depth;            /* [nswitches] its hops to t */
+	uint32_t *esc_nh, *esc_ord; /* [nswitches] escape routes toward esc_for */
+	uint32_t esc_for;
+	uint32_t *seed, seed_epoch; /* [nswitches] put on escape routes */
+	uint32_t nseeded, nstuck;
+	uint64_t seeded_switches;   /* over all DLIDs, for the report */
+	uint32_t *order;            /* [nswitches] switches still to join */
+	uint32_t *tried, tstamp;    /* [max degree] links tried by join() */
+	uint32_t escape_dlids;      /* DLIDs on their escape route */
+	bool budget_fallback;       /* whole layers needed too many VLs */
+	bool overflowed;            /* ... found by this run */
+	bool escape_first;          /* escape dependencies put in first */
+	bool impasse;               /* a DLID fitted nowhere without them */
 	ibf_cdg_scratch_t pk;       /* ordered insertion work space */
 	uint32_t *dep_a, *dep_b, ndep; /* one DLID's dependencies */
 	uint32_t *smark, sepoch;    /* [nswitches] */
@@ -93,12 +124,12 @@ static ibf_status_t check_opts(struct lay *L, const ibf_route_opts_t *o,
 	uint32_t i;
 
 	L->n = o->layers ? o->layers : 1u << f->lmc;
-	L->max_vls = o->max_vls ? o->max_vls : 8;
+	L->max_vls = o->vls ? o->vls : 1;
 	L->density = o->density > 0 ? o->density
 				    : IBF_LAYERS_DEFAULT_DENSITY;
 	if (L->max_vls > LAYERED_MAX_VLS)
 		return ibf_err_set(err, IBF_ERR_RANGE,
-				   "layered: --max-vls %u is more than the %u "
+				   "layered: --vls %u is more than the %u "
 				   "data VLs InfiniBand has", L->max_vls,
 				   LAYERED_MAX_VLS);
 	if (L->density > 1.0)
@@ -358,41 +389,68 @@ static void updn_candidates(struct lay *L, const uint8_t *mask,
 	collect_candidates(L, mask, rank, t);
 }
 
-static void route_layer(struct lay *L, unsigned i)
+static ibf_status_t route_budget(struct lay *L, uint32_t t, unsigned dlid,
+				 unsigned host_port, ibf_err_t *err);
+static void set_sl(struct lay *L, unsigned dlid, unsigned v);
+static void copy_tree(struct lay *L, uint32_t t, unsigned from,
+		      unsigned dlid, unsigned host_port);
+
+/* Layer i's routes toward switch t: t's own LID (layer 0) and the LID
+ * offsets of layer i of every endpoint on t; each placed into a VL at
+ * once in budget mode. */
+static ibf_status_t route_dest(struct lay *L, unsigned i, uint32_t t,
+			       ibf_err_t *err)
 {
 	const ibf_fabric_t *f = L->f;
 	const uint8_t *mask = ibf_layer_mask(&L->ly, i);
 	const uint32_t *rank = ibf_layer_rank(&L->ly, i, L->g.n);
-	uint32_t ti, t, k;
-	unsigned o, first;
+	ibf_status_t st = IBF_OK;
+	uint32_t k;
+	unsigned o, first = 0, dlid;
 
-	/* destinations in NodeGUID order (port use counts carry over) */
-	for (ti = 0; ti < L->g.n; ti++) {
-		t = L->g.ord[ti];
-		if (i == 0)
-			candidates(L, mask, t);
+	if (i == 0)
+		candidates(L, mask, t);
+	else
+		updn_candidates(L, mask, rank, t);
+	if (i == 0) {
+		dlid = ibf_port_base_lid(f, ibf_node_port_id(f,
+							    f->switches[t], 0));
+		if (L->budget)
+			st = route_budget(L, t, dlid, 0, err);
 		else
-			updn_candidates(L, mask, rank, t);
-		if (i == 0)
-			route_dlid(L, t, ibf_port_base_lid(f,
-				ibf_node_port_id(f, f->switches[t], 0)), 0);
-		first = 0;
-		for (k = L->ep_off[t]; k < L->ep_off[t + 1]; k++) {
-			const ibf_port_t *p = &f->ports[L->ep[k]];
-			unsigned host_port = f->ports[p->peer].num;
+			route_dlid(L, t, dlid, 0);
+	}
+	for (k = L->ep_off[t]; k < L->ep_off[t + 1] && st == IBF_OK; k++) {
+		const ibf_port_t *p = &f->ports[L->ep[k]];
+		unsigned host_port = f->ports[p->peer].num;
 
-			for (o = i; o < (1u << p->lmc); o += L->n) {
-				if (i == 0 && first)
-					copy_dlid(L, t, first, p->lid + o,
-						  host_port);
-				else
-					route_dlid(L, t, p->lid + o,
-						   host_port);
-				if (!first)
-					first = p->lid + o;
+		for (o = i; o < (1u << p->lmc) && st == IBF_OK; o += L->n) {
+			dlid = p->lid + o;
+			if (i == 0 && first && L->budget) {
+				/* the same dependencies */
+				copy_tree(L, t, first, dlid, host_port);
+				set_sl(L, dlid, L->r->sl_by_dlid[first]);
+			} else if (i == 0 && first) {
+				copy_dlid(L, t, first, dlid, host_port);
+			} else if (L->budget) {
+				st = route_budget(L, t, dlid, host_port, err);
+			} else {
+				route_dlid(L, t, dlid, host_port);
 			}
+			if (!first)
+				first = dlid;
 		}
 	}
+	return st;
+}
+
+/* Destinations in NodeGUID order (port use counts carry over). */
+static void route_layer(struct lay *L, unsigned i)
+{
+	uint32_t ti;
+
+	for (ti = 0; ti < L->g.n; ti++)
+		(void)route_dest(L, i, L->g.ord[ti], NULL);
 }
 
 /* ---- deadlock freedom: DLIDs into VLs ----------------------------------- */
@@ -501,15 +559,16 @@ static int try_vl(struct lay *L, struct vl *c, uint32_t *done)
 	return 0;
 }
 
-static ibf_status_t too_many(const struct lay *L, const char *what,
+/* Whole-layer placement needs more VLs than the budget: the caller
+ * places the routes within the budget instead (run). */
+static ibf_status_t too_many(struct lay *L, const char *what,
 			      unsigned id, ibf_err_t *err)
 {
+	L->overflowed = true;
 	return ibf_err_set(err, IBF_ERR_UNSUPPORTED,
-		"layered: the routes need more than %u VLs to be deadlock-"
-		"free (%s %u closes a channel dependency cycle in each of "
-		"VLs 0..%u); allow more with --max-vls (up to %u), or use "
-		"fewer layers", L->max_vls, what, id, L->max_vls - 1,
-		LAYERED_MAX_VLS);
+		"layered: whole layers need more than %u VLs (%s %u closes a "
+		"channel dependency cycle in each of VLs 0..%u)", L->max_vls,
+		what, id, L->max_vls - 1);
 }
 
 static int open_vl(struct lay *L)
@@ -542,6 +601,482 @@ static ibf_status_t place_dlid(struct lay *L, unsigned dlid, uint32_t *done,
 		}
 	}
 	return too_many(L, "the route tree of DLID", dlid, err);
+}
+
+/* ---- budget placement ---------------------------------------------------
+ *
+ * A DLID's tree is grown from its switch t outward, switch by switch in
+ * order of distance in the layer: a switch joins the tree through a
+ * neighbour already in it (a route cannot loop) whose one new dependency
+ * (this link -> the neighbour's link toward t) keeps the VL's graph
+ * acyclic: first among its layer's next hops, then any link, each time
+ * the neighbour fewest hops from t, then the least used port; switches
+ * that cannot join yet are tried again once the tree has grown.  A
+ * switch that can never join is an impasse: the tree is taken back and
+ * grown in the next VL; after the last the DLID takes its escape route,
+ * the path in one BFS spanning tree of all switches, in the first VL it
+ * fits.  The first run is optimistic; if an escape route fits nowhere,
+ * the run starts again with every dependency between two tree links put
+ * into the last VL before anything else (a walk that never turns back
+ * cannot close a cycle in a tree), so that every escape route fits there;
+ * an impasse in that VL then puts only the stuck switches (and those on
+ * their way) on escape routes and grows the rest again (grow).  Those
+ * free turns draw routes toward the tree's root, hence not always.
+ */
+
+#define NO_EDGE UINT32_MAX
+
+/* The channel of edge e leaving router s (alloc_channels' numbering). */
+static uint32_t chan(const ibf_rgraph_t *g, uint32_t e, uint32_t s)
+{
+	return g->ea[e] == s ? 2 * e : 2 * e + 1;
+}
+
+/* The escape tree: BFS over all links from the router of least
+ * eccentricity (first in NodeGUID order on ties), so tree paths stay
+ * short; tree[e] marks its links. */
+static void escape_tree(struct lay *L)
+{
+	const ibf_rgraph_t *g = &L->g;
+	uint32_t i, u, root = g->ord[0], best = UINT32_MAX;
+	uint32_t head = 0, tail = 0, k;
+
+	for (i = 0; i < g->n; i++) {
+		uint32_t ecc = 0;
+
+		u = g->ord[i];
+		ibf_rgraph_bfs(g, NULL, u, L->dist, L->queue);
+		for (k = 0; k < g->n; k++)
+			if (L->dist[k] > ecc)
+				ecc = L->dist[k];
+		if (ecc < best) {
+			best = ecc;
+			root = u;
+		}
+	}
+	memset(L->tree, 0, g->nedges);
+	L->mark[root] = 1;
+	L->queue[tail++] = root;
+	while (head < tail) {
+		u = L->queue[head++];
+		for (k = g->adj_off[u]; k < g->adj_off[u + 1]; k++) {
+			uint32_t e = g->adj_edge[k], y = ibf_rgraph_other(g, e, u);
+
+			if (!L->mark[y]) {
+				L->mark[y] = 1;
+				L->tree[e] = 1;
+				L->queue[tail++] = y;
+			}
+		}
+	}
+	memset(L->mark, 0, g->n * sizeof(*L->mark));
+}
+
+/* Every dependency between two tree links into the last VL. */
+static ibf_status_t insert_escape(struct lay *L, ibf_err_t *err)
+{
+	const ibf_rgraph_t *g = &L->g;
+	struct vl *c = &L->vl[L->max_vls - 1];
+	uint32_t y, i, j;
+	int rc;
+
+	for (y = 0; y < g->n; y++)
+		for (i = g->adj_off[y]; i < g->adj_off[y + 1]; i++)
+			for (j = g->adj_off[y]; j < g->adj_off[y + 1]; j++) {
+				uint32_t e1 = g->adj_edge[i], e2 = g->adj_edge[j];
+				uint32_t a, b;
+
+				if (e1 == e2 || !L->tree[e1] || !L->tree[e2])
+					continue;
+				a = chan(g, e1, ibf_rgraph_other(g, e1, y));
+				b = chan(g, e2, y);
+				if (ibf_cdg_has(&c->g, a, L->ch_port[b]))
+					continue;
+				rc = ibf_cdg_insert(&c->g, &L->pk, a, b,
+						    L->ch_port[b]);
+				if (rc)
+					return rc < 0 ? nomem(err) :
+					       ibf_err_set(err, IBF_ERR_INVALID,
+						"layered: the escape tree closes a "
+						"dependency cycle");
+			}
+	return IBF_OK;
+}
+
+/* The escape route toward t: every switch's tree link toward t. */
+/* The escape routes toward t, into esc_nh (every switch's tree link
+ * toward t) and esc_ord (the switches from t outward). */
+static void escape_routes(struct lay *L, uint32_t t)
+{
+	const ibf_rgraph_t *g = &L->g;
+	uint32_t head = 0, tail = 0, u, k;
+
+	for (u = 0; u < g->n; u++)
+		L->esc_nh[u] = NO_EDGE;
+	L->mark[t] = ++L->epoch;
+	L->esc_ord[tail++] = t;
+	while (head < tail) {
+		u = L->esc_ord[head++];
+		for (k = g->adj_off[u]; k < g->adj_off[u + 1]; k++) {
+			uint32_t e = g->adj_edge[k], y = ibf_rgraph_other(g, e, u);
+
+			if (L->tree[e] && L->mark[y] != L->epoch) {
+				L->mark[y] = L->epoch;
+				L->esc_nh[y] = e;
+				L->esc_ord[tail++] = y;
+			}
+		}
+	}
+	L->esc_for = t;
+}
+
+/* Switch s joins the tree by edge e if that keeps VL c acyclic: 1 yes,
+ * 0 no, -1 out of memory.  New dependencies are logged for take-back. */
+static int try_join(struct lay *L, struct vl *c, uint32_t s, uint32_t e,
+		    uint32_t t)
+{
+	const ibf_rgraph_t *g = &L->g;
+	uint32_t y = ibf_rgraph_other(g, e, s), a, b;
+	int rc;
+
+	if (L->mark[y] != L->epoch)
+		return 0; /* not in the tree (yet) */
+	if (y == t) {
+		L->nh[s] = e;
+		L->depth[s] = 1;
+		return 1;
+	}
+	a = chan(g, e, s);
+	b = chan(g, L->nh[y], y);
+	if (!ibf_cdg_has(&c->g, a, L->ch_port[b])) {
+		rc = ibf_cdg_insert(&c->g, &L->pk, a, b, L->ch_port[b]);
+		if (rc)
+			return rc < 0 ? -1 : 0;
+		L->dep_a[L->ndep] = a;
+		L->dep_b[L->ndep++] = b;
+	}
+	L->nh[s] = e;
+	L->depth[s] = L->depth[y] + 1;
+	return 1;
+}
+
+/* Preference among s's links: the neighbour fewest hops from t in the
+ * tree grown so far (not in it yet: last), then the least used port. */
+static uint64_t key(const struct lay *L, uint32_t s, uint32_t e,
+		    ibf_port_id_t pid)
+{
+	uint32_t y = ibf_rgraph_other(&L->g, e, s);
+	uint64_t d = L->mark[y] == L->epoch ? L->depth[y] : (1u << 20);
+
+	return d << 40 | L->use[pid];
+}
+
+/* The least used edge of s's candidates (or, all: of its links) that
+ * joins; 1 joined, 0 none, -1 out of memory. */
+static int join(struct lay *L, struct vl *c, uint32_t s, uint32_t t,
+		bool all)
+{
+	const ibf_fabric_t *f = L->f;
+	const ibf_rgraph_t *g = &L->g;
+	const uint32_t *v = all ? g->adj_edge + g->adj_off[s]
+				: L->cand + L->cand_off[s];
+	uint32_t n = all ? g->adj_off[s + 1] - g->adj_off[s]
+			 : L->cand_off[s + 1] - L->cand_off[s];
+	uint32_t tried = 0, k, stamp = ++L->tstamp;
+	int rc;
+
+	while (tried < n) {
+		uint32_t bk = n;
+		ibf_port_id_t bid = IBF_NO_ID;
+
+		for (k = 0; k < n; k++) {
+			ibf_port_id_t pid = ibf_node_port_id(f,
+				f->switches[s], ibf_rgraph_port(g, v[k], s));
+
+			if (L->tried[k] == stamp)
+				continue;
+			if (bid == IBF_NO_ID || key(L, s, v[k], pid) <
+						key(L, s, v[bk], bid)) {
+				bid = pid;
+				bk = k;
+			}
+		}
+		L->tried[bk] = stamp;
+		tried++;
+		rc = try_join(L, c, s, v[bk], t);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Switches but t by distance in the layer (L->dist; unreachable ones
+ * last), into L->order: a counting sort. */
+static uint32_t by_distance(struct lay *L, uint32_t t)
+{
+	const ibf_rgraph_t *g = &L->g;
+	uint32_t *cnt = L->queue, s, d, i, n = g->n; /* [n + 1] */
+
+	for (d = 0; d <= n; d++)
+		cnt[d] = 0;
+	for (s = 0; s < g->n; s++)
+		if (s != t)
+			cnt[L->dist[s] < n ? L->dist[s] : n]++;
+	for (d = 1; d <= n; d++)
+		cnt[d] += cnt[d - 1];
+	for (i = g->n; i-- > 0;) /* stable: NodeGUID order within a distance */
+		if ((s = g->ord[i]) != t)
+			L->order[--cnt[L->dist[s] < n ? L->dist[s] : n]] = s;
+	return g->n - 1;
+}
+
+/* Take back the dependencies logged in L->dep_a/b, newest first. */
+static void take_back(struct lay *L, struct vl *c)
+{
+	while (L->ndep) {
+		L->ndep--;
+		ibf_cdg_remove_newest(&c->g, L->dep_a[L->ndep],
+				      L->dep_b[L->ndep],
+				      L->ch_port[L->dep_b[L->ndep]]);
+	}
+}
+
+/* One try at the tree toward t in VL c, seeded switches first: 1 every
+ * switch joined, 0 an impasse (dependencies taken back; nstuck switches
+ * left in L->order), -1 out of memory. */
+static int grow_once(struct lay *L, struct vl *c, uint32_t t)
+{
+	uint32_t n = by_distance(L, t), left, k, m;
+	int rc = 1, progress = 1;
+
+	L->epoch++;
+	L->ndep = 0;
+	L->mark[t] = L->epoch;
+	L->depth[t] = 0;
+	for (k = 0; k < n; k++)
+		L->nh[L->order[k]] = NO_EDGE;
+	/* seeded switches first, on their escape routes (t outward) */
+	for (k = 1; L->nseeded && k < L->g.n && rc >= 0; k++) {
+		uint32_t x = L->esc_ord[k];
+
+		if (L->seed[x] != L->seed_epoch)
+			continue;
+		rc = try_join(L, c, x, L->esc_nh[x], t);
+		if (rc == 1)
+			L->mark[x] = L->epoch;
+		else
+			rc = -2; /* cannot happen in the escape VL */
+	}
+	if (rc < 0) {
+		take_back(L, c);
+		return rc == -1 ? -1 : 0;
+	}
+	for (k = m = 0; k < n; k++) /* the others, by distance */
+		if (L->mark[L->order[k]] != L->epoch)
+			L->order[m++] = L->order[k];
+	n = m;
+	for (left = n; left && progress && rc >= 0;) {
+		progress = 0;
+		for (k = m = 0; k < left; k++) {
+			uint32_t s = L->order[k];
+
+			rc = join(L, c, s, t, false);
+			if (rc == 0)
+				rc = join(L, c, s, t, true);
+			if (rc < 0)
+				break;
+			if (rc) {
+				L->mark[s] = L->epoch;
+				progress = 1;
+			} else {
+				L->order[m++] = s;
+			}
+		}
+		if (rc < 0)
+			break;
+		left = m;
+	}
+	if (rc >= 0 && !left)
+		return 1;
+	take_back(L, c);
+	L->nstuck = left;
+	return rc < 0 ? -1 : 0;
+}
+
+/* Grow the tree toward t in VL c: 1 every switch joined, 0 an impasse
+ * (dependencies taken back), -1 out of memory.  In the last VL with the
+ * escape tree's turns in it, an impasse is not the end: the switches
+ * stuck (L->order[0..nstuck)) are put on their escape routes, with every
+ * switch on the way, and the tree is grown again around them; the turns
+ * of those routes are in the VL, so at worst every switch ends on its
+ * escape route, which fits. */
+static int grow(struct lay *L, struct vl *c, uint32_t t)
+{
+	bool escape_vl = L->escape_first && c == &L->vl[L->max_vls - 1];
+	int rc;
+
+	L->seed_epoch++;
+	L->nseeded = 0;
+	for (;;) {
+		uint32_t k, added = 0;
+
+		rc = grow_once(L, c, t);
+		if (rc != 0 || !escape_vl)
+			return rc;
+		if (L->esc_for != t)
+			escape_routes(L, t);
+		for (k = 0; k < L->nstuck; k++) {
+			uint32_t x = L->order[k];
+
+			while (x != t && L->seed[x] != L->seed_epoch) {
+				L->seed[x] = L->seed_epoch;
+				added++;
+				x = ibf_rgraph_other(&L->g, L->esc_nh[x], x);
+			}
+		}
+		if (!added)
+			return 0;
+		L->nseeded += added;
+		L->seeded_switches += added;
+	}
+}
+
+/* Budget mode balances traffic, not trees: every port on DLID's route
+ * from a switch with endpoints counts those endpoints. */
+static void tree_use(struct lay *L, uint32_t t, unsigned dlid)
+{
+	const ibf_fabric_t *f = L->f;
+	uint32_t s, x, hops;
+
+	for (s = 0; s < f->nswitches; s++) {
+		uint32_t k = L->ep_off[s + 1] - L->ep_off[s];
+
+		for (x = s, hops = 0; k && x != t && hops < f->nswitches;
+		     hops++) {
+			unsigned p = ibf_lfts_get(L->r->lfts, x, dlid);
+			ibf_port_id_t pid;
+
+			if (p == 0 || p == IBF_LFT_NO_PORT)
+				break;
+			pid = ibf_node_port_id(f, f->switches[x], p);
+			L->use[pid] += k;
+			x = f->switch_index[f->ports[f->ports[pid].peer].node];
+		}
+	}
+}
+
+/* The routes L->nh toward t into VL c if they keep it acyclic: 1 in, 0 a
+ * cycle (VL left as it was), -1 out of memory. */
+static int fit_routes(struct lay *L, struct vl *c, uint32_t t)
+{
+	const ibf_rgraph_t *g = &L->g;
+	uint32_t s;
+	int rc = 1;
+
+	L->ndep = 0;
+	for (s = 0; s < g->n && rc == 1; s++) {
+		uint32_t e = L->nh[s], y, a, b;
+
+		if (e == NO_EDGE || (y = ibf_rgraph_other(g, e, s)) == t)
+			continue;
+		a = chan(g, e, s);
+		b = chan(g, L->nh[y], y);
+		if (ibf_cdg_has(&c->g, a, L->ch_port[b]))
+			continue;
+		rc = ibf_cdg_insert(&c->g, &L->pk, a, b, L->ch_port[b]);
+		if (rc == 0) {
+			L->dep_a[L->ndep] = a;
+			L->dep_b[L->ndep++] = b;
+			rc = 1;
+		} else if (rc == 1) {
+			rc = 0;
+		}
+	}
+	if (rc != 1)
+		take_back(L, c);
+	return rc;
+}
+
+/* Write the grown (or escape) tree L->nh for DLID. */
+static void write_tree(struct lay *L, uint32_t t, unsigned dlid,
+		       unsigned host_port)
+{
+	const ibf_fabric_t *f = L->f;
+	uint32_t s;
+
+	ibf_lfts_set(L->r->lfts, t, dlid, (uint8_t)host_port);
+	for (s = 0; s < f->nswitches; s++) {
+		unsigned p;
+
+		if (s == t || L->nh[s] == NO_EDGE)
+			continue;
+		p = ibf_rgraph_port(&L->g, L->nh[s], s);
+		ibf_lfts_set(L->r->lfts, s, dlid, (uint8_t)p);
+	}
+	tree_use(L, t, dlid);
+}
+
+static void copy_tree(struct lay *L, uint32_t t, unsigned from,
+		      unsigned dlid, unsigned host_port)
+{
+	uint32_t s;
+
+	for (s = 0; s < L->f->nswitches; s++)
+		ibf_lfts_set(L->r->lfts, s, dlid, s == t ? (uint8_t)host_port :
+			     ibf_lfts_get(L->r->lfts, s, from));
+	tree_use(L, t, dlid);
+}
+
+static void set_sl(struct lay *L, unsigned dlid, unsigned v)
+{
+	L->r->sl_by_dlid[dlid] = (uint8_t)v;
+	L->vl[v].ndlids++;
+}
+
+/* DLID's tree (candidates of its layer computed) grown in the first VL
+ * that takes it, else its escape route in the last VL. */
+/* A way of putting DLID's routes toward t into VL c: 1 in, 0 not, -1 out
+ * of memory. */
+typedef int (*fit_fn)(struct lay *L, struct vl *c, uint32_t t);
+
+/* The first VL fit() puts the routes into, max_vls if none, or -1. */
+static int first_vl(struct lay *L, uint32_t t, fit_fn fit)
+{
+	unsigned v;
+	int rc;
+
+	for (v = 0; v < L->max_vls; v++) {
+		rc = fit(L, &L->vl[v], t);
+		if (rc)
+			return rc < 0 ? -1 : (int)v;
+	}
+	return (int)L->max_vls;
+}
+
+static ibf_status_t route_budget(struct lay *L, uint32_t t, unsigned dlid,
+				 unsigned host_port, ibf_err_t *err)
+{
+	int v = first_vl(L, t, grow);
+
+	if (v == (int)L->max_vls) {
+		if (L->esc_for != t)
+			escape_routes(L, t);
+		memcpy(L->nh, L->esc_nh, L->g.n * sizeof(*L->nh));
+		v = first_vl(L, t, fit_routes);
+		L->escape_dlids++;
+	}
+	if (v < 0)
+		return nomem(err);
+	if (v == (int)L->max_vls) {
+		/* only without the escape dependencies put first */
+		L->impasse = true;
+		return ibf_err_set(err, IBF_ERR_UNSUPPORTED, "layered: DLID "
+				   "%u has no route that keeps a VL acyclic",
+				   dlid);
+	}
+	write_tree(L, t, dlid, host_port);
+	set_sl(L, dlid, (unsigned)v);
+	return IBF_OK;
 }
 
 /* The layer of a DLID: its LID offset mod n; switch LIDs are layer 0. */
@@ -783,8 +1318,17 @@ static ibf_status_t report(struct lay *L, const ibf_route_opts_t *o,
 	json_object_object_add(r, "fallback_pairs", u64(L->fallback_pairs));
 	json_object_object_add(r, "sl_depends_on", json_object_new_string(
 		"dlid"));
-	json_object_object_add(r, "vls_used", u64(L->nvl));
-	json_object_object_add(r, "max_vls", u64(L->max_vls));
+	json_object_object_add(r, "vls_used", u64(L->r->nsls));
+	json_object_object_add(r, "vl_budget", u64(L->max_vls));
+	json_object_object_add(r, "placement", json_object_new_string(
+		L->budget ? "dlid trees, escape trees" : "whole layers"));
+	json_object_object_add(r, "whole_layers_overflowed",
+			       json_object_new_boolean(L->budget_fallback));
+	json_object_object_add(r, "escape_dlids", u64(L->escape_dlids));
+	json_object_object_add(r, "escape_first",
+			       json_object_new_boolean(L->escape_first));
+	json_object_object_add(r, "switches_on_escape_routes",
+			       u64(L->seeded_switches));
 	json_object_object_add(r, "per_vl", rows_json(L, L->nvl,
 			       vl_keys, vl_row));
 	json_object_object_add(r, "diversity", diversity_json(&d));
@@ -814,17 +1358,26 @@ static void lay_free(struct lay *L)
 	free(L->ch_of_port);
 	free(L->ch_port);
 	ibf_cdg_scratch_free(&L->pk);
+	free(L->tree);
+	free(L->mark);
+	free(L->nh);
+	free(L->depth);
+	free(L->esc_nh);
+	free(L->esc_ord);
+	free(L->seed);
+	free(L->order);
+	free(L->tried);
 	free(L->dep_a);
 	free(L->dep_b);
 	free(L->smark);
 }
 
-static ibf_status_t build(struct lay *L, const ibf_route_opts_t *o,
+/* Router graph, layers and routing state. */
+static ibf_status_t setup(struct lay *L, const ibf_route_opts_t *o,
 			  ibf_err_t *err)
 {
 	ibf_layers_opts_t lo = { L->n, L->density, o->method, o->seed };
 	ibf_status_t st;
-	unsigned i;
 
 	st = ibf_rgraph_build(L->f, &L->g, err);
 	if (st)
@@ -837,31 +1390,109 @@ static ibf_status_t build(struct lay *L, const ibf_route_opts_t *o,
 				   "layered: the switches form %u separate "
 				   "parts; routing needs them connected",
 				   L->ly.ncomponents);
-	if (alloc_routing(L))
-		return nomem(err);
-	for (i = 0; i < L->n; i++)
-		route_layer(L, i);
-	st = assign_sls(L, err);
-	if (st)
-		return st;
-	return report(L, o, err);
+	return alloc_routing(L) ? nomem(err) : IBF_OK;
 }
 
-static ibf_status_t run(const ibf_fabric_t *f, const ibf_route_opts_t *o,
-			ibf_routing_t *r, ibf_err_t *err)
+/* SLs as the applications see them: the highest VL in use + 1. */
+static void count_sls(struct lay *L)
 {
-	static const ibf_route_opts_t defaults;
+	unsigned v;
+
+	L->r->nsls = 1;
+	for (v = 0; v < L->nvl; v++)
+		if (L->vl[v].ndlids)
+			L->r->nsls = v + 1;
+}
+
+static uint32_t max_degree(const ibf_rgraph_t *g)
+{
+	uint32_t u, m = 0;
+
+	for (u = 0; u < g->n; u++)
+		if (g->adj_off[u + 1] - g->adj_off[u] > m)
+			m = g->adj_off[u + 1] - g->adj_off[u];
+	return m;
+}
+
+/* Every DLID placed as it is routed, within max_vls VLs (see the top of
+ * the file); destinations outer, layers inner, so no layer is favoured
+ * by coming first. */
+static ibf_status_t build_budget(struct lay *L, ibf_err_t *err)
+{
+	const ibf_fabric_t *f = L->f;
+	size_t ns = (size_t)f->nswitches + 1;
+	ibf_status_t st = IBF_OK;
+	uint32_t ti;
+	unsigned i;
+
+	L->budget = true;
+	L->tree = malloc((size_t)L->g.nedges + 1);
+	L->mark = calloc(ns, sizeof(*L->mark));
+	L->nh = malloc(ns * sizeof(*L->nh));
+	L->depth = malloc(ns * sizeof(*L->depth));
+	L->esc_nh = malloc(ns * sizeof(*L->esc_nh));
+	L->esc_ord = malloc(ns * sizeof(*L->esc_ord));
+	L->seed = calloc(ns, sizeof(*L->seed));
+	L->esc_for = UINT32_MAX;
+	L->order = malloc(ns * sizeof(*L->order));
+	L->tried = calloc(max_degree(&L->g) + 1, sizeof(*L->tried));
+	L->r->sl_by_dlid = calloc((size_t)f->lid_top + 1, 1);
+	if (!L->tree || !L->mark || !L->nh || !L->depth || !L->esc_nh ||
+	    !L->esc_ord || !L->seed || !L->order || !L->tried ||
+	    !L->r->sl_by_dlid || alloc_channels(L))
+		return nomem(err);
+	while (L->nvl < L->max_vls)
+		if (open_vl(L))
+			return nomem(err);
+	escape_tree(L);
+	if (L->escape_first)
+		st = insert_escape(L, err);
+	for (ti = 0; ti < L->g.n && st == IBF_OK; ti++)
+		for (i = 0; i < L->n && st == IBF_OK; i++)
+			st = route_dest(L, i, L->g.ord[ti], err);
+	count_sls(L);
+	return st;
+}
+
+/* Whole layers into VLs (the applications use the routes' SLs). */
+static ibf_status_t build_layers(struct lay *L, ibf_err_t *err)
+{
+	unsigned i;
+
+	for (i = 0; i < L->n; i++)
+		route_layer(L, i);
+	return assign_sls(L, err);
+}
+
+/* How a run places the routes: whole layers, or every DLID within the
+ * budget, optimistically or with the escape dependencies put first. */
+enum attempt { WHOLE_LAYERS, BUDGET, BUDGET_ESCAPE_FIRST, DONE };
+
+static ibf_status_t run_once(const ibf_fabric_t *f, const ibf_route_opts_t *o,
+			     ibf_routing_t *r, enum attempt *how,
+			     ibf_err_t *err)
+{
 	struct lay L;
 	ibf_status_t st;
 
 	memset(&L, 0, sizeof(L));
 	L.f = f;
 	L.r = r;
-	if (!o)
-		o = &defaults;
+	L.budget_fallback = *how != WHOLE_LAYERS;
+	L.escape_first = *how == BUDGET_ESCAPE_FIRST;
 	st = check_opts(&L, o, err);
 	if (st == IBF_OK)
-		st = build(&L, o, err);
+		st = setup(&L, o, err);
+	if (st == IBF_OK && *how == WHOLE_LAYERS && L.max_vls == 1)
+		*how = BUDGET;
+	L.budget_fallback = L.budget_fallback && L.max_vls > 1;
+	if (st == IBF_OK)
+		st = *how == WHOLE_LAYERS ? build_layers(&L, err)
+					  : build_budget(&L, err);
+	if (st == IBF_OK)
+		st = report(&L, o, err);
+	*how = L.overflowed ? BUDGET : L.impasse && !L.escape_first ?
+	       BUDGET_ESCAPE_FIRST : DONE;
 	lay_free(&L);
 	if (st) {
 		free(r->sl_by_dlid);
@@ -872,8 +1503,35 @@ static ibf_status_t run(const ibf_fabric_t *f, const ibf_route_opts_t *o,
 	return st;
 }
 
+/* Whole layers when they fit the budget (more than one VL), else every
+ * DLID within it, first without the escape dependencies (they bend
+ * routes toward the escape tree), and with them if a DLID then finds no
+ * acyclic route: each a fresh start on cleared tables. */
+static ibf_status_t run(const ibf_fabric_t *f, const ibf_route_opts_t *o,
+			ibf_routing_t *r, ibf_err_t *err)
+{
+	static const ibf_route_opts_t defaults;
+	enum attempt how = WHOLE_LAYERS;
+	ibf_status_t st;
+	ibf_lfts_t *fresh;
+
+	if (!o)
+		o = &defaults;
+	for (;;) {
+		st = run_once(f, o, r, &how, err);
+		if (how == DONE)
+			return st;
+		if (ibf_lfts_create(f, &fresh) != IBF_OK)
+			return nomem(err);
+		ibf_lfts_destroy(r->lfts);
+		r->lfts = fresh;
+		ibf_err_clear(err);
+	}
+}
+
 const ibf_route_engine_t ibf_route_engine_layered = {
 	"layered",
-	"FatPaths layered routing on the LID offsets, deadlock-free SLs",
+	"FatPaths layered routing on the LID offsets, deadlock-free within "
+	"a VL budget",
 	run,
 };

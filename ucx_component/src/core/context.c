@@ -245,6 +245,23 @@ static ibf_ucx_status_t check_params(const ibf_ucx_params_t *p,
 	return IBF_UCX_OK;
 }
 
+/* A routing deadlock-free only with per-route SLs is not so for this
+ * job: UCX sends all of it on one SL (UCX_IB_SL).  Said once, by rank 0. */
+static void warn_route_sls(const ibf_ucx_t *u)
+{
+	const char *sl = getenv("UCX_IB_SL");
+
+	if (u->rank != 0 || u->fab.route_sls <= 1)
+		return;
+	fprintf(stderr, "ibflow: warning: %sFABRIC=%s: the routing (%s) is "
+		"deadlock-free only with its %u SLs, but UCX sends this "
+		"job's traffic on one SL (UCX_IB_SL=%s): an all-to-all can "
+		"deadlock the fabric; route for one VL (ibflow.conf vls 1)\n",
+		IBF_UCX_VAR_PREFIX, u->fab.dir ? u->fab.dir : "",
+		u->fab.engine[0] ? u->fab.engine : "unnamed",
+		u->fab.route_sls, sl ? sl : "auto");
+}
+
 /* Local phase: whatever fails is recorded in me, not returned. */
 static void local_setup(ibf_ucx_t *u, ibf_ucxi_whoami_t *me,
 			ucp_address_t **addr, size_t *addr_len)
@@ -267,6 +284,7 @@ static void local_setup(ibf_ucx_t *u, ibf_ucxi_whoami_t *me,
 			return;
 		}
 		me->digest = u->fab.digest;
+		warn_route_sls(u);
 		if (u->cfg->v.lid_offset >= 1u << u->fab.fabric->lmc) {
 			ibf_ucx_err_set(&e, IBF_UCX_ERR_CONFIG, "%sLID_OFFSET="
 					"%u: the fabric's LMC is %u (offsets 0.."

@@ -47,6 +47,8 @@ typedef struct ibf_ucxi_fabric {
 	char *addrmap;           /* path of the address map, or NULL */
 	char *topo_path;         /* the data files read */
 	char *lfts_path;
+	unsigned route_sls;      /* SLs the routing's deadlock freedom
+				    needs (its SL file), 1 without one */
 } ibf_ucxi_fabric_t;
 
 /* Load an export directory: manifest, topology, LFTs, checked for one

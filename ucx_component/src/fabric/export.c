@@ -4,7 +4,8 @@
  * either manifest, tried again a few times while a newer routing is being
  * put in place, every switch with its table (ibf_export_read_set_retry,
  * common/lib/export/); the testbed's address map is noted when the
- * directory has one.
+ * directory has one, and the SLs the routing needs (its SL file): UCX
+ * sends on one SL, UCX_IB_SL, whatever the route.
  */
 #include "config.h"
 
@@ -13,10 +14,12 @@
 #include <string.h>
 
 #include <ibflow/export.h>
+#include <ibflow/sl_io.h>
 
 #include "core/ucx_internal.h"
 
 #define ADDRMAP      "ibflow-addrmap.txt"
+#define SLFILE       "ibflow-sl.txt"
 #ifndef READ_TRIES
 #define READ_TRIES   10          /* the fuzz target builds with 1 */
 #endif
@@ -25,6 +28,24 @@
 static void join(char *out, size_t len, const char *dir, const char *name)
 {
 	snprintf(out, len, "%s/%s", dir, name);
+}
+
+/* The SLs the routing relies on, from the export's SL file: 1 when it
+ * has none or it does not read (an SL file is optional). */
+static unsigned route_sls(const ibf_ucxi_fabric_t *f, const char *dir)
+{
+	char path[4096];
+	ibf_sls_t sls;
+	ibf_err_t e;
+	unsigned n;
+
+	join(path, sizeof(path), dir, SLFILE);
+	ibf_err_clear(&e);
+	if (ibf_sl_read(f->fabric, path, &sls, &e) != IBF_OK)
+		return 1;
+	n = sls.nsls ? sls.nsls : 1;
+	ibf_sls_free(&sls);
+	return n;
 }
 
 ibf_ucx_status_t ibf_ucxi_fabric_load(const char *dir, ibf_ucxi_fabric_t *f,
@@ -54,6 +75,7 @@ ibf_ucx_status_t ibf_ucxi_fabric_load(const char *dir, ibf_ucxi_fabric_t *f,
 	f->topo_path = set.topo_path;
 	f->lfts_path = set.lfts_path;
 	f->dir = strdup(dir);
+	f->route_sls = route_sls(f, dir);
 	join(path, sizeof(path), dir, ADDRMAP);
 	fp = fopen(path, "r");
 	if (fp) {
