@@ -60,7 +60,6 @@ static bool parse_args(int argc, char **argv, struct liquid_args *a, int *rc)
 	};
 
 	memset(a, 0, sizeof(*a));
-	a->limit = 10;
 	if (!ibf_cli_parse(&cli, argc, argv, NULL, rc))
 		return false;
 	if (!a->traffic == !a->alltoall) {
