@@ -182,6 +182,7 @@ static int opt_label(const ibf_opt_t *o, char *buf, size_t len)
 static void opt_extra(const ibf_opt_t *o, char *buf, size_t len)
 {
 	char range[64] = "";
+	const char *def = o->def ? o->def : o->def_text;
 
 	if (o->kind == IBF_ARG_UINT)
 		snprintf(range, sizeof(range), "%u..%u", o->min, o->max);
@@ -191,11 +192,11 @@ static void opt_extra(const ibf_opt_t *o, char *buf, size_t len)
 	else if (o->kind == IBF_ARG_REAL)
 		snprintf(range, sizeof(range), "%g %s %s <= %g", o->lo,
 			 o->lo_incl ? "<=" : "<", o->meta, o->hi);
-	if (range[0] && o->def)
-		snprintf(buf, len, " (%s, default %s)", range, o->def);
-	else if (range[0] || o->def)
-		snprintf(buf, len, " (%s%s)", o->def ? "default " : "",
-			 range[0] ? range : o->def);
+	if (range[0] && def)
+		snprintf(buf, len, " (%s, default %s)", range, def);
+	else if (range[0] || def)
+		snprintf(buf, len, " (%s%s)", def ? "default " : "",
+			 range[0] ? range : def);
 	else
 		buf[0] = '\0';
 }
@@ -362,6 +363,24 @@ static int set_value(const ibf_cli_spec_t *s, const ibf_opt_t *o,
 	return IBF_EXIT_INPUT;
 }
 
+/* Every option's .def, parsed as its value would be: a default that is
+ * no value of its option is the table's error, reported as a usage
+ * error. */
+static int set_defaults(const ibf_cli_spec_t *s)
+{
+	const ibf_opt_t *o;
+	int rc;
+
+	for (o = s->opts; o->name; o++) {
+		if (!o->def || o->kind == IBF_ARG_NONE)
+			continue;
+		rc = set_value(s, o, o->def);
+		if (rc != IBF_EXIT_OK)
+			return rc;
+	}
+	return IBF_EXIT_OK;
+}
+
 /* One option at argv[*i] (already known to start with '-'); *i moves past
  * what it used, *used is the option (NULL for --help). */
 static int parse_one(const ibf_cli_spec_t *s, int argc, char **argv, int *i,
@@ -474,6 +493,9 @@ bool ibf_cli_parse(const ibf_cli_spec_t *s, int argc, char **argv,
 		}
 	for (k = 0; k < s->max_operands; k++)
 		operand[k] = NULL;
+	*rc = set_defaults(s);
+	if (*rc != IBF_EXIT_OK)
+		return false;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 

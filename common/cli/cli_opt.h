@@ -44,7 +44,9 @@ int ibf_cli_usage_error(const char *cmd, const char *fmt, ...)
  * unambiguous prefixes of long names, -x VALUE, -xVALUE, flags together
  * (-fz), "--" and -h/--help,
  * checks values and required options, and prints every command's help in
- * one layout.  Error messages name the option; the exit status is
+ * one layout.  An option's .def is its default: the parser sets it, as if
+ * given, before it reads argv, so the default help shows is the one used
+ * (a flag's default is false).  Error messages name the option; the exit status is
  * IBF_EXIT_INPUT.
  */
 
@@ -66,7 +68,10 @@ typedef struct ibf_opt {
 	void *target;          /* where the value goes (type by kind) */
 	const char *meta;      /* the value's placeholder in help ("FILE") */
 	const char *help;      /* lines separated by \n */
-	const char *def;       /* default shown in help, or NULL */
+	const char *def;       /* the default, a value as typed: set
+				  before argv is parsed, and shown in help */
+	const char *def_text;  /* or a default described ("2^LMC"), which
+				  the command works out: help only */
 	const char *section;   /* heading printed before the option, or NULL */
 	bool required;
 	bool *seen;            /* set when the option is given, or NULL */
@@ -81,7 +86,8 @@ typedef struct ibf_opt {
 #define IBF_OPT_TARGET(p, type) ((void *)(1 ? (p) : (type *)0))
 
 /* Trailing arguments set more fields: .letter = 'o', .required = true,
- * .def = "1", .section = "layered:", .seen = &given, .lo_incl = true. */
+ * .def = "1", .def_text = "2^LMC", .section = "layered:", .seen = &given,
+ * .lo_incl = true. */
 #define IBF_OPT_FLAG(name_, tgt, help_, ...) \
 	{ .name = (name_), .kind = IBF_ARG_NONE, \
 	  .target = IBF_OPT_TARGET(tgt, bool), .help = (help_), __VA_ARGS__ }
@@ -138,7 +144,7 @@ typedef struct ibf_opt {
 		    .def = "0")
 #define IBF_OPT_OUTPUT(tgt) \
 	IBF_OPT_STR("output", tgt, "FILE", "output file, written atomically", \
-		    .letter = 'o', .def = "stdout")
+		    .letter = 'o', .def_text = "stdout")
 
 /* A command's command line: its options and what its help says. */
 typedef struct ibf_cli_spec {

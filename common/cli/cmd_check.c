@@ -34,7 +34,7 @@ static bool parse_args(int argc, char **argv, struct check_args *a, int *rc)
 		IBF_OPT_FLAG("naive", &a->naive, "trace pair by pair (reference "
 			     "algorithm; slower)"),
 		IBF_OPT_STR("sl", &a->sl, "FILE", "SL of every route, from "
-			    "ibflow route --sl-out", .def = "SL 0"),
+			    "ibflow route --sl-out", .def_text = "SL 0"),
 		IBF_OPT_FLAG("deadlock", &a->deadlock, "check that each VL's "
 			     "channel dependency graph is\nacyclic (SL->VL "
 			     "identity); a cycle is printed and\ncounts as a "
@@ -61,8 +61,6 @@ static bool parse_args(int argc, char **argv, struct check_args *a, int *rc)
 	};
 
 	memset(a, 0, sizeof(*a));
-	a->max_report = 10;
-	a->threads = 1;
 	return ibf_cli_parse(&cli, argc, argv, NULL, rc);
 }
 

@@ -91,8 +91,8 @@ static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 		IBF_OPT_CALL("tol", nonneg, &a->tol, "X", "coincidence radius in "
 			     "RTT units: half the RTT\nof the smallest hop; 0 = "
 			     "the measured intervals\nalone (the paper)",
-			     .def = "estimated with --rtt, the truth's "
-				    "with --synth",
+			     .def_text = "estimated with --rtt, the truth's "
+					 "with --synth",
 			     .seen = &a->has_tol),
 		IBF_OPT_CALL("lookahead", ibf_cli_opt_lookahead, &a->io.lookahead, "N",
 			     "close-host search budget per host: 0 = none,\n"
@@ -153,7 +153,6 @@ static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 	};
 
 	memset(a, 0, sizeof(*a));
-	a->io.lookahead = 4;
 	if (!ibf_cli_parse(&cli, argc, argv, NULL, rc))
 		return false;
 	a->so.model = (ibf_infer_noise_t)a->model;

@@ -64,8 +64,6 @@ static bool parse_args(int argc, char **argv, struct liquid_args *a, int *rc)
 	};
 
 	memset(a, 0, sizeof(*a));
-	a->limit = 10;
-	a->ppn = 1;
 	if (!ibf_cli_parse(&cli, argc, argv, NULL, rc))
 		return false;
 	if (a->ppn > 1 && !a->alltoall) {

@@ -82,7 +82,6 @@ static bool parse_args(int argc, char **argv, struct order_args *a, int *rc)
 
 	memset(a, 0, sizeof(*a));
 	a->out = "-";
-	a->slots = 1;
 	if (!ibf_cli_parse(&cli, argc, argv, &a->nodes, rc))
 		return false;
 	return check_sources(a, rc);

@@ -49,9 +49,9 @@ static bool parse_args(int argc, char **argv, struct solve_args *a, int *rc)
 		IBF_OPT_LMC(&a->lmc),
 		IBF_OPT_REAL("tol", &a->tol, "X", 0.0, INFINITY, "residual above "
 			     "which a measurement is\ninconsistent",
-			     .def = "1e-6 x the largest RTT"),
+			     .def_text = "1e-6 x the largest RTT"),
 		IBF_OPT_CHOICE("model", &a->model, "M", model_names, "directed "
-			       "or symmetric link latencies", .def = "the "
+			       "or symmetric link latencies", .def_text = "the "
 			       "plan's"),
 		IBF_OPT_END
 	};

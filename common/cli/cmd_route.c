@@ -52,7 +52,7 @@ static bool parse_args(int argc, char **argv, struct route_args *a, int *rc)
 			    "with --labels-from: a node down keeps its slot)"),
 		IBF_OPT_THREADS(&a->o.nthreads),
 		IBF_OPT_UINT("layers", &a->o.layers, "N", 1, IBF_LAYERS_MAX,
-			     "layers; needs 2^LMC >= N", .def = "2^LMC",
+			     "layers; needs 2^LMC >= N", .def_text = "2^LMC",
 			     .section = "layered:"),
 		IBF_OPT_REAL("density", &a->o.density, "R", 0.0, 1.0,
 			     "edge density of layers 1..N-1"),

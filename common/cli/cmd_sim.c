@@ -143,15 +143,6 @@ static bool parse_args(int argc, char **argv, struct sim_args *a, int *rc)
 			"bad usage or\nbad input.",
 	};
 
-	a->bytes = 1048576;
-	a->mtu = 2048;
-	a->buffer = 32768;
-	a->latency = 100;
-	a->max_vls = 8;
-	a->ctrl_bytes = 8;
-	a->liquid_limit = 10;
-	a->top = 10;
-	a->ppn = 1;
 	if (!ibf_cli_parse(&cli, argc, argv, NULL, rc))
 		return false;
 	if (!!a->pattern + !!a->alltoall + !!a->trace != 1) {
@@ -286,7 +277,7 @@ static ibf_status_t add_alltoall(const struct sim_args *a, struct sim_run *r,
 	uint32_t frames;
 	ibf_status_t st;
 
-	st = ibf_sim_a2a_parse(a->algorithm ? a->algorithm : "liquid", &alg,
+	st = ibf_sim_a2a_parse(a->algorithm, &alg,
 			       &k, err);
 	if (st == IBF_OK)
 		st = a->receivers ? ibf_hosts_read(r->f, a->alltoall, &h, err)

@@ -26,7 +26,7 @@ static bool parse_args(int argc, char **argv, struct slurm_args *a, int *rc)
 		IBF_OPT_STR("node-name-map", &a->node_name_map, "FILE",
 			    "switch names: ibnetdiscover's\n--node-name-map "
 			    "file (NodeGUID \"name\" lines)",
-			    .def = "S-<NodeGUID>"),
+			    .def_text = "S-<NodeGUID>"),
 		IBF_OPT_STR("host-map", &a->host_map, "FILE", "Slurm node "
 			    "names: \"HOST NAME\" lines,\nHOST as `ibflow "
 			    "order` names it or a CA's\n0x NodeGUID (default: "

@@ -485,7 +485,7 @@ int main(int argc, char **argv)
 	unsigned long tot[2], loc[2];
 	MPI_Datatype vec;
 	dtype_t d[4];
-	args_t a = { .max_bytes = 1 << 20 };
+	args_t a = { 0 };
 
 	MPI_Init(&argc, &argv);
 	a.var = calloc((size_t)argc + 1, sizeof(*a.var));

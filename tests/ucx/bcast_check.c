@@ -182,7 +182,7 @@ static bool parse_args(int argc, char **argv, args_t *a, int *rc)
 		.exit = "0 all equal, 1 a mismatch, 2 bad usage.",
 	};
 
-	*a = (args_t){ .max_bytes = 1 << 21 };
+	memset(a, 0, sizeof(*a));
 	if (!ibf_cli_parse(&spec, argc, argv, NULL, rc))
 		return false;
 	if (!a->tbytes != !a->reps) {

@@ -188,8 +188,7 @@ static int parse_args(int argc, char **argv, struct opts *o, int rank)
 	};
 	int rc = 0;
 
-	*o = (struct opts){ .min = 1, .max = 1u << 20, .iters = 20,
-			    .warmup = 3, .mem_limit = 1u << 29 };
+	memset(o, 0, sizeof(*o));
 	if (rank == 0) {
 		if (!ibf_cli_parse(&spec, argc, argv, NULL, &rc))
 			rc = rc ? rc : -1;

@@ -120,7 +120,7 @@ static int parse_args(int argc, char **argv, args_t *a)
 			    "document)"),
 		IBF_OPT_REAL("tol", &a->tol, "US", 0, 1e6,
 			     "coincidence radius, µs of RTT",
-			     .lo_incl = true, .def = "UCX_IBFLOW_INFER_TOL"),
+			     .lo_incl = true, .def_text = "UCX_IBFLOW_INFER_TOL"),
 		IBF_OPT_CALL("lookahead", ibf_cli_opt_lookahead, &a->lookahead,
 			     "N", "close-host search budget, 0 off, or all",
 			     .def = "8"),
@@ -130,7 +130,7 @@ static int parse_args(int argc, char **argv, args_t *a)
 			     IBF_INFER_PARALLEL_MAX, "hosts inserted at once, "
 			     "their pairs measured\nconcurrently (1: one pair "
 			     "at a time; a replay\nneeds the same N)",
-			     .def = "UCX_IBFLOW_INFER_PARALLEL"),
+			     .def_text = "UCX_IBFLOW_INFER_PARALLEL"),
 		IBF_OPT_STR("bw", &a->bw, "FILE",
 			    "also measure a bandwidth map along the tree "
 			    "(the\npaper's section 6.1: rounds of concurrent "
@@ -140,9 +140,9 @@ static int parse_args(int argc, char **argv, args_t *a)
 			    "tree, no\nRTT inference"),
 		IBF_OPT_CALL("bw-bytes", opt_bw_bytes, &a->bw_bytes, "N",
 			     "bytes per measurement, K and M suffixes",
-			     .def = "2M"),
+			     .def_text = "2M"),
 		IBF_OPT_CALL("bw-chunk", opt_bw_chunk, &a->bw_chunk, "N",
-			     "sent as messages of N bytes", .def = "64K"),
+			     "sent as messages of N bytes", .def_text = "64K"),
 		IBF_OPT_CALL("bw-alone", opt_bw_alone, &a->bw_alone, "N|all",
 			     "then measure N random pairs (or all) one at a "
 			     "time\nand print predicted/measured ratios"),
@@ -165,7 +165,6 @@ static int parse_args(int argc, char **argv, args_t *a)
 
 	memset(a, 0, sizeof(*a));
 	a->tol = -1;
-	a->seed = 1;
 	if (!ibf_cli_parse(&spec, argc, argv, NULL, &rc))
 		return rc == IBF_EXIT_OK ? -1 : rc;
 	if ((rc = ibf_tool_boot_check(PROG, &a->boot, a->have_rank, a->np)))

@@ -159,6 +159,12 @@ ibf_ucx_status_t ibf_ucxi_a2a_slice_take(uint32_t size, uint32_t rank,
 size_t ibf_ucxi_a2a_sched_bytes(const ibf_ucxi_a2a_sched_t *s);
 void ibf_ucxi_a2a_sched_free(ibf_ucxi_a2a_sched_t *s);
 
+/* schedule.c: what the planner is asked.  By auto (by_auto), the least
+ * gain the transport needs (docs/ucx-alltoall.md, "auto"); over TCP by
+ * default none pays, and no schedule is computed at all.  Rank 0's view
+ * of the transport decides for all. */
+ibf_ucxi_a2a_ask_t ibf_ucxi_a2a_ask(const ibf_ucx_t *u, bool by_auto);
+
 /* schedule.c, collective: the planner's verdict, broadcast, then every
  * rank's slice, scattered, then whether every rank could hold its part.
  * Every rank returns the same: IBF_UCX_OK, IBF_UCX_ERR_SCHEDULE (the
@@ -169,12 +175,54 @@ ibf_ucx_status_t ibf_ucxi_a2a_schedule(ibf_ucx_t *u,
 				       ibf_ucxi_a2a_sched_t *s,
 				       ibf_ucx_err_t *err);
 
-/* a2a_links.c: one call's frames, each transfer started when its
- * releases are in (UCX_IBFLOW_ALLTOALL_SYNC=links). */
-ibf_ucx_status_t ibf_ucxi_a2a_run_links(ibf_ucx_t *u,
-					const ibf_ucxi_a2a_sched_t *s,
-					const ibf_ucxi_blocks_t *b,
-					uint32_t seq, uint32_t call,
-					ibf_ucx_err_t *err);
+/* ---- the variants (one file each) behind one table ----------------------
+ *
+ * The selection (alltoall.c) takes the public algorithm (mode, fabric,
+ * block size) and UCX_IBFLOW_ALLTOALL_SYNC, and runs the first variant
+ * of ibf_ucxi_a2a_variants[] that implements both, after giving it what
+ * its flags ask for; the own block is copied before.  A variant prefixes
+ * its errors with what it is. */
+
+/* The liquid schedule, computed collectively on the first call (more
+ * than one rank needed); the call counts as liquid. */
+#define IBF_UCXI_A2A_SCHEDULE (1u << 0)
+/* The shared control lane, set up before (core/lane.c). */
+#define IBF_UCXI_A2A_LANE (1u << 1)
+/* What runs when no other can: nothing chosen, or liquid on one rank. */
+#define IBF_UCXI_A2A_FALLBACK (1u << 2)
+
+#define IBF_UCXI_A2A_ANY_SYNC (-1)
+
+typedef struct ibf_ucxi_a2a_variant {
+	const char *name;
+	ibf_ucx_a2a_alg_t alg;    /* the public algorithm it implements */
+	int sync;                 /* the ALLTOALL_SYNC it serves, or ANY */
+	unsigned flags;
+	ibf_ucx_status_t (*run)(ibf_ucx_t *u, struct ibf_ucxi_a2a *a,
+				const ibf_ucxi_blocks_t *b,
+				ibf_ucx_err_t *err);
+} ibf_ucxi_a2a_variant_t;
+
+/* a2a_links.c: each transfer started when its links are free, releases
+ * along every link (UCX_IBFLOW_ALLTOALL_SYNC=links, the default). */
+extern const ibf_ucxi_a2a_variant_t ibf_ucxi_a2a_links;
+/* a2a_frames.c: frame by frame, frames kept apart by readiness
+ * handshakes (ready) or a barrier (barrier). */
+extern const ibf_ucxi_a2a_variant_t ibf_ucxi_a2a_ready;
+extern const ibf_ucxi_a2a_variant_t ibf_ucxi_a2a_barrier;
+/* a2a_pairwise.c: topology-unaware round robin. */
+extern const ibf_ucxi_a2a_variant_t ibf_ucxi_a2a_pairwise;
+/* a2a_variants.c: all of them, in the order they are tried; NULL ends. */
+extern const ibf_ucxi_a2a_variant_t *const ibf_ucxi_a2a_variants[];
+
+/* a2a_exchange.c: send to the nto ranks to[] and receive from the nfrom
+ * ranks from[] (with handshake: each send after its receiver's ready
+ * token), and wait for all. */
+ibf_ucx_status_t ibf_ucxi_a2a_exchange(ibf_ucx_t *u,
+				       const ibf_ucxi_blocks_t *b,
+				       uint32_t seq, const uint32_t *to,
+				       uint32_t nto, const uint32_t *from,
+				       uint32_t nfrom, bool handshake,
+				       ibf_ucx_err_t *err);
 
 #endif

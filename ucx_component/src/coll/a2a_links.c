@@ -27,6 +27,9 @@
  *
  * Releases travel on the control lane when the context has one
  * (core/lane.c): they must not queue behind the data they are about.
+ *
+ * An alltoall of large blocks may go in segments (ALLTOALL_SEGMENT), each
+ * one run of the schedule.
  */
 #include "config.h"
 
@@ -506,11 +509,10 @@ static void write_trace(const links_run_t *r)
 	fclose(fp);
 }
 
-ibf_ucx_status_t ibf_ucxi_a2a_run_links(ibf_ucx_t *u,
-					const ibf_ucxi_a2a_sched_t *s,
-					const ibf_ucxi_blocks_t *b,
-					uint32_t seq, uint32_t call,
-					ibf_ucx_err_t *err)
+/* One call's frames, each transfer started when its releases are in. */
+static ibf_ucx_status_t run_call(ibf_ucx_t *u, const ibf_ucxi_a2a_sched_t *s,
+				 const ibf_ucxi_blocks_t *b, uint32_t seq,
+				 uint32_t call, ibf_ucx_err_t *err)
 {
 	links_run_t r = { .u = u, .s = s, .b = b, .seq = seq, .call = call };
 	const char *trace = u->cfg->v.alltoall_trace;
@@ -536,3 +538,72 @@ ibf_ucx_status_t ibf_ucxi_a2a_run_links(ibf_ucx_t *u,
 	run_free(&r);
 	return st;
 }
+
+/* Segment k of an alltoall's blocks (bytes k * seg .. of each block) as
+ * an alltoallv view: counts and displacements per peer. */
+static void segment_view(const ibf_ucxi_blocks_t *b, uint32_t n, size_t seg,
+			 uint32_t k, size_t *sc, size_t *sd,
+			 ibf_ucxi_blocks_t *v)
+{
+	size_t from = (size_t)k * seg;
+	size_t len = b->block - from < seg ? b->block - from : seg;
+
+	for (uint32_t p = 0; p < n; p++) {
+		sc[p] = len;
+		sd[p] = (size_t)p * b->block + from;
+	}
+	*v = (ibf_ucxi_blocks_t){ .sbuf = b->sbuf, .rbuf = b->rbuf,
+				  .sc = sc, .sd = sd, .rc = sc, .rd = sd };
+}
+
+/* Blocks cut into ALLTOALL_SEGMENT-byte pieces: each piece is one run of
+ * the schedule, kept apart from the previous one on every link like
+ * consecutive calls, so a slow transfer holds back a piece's worth of
+ * its successors instead of a block's.  alltoall only: the number of
+ * pieces must be the same on every rank. */
+static ibf_ucx_status_t run_segmented(ibf_ucx_t *u, struct ibf_ucxi_a2a *a,
+				      const ibf_ucxi_blocks_t *b,
+				      ibf_ucx_err_t *err)
+{
+	size_t seg = u->cfg->v.alltoall_segment, *sc, *sd;
+	uint32_t n = u->size, nseg = 1, k;
+	ibf_ucxi_blocks_t v;
+	ibf_ucx_status_t st = IBF_UCX_OK;
+
+	if (!b->sc && seg && b->block > seg)
+		nseg = (uint32_t)((b->block + seg - 1) / seg);
+	if (nseg == 1)
+		return run_call(u, &a->sched, b, ++u->seq, a->nlinks_calls++,
+				err);
+	sc = malloc(2 * ((size_t)n + 1) * sizeof(*sc));
+	if (!sc)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM,
+				       "all-to-all: out of memory");
+	sd = sc + n + 1;
+	for (k = 0; k < nseg && st == IBF_UCX_OK; k++) {
+		segment_view(b, n, seg, k, sc, sd, &v);
+		st = run_call(u, &a->sched, &v, ++u->seq, a->nlinks_calls++,
+			      err);
+	}
+	free(sc);
+	return st;
+}
+
+static ibf_ucx_status_t run_links(ibf_ucx_t *u, struct ibf_ucxi_a2a *a,
+				  const ibf_ucxi_blocks_t *b,
+				  ibf_ucx_err_t *err)
+{
+	ibf_ucx_status_t st = run_segmented(u, a, b, err);
+
+	if (st != IBF_UCX_OK)
+		ibf_ucx_err_prefix(err, "all-to-all (liquid): ");
+	return st;
+}
+
+const ibf_ucxi_a2a_variant_t ibf_ucxi_a2a_links = {
+	.name = "links",
+	.alg = IBF_UCX_A2A_LIQUID,
+	.sync = IBF_UCX_A2A_SYNC_LINKS,
+	.flags = IBF_UCXI_A2A_SCHEDULE | IBF_UCXI_A2A_LANE,
+	.run = run_links,
+};

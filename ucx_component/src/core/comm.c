@@ -130,11 +130,6 @@ static bool reap(ibf_ucxi_req_t *r, ucs_status_t *st)
 	return true;
 }
 
-bool ibf_ucxi_done(ibf_ucxi_req_t *r)
-{
-	return !r->req || ucp_request_check_status(r->req) != UCS_INPROGRESS;
-}
-
 bool ibf_ucxi_test(ibf_ucxi_req_t *r, ibf_ucx_status_t *st,
 		   ibf_ucx_err_t *err)
 {

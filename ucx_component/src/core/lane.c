@@ -726,8 +726,3 @@ void ibf_ucxi_lane_cancel(ibf_ucx_t *u, ibf_ucxi_req_t *r, uint32_t n)
 		r[i].req = NULL;
 	}
 }
-
-bool ibf_ucxi_lane_active(const ibf_ucx_t *u)
-{
-	return u->lane != NULL;
-}

@@ -214,8 +214,6 @@ ibf_ucx_status_t ibf_ucxi_isend(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
 ibf_ucx_status_t ibf_ucxi_irecv(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
 				void *buf, size_t len, ibf_ucxi_req_t *r,
 				ibf_ucx_err_t *err);
-/* Has the request completed (test without waiting)?  Errors complete. */
-bool ibf_ucxi_done(ibf_ucxi_req_t *r);
 /* Completed: released, *st its outcome (an error set in err); false
  * while it runs. */
 bool ibf_ucxi_test(ibf_ucxi_req_t *r, ibf_ucx_status_t *st,
@@ -267,7 +265,6 @@ ibf_ucx_status_t ibf_ucxi_bcast_blob(ibf_ucx_t *u, uint32_t root,
 ibf_ucx_status_t ibf_ucxi_lane_setup(ibf_ucx_t *u, ibf_ucx_err_t *err);
 /* The context's use of the lane ends (and its own lane closes). */
 void ibf_ucxi_lane_free(ibf_ucx_t *u);
-bool ibf_ucxi_lane_active(const ibf_ucx_t *u);
 /* Tagged messages on the lane (on the data context without one). */
 ibf_ucx_status_t ibf_ucxi_lane_isend(ibf_ucx_t *u, uint32_t peer,
 				     ucp_tag_t tag, const void *buf,
