@@ -263,7 +263,30 @@ typedef struct conf_key {
 	const conf_name_t *names;    /* CONF_ENUM, ended by a NULL name */
 } conf_key_t;
 
-#define CONF_FIELD(f) offsetof(ibf_osm_conf_t, f)
+/* The offset of field f of ibf_osm_conf_t, which must be of type t: a
+ * field of another type makes the compiler warn of distinct pointer
+ * types (the parsers write through the offset). */
+#define CONF_FIELD(f, t) \
+	(offsetof(ibf_osm_conf_t, f) + \
+	 0 * sizeof((t *)0 == &((ibf_osm_conf_t *)0)->f))
+
+/* One row per key, by type. */
+#define KEY_BOOL(k, f) \
+	{ k, CONF_BOOL, CONF_FIELD(f, bool), 0, 0, NULL, NULL, NULL }
+#define KEY_UINT(k, f, lo, hi, what, note) \
+	{ k, CONF_UINT, CONF_FIELD(f, unsigned), lo, hi, what, note, NULL }
+#define KEY_U64(k, f, what) \
+	{ k, CONF_U64, CONF_FIELD(f, uint64_t), 0, 0, what, NULL, NULL }
+#define KEY_DOUBLE(k, f, lo, hi, what, note) \
+	{ k, CONF_DOUBLE, CONF_FIELD(f, double), lo, hi, what, note, NULL }
+#define KEY_PATH(k, f) \
+	{ k, CONF_PATH, CONF_FIELD(f[0], char), 0, 0, NULL, NULL, NULL }
+/* An enum field of type t, written as an int (t must be one's size). */
+#define KEY_ENUM(k, f, t, names) \
+	{ k, CONF_ENUM, CONF_FIELD(f, t) + \
+	  0 * sizeof(char[sizeof(t) == sizeof(int) ? 1 : -1]), 0, 0, NULL, \
+	  NULL, names }
+#define KEY_PATTERNS(k) { k, CONF_PATTERNS, 0, 0, 0, NULL, NULL, NULL }
 
 static const conf_name_t layer_methods[] = {
 	{ "random", IBF_LAYERS_RANDOM },
@@ -271,46 +294,34 @@ static const conf_name_t layer_methods[] = {
 	{ NULL, 0 },
 };
 
-/* CONF_ENUM writes an int. */
-_Static_assert(sizeof(ibf_layer_method_t) == sizeof(int),
-	       "layer method is stored as an int");
-
 /* The keys, in the order of docs/osm-plugin.md (a unit test compares
  * them with it and with ibflow.conf.example).  Ranges the command line
  * shares come from ibflow/limits.h. */
 static const conf_key_t conf_keys[] = {
-	{ "layers", CONF_UINT, CONF_FIELD(route.layers), 0, IBF_LAYERS_MAX,
-	  "a number", " (0 = 2^LMC)", NULL },
-	{ "density", CONF_DOUBLE, CONF_FIELD(route.density), 0, 1,
-	  "a number", " (0 = engine default)", NULL },
-	{ "method", CONF_ENUM, CONF_FIELD(route.method), 0, 0,
-	  NULL, NULL, layer_methods },
-	{ "seed", CONF_U64, CONF_FIELD(route.seed), 0, 0,
-	  "an unsigned integer", NULL, NULL },
-	{ "max_vls", CONF_UINT, CONF_FIELD(route.max_vls), 0, IBF_VLS_MAX,
-	  "a number", " (0 = 8)", NULL },
-	{ "threads", CONF_UINT, CONF_FIELD(route.nthreads), 0,
-	  IBF_THREADS_MAX, "a number", NULL, NULL },
-	{ "export", CONF_BOOL, CONF_FIELD(do_export), 0, 0, NULL, NULL,
-	  NULL },
-	{ "export_dir", CONF_PATH, CONF_FIELD(export_dir), 0, 0, NULL, NULL,
-	  NULL },
-	{ "eval", CONF_BOOL, CONF_FIELD(do_eval), 0, 0, NULL, NULL, NULL },
-	{ "eval_patterns", CONF_PATTERNS, 0, 0, 0, NULL, NULL, NULL },
-	{ "eval_budget", CONF_DOUBLE, CONF_FIELD(eval_budget), 0,
-	  IBF_TIME_LIMIT_MAX, "seconds,", NULL, NULL },
-	{ "eval_memory_mb", CONF_UINT, CONF_FIELD(eval_mem_mb), 16, 1u << 20,
-	  "megabytes,", NULL, NULL },
-	{ "eval_max_endpoints", CONF_UINT, CONF_FIELD(eval_max_endpoints), 0,
-	  1000000, "a number", NULL, NULL },
-	{ "eval_opt", CONF_BOOL, CONF_FIELD(eval_opt), 0, 0, NULL, NULL,
-	  NULL },
-	{ "eval_foreign", CONF_BOOL, CONF_FIELD(eval_foreign), 0, 0, NULL,
-	  NULL, NULL },
-	{ "report_file", CONF_PATH, CONF_FIELD(report_file), 0, 0, NULL,
-	  NULL, NULL },
-	{ "metrics_file", CONF_PATH, CONF_FIELD(metrics_file), 0, 0, NULL,
-	  NULL, NULL },
+	KEY_UINT("layers", route.layers, 0, IBF_LAYERS_MAX, "a number",
+		 " (0 = 2^LMC)"),
+	KEY_DOUBLE("density", route.density, 0, 1, "a number",
+		   " (0 = engine default)"),
+	KEY_ENUM("method", route.method, ibf_layer_method_t, layer_methods),
+	KEY_U64("seed", route.seed, "an unsigned integer"),
+	KEY_UINT("max_vls", route.max_vls, 0, IBF_VLS_MAX, "a number",
+		 " (0 = 8)"),
+	KEY_UINT("threads", route.nthreads, 0, IBF_THREADS_MAX, "a number",
+		 NULL),
+	KEY_BOOL("export", do_export),
+	KEY_PATH("export_dir", export_dir),
+	KEY_BOOL("eval", do_eval),
+	KEY_PATTERNS("eval_patterns"),
+	KEY_DOUBLE("eval_budget", eval_budget, 0, IBF_TIME_LIMIT_MAX,
+		   "seconds,", NULL),
+	KEY_UINT("eval_memory_mb", eval_mem_mb, 16, 1u << 20, "megabytes,",
+		 NULL),
+	KEY_UINT("eval_max_endpoints", eval_max_endpoints, 0, 1000000,
+		 "a number", NULL),
+	KEY_BOOL("eval_opt", eval_opt),
+	KEY_BOOL("eval_foreign", eval_foreign),
+	KEY_PATH("report_file", report_file),
+	KEY_PATH("metrics_file", metrics_file),
 };
 
 #define CONF_NKEYS (sizeof(conf_keys) / sizeof(*conf_keys))
