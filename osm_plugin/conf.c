@@ -19,6 +19,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -31,6 +32,7 @@
 #include <opensm/osm_log.h>
 
 #include <ibflow/io.h>
+#include <ibflow/limits.h>
 #include <ibflow/patterns.h>
 
 #include "ibflow_osm.h"
@@ -168,16 +170,6 @@ static bool parse_u64(const char *v, uint64_t max, uint64_t *out)
 	return true;
 }
 
-static bool parse_uint(const char *v, unsigned max, unsigned *out)
-{
-	uint64_t x;
-
-	if (!parse_u64(v, max, &x))
-		return false;
-	*out = (unsigned)x;
-	return true;
-}
-
 static bool parse_double(const char *v, double lo, double hi, double *out)
 {
 	char *end;
@@ -242,84 +234,219 @@ static bool parse_path(const char *v, char *out)
 	return true;
 }
 
-/* Apply one "key value"; NULL if fine, else why not. */
-static const char *apply(ibf_osm_conf_t *c, const char *key, char *v,
-			 char *why, size_t len)
+/* How a key's value is read (one parser each). */
+typedef enum conf_type {
+	CONF_BOOL,      /* yes/no, true/false, on/off, 1/0 */
+	CONF_UINT,      /* unsigned, min..max */
+	CONF_U64,       /* uint64_t, the whole range */
+	CONF_DOUBLE,    /* a finite number, min..max */
+	CONF_PATH,      /* a path shorter than IBF_OSM_PATH_MAX */
+	CONF_ENUM,      /* one of names[] */
+	CONF_PATTERNS,  /* a comma-separated list of pattern specs */
+} conf_type_t;
+
+typedef struct conf_name {
+	const char *name;
+	int value;
+} conf_name_t;
+
+/* One key of ibflow.conf.  A refused value is logged as
+ * "KEY: WHAT MIN..MAX NOTE" (numbers), "KEY: yes or no", "KEY: NAME or
+ * NAME" (names), "KEY: path too long". */
+typedef struct conf_key {
+	const char *key;
+	conf_type_t type;
+	size_t field;                /* offsetof(ibf_osm_conf_t, ...) */
+	double min, max;             /* CONF_UINT, CONF_DOUBLE */
+	const char *what;            /* the value in words, before the range */
+	const char *note;            /* after the range */
+	const conf_name_t *names;    /* CONF_ENUM, ended by a NULL name */
+} conf_key_t;
+
+/* The offset of field f of ibf_osm_conf_t, which must be of type t: a
+ * field of another type makes the compiler warn of distinct pointer
+ * types (the parsers write through the offset). */
+#define CONF_FIELD(f, t) \
+	(offsetof(ibf_osm_conf_t, f) + \
+	 0 * sizeof((t *)0 == &((ibf_osm_conf_t *)0)->f))
+
+/* One row per key, by type. */
+#define KEY_BOOL(k, f) \
+	{ k, CONF_BOOL, CONF_FIELD(f, bool), 0, 0, NULL, NULL, NULL }
+#define KEY_UINT(k, f, lo, hi, what, note) \
+	{ k, CONF_UINT, CONF_FIELD(f, unsigned), lo, hi, what, note, NULL }
+#define KEY_U64(k, f, what) \
+	{ k, CONF_U64, CONF_FIELD(f, uint64_t), 0, 0, what, NULL, NULL }
+#define KEY_DOUBLE(k, f, lo, hi, what, note) \
+	{ k, CONF_DOUBLE, CONF_FIELD(f, double), lo, hi, what, note, NULL }
+#define KEY_PATH(k, f) \
+	{ k, CONF_PATH, CONF_FIELD(f[0], char), 0, 0, NULL, NULL, NULL }
+/* An enum field of type t, written as an int (t must be one's size). */
+#define KEY_ENUM(k, f, t, names) \
+	{ k, CONF_ENUM, CONF_FIELD(f, t) + \
+	  0 * sizeof(char[sizeof(t) == sizeof(int) ? 1 : -1]), 0, 0, NULL, \
+	  NULL, names }
+#define KEY_PATTERNS(k) { k, CONF_PATTERNS, 0, 0, 0, NULL, NULL, NULL }
+
+static const conf_name_t layer_methods[] = {
+	{ "random", IBF_LAYERS_RANDOM },
+	{ "overlap", IBF_LAYERS_OVERLAP },
+	{ NULL, 0 },
+};
+
+/* The keys, in the order of docs/osm-plugin.md (a unit test compares
+ * them with it and with ibflow.conf.example).  Ranges the command line
+ * shares come from ibflow/limits.h. */
+static const conf_key_t conf_keys[] = {
+	KEY_UINT("layers", route.layers, 0, IBF_LAYERS_MAX, "a number",
+		 " (0 = 2^LMC)"),
+	KEY_DOUBLE("density", route.density, 0, 1, "a number",
+		   " (0 = engine default)"),
+	KEY_ENUM("method", route.method, ibf_layer_method_t, layer_methods),
+	KEY_U64("seed", route.seed, "an unsigned integer"),
+	KEY_UINT("vls", route.vls, 0, IBF_VLS_MAX, "a number", " (0 = 1)"),
+	KEY_UINT("threads", route.nthreads, 0, IBF_THREADS_MAX, "a number",
+		 NULL),
+	KEY_BOOL("export", do_export),
+	KEY_PATH("export_dir", export_dir),
+	KEY_BOOL("eval", do_eval),
+	KEY_PATTERNS("eval_patterns"),
+	KEY_DOUBLE("eval_budget", eval_budget, 0, IBF_TIME_LIMIT_MAX,
+		   "seconds,", NULL),
+	KEY_UINT("eval_memory_mb", eval_mem_mb, 16, 1u << 20, "megabytes,",
+		 NULL),
+	KEY_UINT("eval_max_endpoints", eval_max_endpoints, 0, 1000000,
+		 "a number", NULL),
+	KEY_BOOL("eval_opt", eval_opt),
+	KEY_BOOL("eval_foreign", eval_foreign),
+	KEY_PATH("report_file", report_file),
+	KEY_PATH("metrics_file", metrics_file),
+};
+
+#define CONF_NKEYS (sizeof(conf_keys) / sizeof(*conf_keys))
+
+const char *ibf_osm_conf_key_name(unsigned i)
 {
-	ibf_route_opts_t *r = &c->route;
-	unsigned u;
+	return i < CONF_NKEYS ? conf_keys[i].key : NULL;
+}
+
+/* Older names of keys, still read. */
+static const struct {
+	const char *old, *key;
+} conf_aliases[] = {
+	{ "max_vls", "vls" },
+};
+
+static const conf_key_t *find_key(const char *key)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(conf_aliases) / sizeof(*conf_aliases); i++)
+		if (!strcmp(conf_aliases[i].old, key))
+			key = conf_aliases[i].key;
+	for (i = 0; i < CONF_NKEYS; i++)
+		if (!strcmp(conf_keys[i].key, key))
+			return &conf_keys[i];
+	return NULL;
+}
+
+/* What a refused value of k should have been. */
+static const char *refused(const conf_key_t *k, char *why, size_t len)
+{
+	const conf_name_t *n;
+	size_t o;
+
+	o = (size_t)snprintf(why, len, "%s: ", k->key);
+	switch (k->type) {
+	case CONF_BOOL:
+		snprintf(why + o, len - o, "yes or no");
+		break;
+	case CONF_UINT:
+		snprintf(why + o, len - o, "%s %u..%u%s", k->what,
+			 (unsigned)k->min, (unsigned)k->max,
+			 k->note ? k->note : "");
+		break;
+	case CONF_DOUBLE:
+		snprintf(why + o, len - o, "%s %g..%g%s", k->what, k->min,
+			 k->max, k->note ? k->note : "");
+		break;
+	case CONF_U64:
+		snprintf(why + o, len - o, "%s", k->what);
+		break;
+	case CONF_PATH:
+		snprintf(why + o, len - o, "path too long");
+		break;
+	case CONF_ENUM:
+		for (n = k->names; n->name && o < len; n++)
+			o += (size_t)snprintf(why + o, len - o, "%s%s",
+					      n == k->names ? "" : " or ",
+					      n->name);
+		break;
+	case CONF_PATTERNS:
+		break; /* parse_patterns says why */
+	}
+	return why;
+}
+
+static bool parse_enum(const conf_name_t *names, const char *v, int *out)
+{
+	for (; names->name; names++)
+		if (!strcmp(v, names->name)) {
+			*out = names->value;
+			return true;
+		}
+	return false;
+}
+
+/* Store v into k's field of c; false if v is not a value of k. */
+static bool parse_value(ibf_osm_conf_t *c, const conf_key_t *k, char *v)
+{
+	void *f = (char *)c + k->field;
 	uint64_t u64;
-	const char *s = v;
+	double d;
+
+	switch (k->type) {
+	case CONF_BOOL:
+		return parse_bool(v, f);
+	case CONF_UINT:
+		if (!parse_u64(v, (uint64_t)k->max, &u64) ||
+		    u64 < (uint64_t)k->min)
+			return false;
+		*(unsigned *)f = (unsigned)u64;
+		return true;
+	case CONF_U64:
+		return parse_u64(v, UINT64_MAX, f);
+	case CONF_DOUBLE:
+		if (!parse_double(v, k->min, k->max, &d))
+			return false;
+		*(double *)f = d;
+		return true;
+	case CONF_PATH:
+		return parse_path(v, f);
+	case CONF_ENUM:
+		return parse_enum(k->names, v, f);
+	case CONF_PATTERNS:
+		break;
+	}
+	return false;
+}
+
+/* Apply one "key value"; NULL if fine, else why not.  *kp: the key. */
+static const char *apply(ibf_osm_conf_t *c, const char *key, char *v,
+			 char *why, size_t len, const conf_key_t **kp)
+{
+	const conf_key_t *k = find_key(key);
 	char show[256];
 
-	if (!strcmp(key, "layers"))
-		return parse_uint(v, 128, &r->layers) ? NULL :
-			"layers: a number 0..128 (0 = 2^LMC)";
-	if (!strcmp(key, "density"))
-		return parse_double(v, 0.0, 1.0, &r->density) ? NULL :
-			"density: a number in (0, 1] (0 = engine default)";
-	if (!strcmp(key, "method")) {
-		if (!strcmp(v, "random"))
-			r->method = IBF_LAYERS_RANDOM;
-		else if (!strcmp(v, "overlap"))
-			r->method = IBF_LAYERS_OVERLAP;
-		else
-			return "method: random or overlap";
-		return NULL;
+	*kp = k;
+	if (!k) {
+		snprintf(why, len, "unknown key \"%s\"",
+			 ibf_osm_show(key, show, sizeof(show)));
+		return why;
 	}
-	if (!strcmp(key, "seed")) {
-		if (!parse_u64(s, UINT64_MAX, &u64))
-			return "seed: an unsigned integer";
-		r->seed = u64;
-		return NULL;
-	}
-	/* max_vls: the older name */
-	if (!strcmp(key, "vls") || !strcmp(key, "max_vls"))
-		return parse_uint(v, 15, &r->vls) ? NULL :
-			"vls: a number 0..15 (0 = 1)";
-	if (!strcmp(key, "threads"))
-		return parse_uint(v, 256, &r->nthreads) ? NULL :
-			"threads: a number 0..256";
-	if (!strcmp(key, "export"))
-		return parse_bool(v, &c->do_export) ? NULL :
-			"export: yes or no";
-	if (!strcmp(key, "export_dir"))
-		return parse_path(v, c->export_dir) ? NULL :
-			"export_dir: path too long";
-	if (!strcmp(key, "report_file"))
-		return parse_path(v, c->report_file) ? NULL :
-			"report_file: path too long";
-	if (!strcmp(key, "metrics_file"))
-		return parse_path(v, c->metrics_file) ? NULL :
-			"metrics_file: path too long";
-	if (!strcmp(key, "eval"))
-		return parse_bool(v, &c->do_eval) ? NULL : "eval: yes or no";
-	if (!strcmp(key, "eval_opt"))
-		return parse_bool(v, &c->eval_opt) ? NULL :
-			"eval_opt: yes or no";
-	if (!strcmp(key, "eval_foreign"))
-		return parse_bool(v, &c->eval_foreign) ? NULL :
-			"eval_foreign: yes or no";
-	if (!strcmp(key, "eval_budget"))
-		return parse_double(v, 0.0, 86400.0, &c->eval_budget) ? NULL :
-			"eval_budget: seconds, 0..86400";
-	if (!strcmp(key, "eval_max_endpoints")) {
-		if (!parse_uint(v, 1000000, &u))
-			return "eval_max_endpoints: a number 0..1000000";
-		c->eval_max_endpoints = u;
-		return NULL;
-	}
-	if (!strcmp(key, "eval_memory_mb")) {
-		if (!parse_uint(v, 1u << 20, &u) || u < 16)
-			return "eval_memory_mb: megabytes, 16..1048576";
-		c->eval_mem_mb = u;
-		return NULL;
-	}
-	if (!strcmp(key, "eval_patterns"))
+	if (k->type == CONF_PATTERNS)
 		return parse_patterns(c, v, why, len);
-	snprintf(why, len, "unknown key \"%s\"",
-		 ibf_osm_show(key, show, sizeof(show)));
-	return why;
+	return parse_value(c, k, v) ? NULL : refused(k, why, len);
 }
 
 static bool is_key_char(char c)
@@ -329,9 +456,9 @@ static bool is_key_char(char c)
 }
 
 /* One line (NUL-terminated, no line break): NULL if fine or empty;
- * *keyp is the key of a line that set one (else NULL). */
+ * *kp is the key of a line that set one (else NULL). */
 static const char *parse_line(ibf_osm_conf_t *c, char *line, char *why,
-			      size_t len, const char **keyp)
+			      size_t len, const conf_key_t **kp)
 {
 	char *key, *v, *end, show[256];
 	const char *msg;
@@ -367,46 +494,33 @@ static const char *parse_line(ibf_osm_conf_t *c, char *line, char *why,
 			 ibf_osm_show(key, show, sizeof(show)));
 		return why;
 	}
-	msg = apply(c, key, v, why, len);
-	*keyp = msg ? NULL : key;
+	msg = apply(c, key, v, why, len, kp);
+	if (msg)
+		*kp = NULL;
 	return msg;
 }
-
-#define CONF_KEYS_MAX 32   /* more than the keys apply() knows */
 
 typedef struct reader {
 	ibf_osm_t *p;
 	const char *path;
 	unsigned errors, first_hidden;
-	struct {
-		char key[32];
-		unsigned line;
-	} seen[CONF_KEYS_MAX];     /* keys set, at their last line */
-	unsigned nseen;
+	unsigned seen[CONF_NKEYS];       /* last line setting each key, 0 */
 } reader_t;
 
 /* A key set twice: an appended line silently overriding an earlier one
  * surprises whoever reads the file top-down; say so, the last wins. */
-static void key_set(reader_t *rd, const char *key, unsigned line)
+static void key_set(reader_t *rd, const conf_key_t *k, unsigned line)
 {
 	char show[IBF_OSM_PATH_MAX * 4 + 16];
-	unsigned i;
+	unsigned i = (unsigned)(k - conf_keys);
 
-	for (i = 0; i < rd->nseen && strcmp(rd->seen[i].key, key); i++)
-		;
-	if (i == rd->nseen) {
-		if (rd->nseen == CONF_KEYS_MAX || strlen(key) >=
-		    sizeof(rd->seen[0].key))
-			return;
-		snprintf(rd->seen[rd->nseen++].key, sizeof(rd->seen[0].key),
-			 "%s", key);
-	} else {
+	if (rd->seen[i]) {
 		show_path(rd->path, show, sizeof(show));
 		ibf_osm_logf(rd->p, OSM_LOG_INFO, "warning: %s:%u: %s set "
 			     "again (before at %s:%u): the last one wins",
-			     show, line, key, show, rd->seen[i].line);
+			     show, line, k->key, show, rd->seen[i]);
 	}
-	rd->seen[i].line = line;
+	rd->seen[i] = line;
 }
 
 static void line_error(reader_t *rd, unsigned line, const char *msg)
@@ -475,7 +589,8 @@ static void read_into(ibf_osm_t *p, const char *path, ibf_osm_conf_t *c)
 	while (pos < len) {
 		char *ln = buf + pos, *nl = memchr(ln, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - ln) : len - pos;
-		const char *msg, *key = NULL;
+		const conf_key_t *key = NULL;
+		const char *msg;
 
 		pos += n + 1;
 		line++;

@@ -156,6 +156,9 @@ void ibf_osm_conf_load(ibf_osm_t *p, const char *path, bool required);
  * called when OpenSM starts a heavy sweep, which is when it re-reads
  * opensm.conf (SIGHUP asks for one).  True if it was read. */
 bool ibf_osm_conf_refresh(ibf_osm_t *p);
+/* The i-th key ibflow.conf knows, NULL past the last (for the test that
+ * compares them with the documentation). */
+const char *ibf_osm_conf_key_name(unsigned i);
 /* s for a log line: printable ASCII, other bytes as \xNN, cut short. */
 const char *ibf_osm_show(const char *s, char *buf, size_t len);
 
