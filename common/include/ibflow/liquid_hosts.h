@@ -88,8 +88,8 @@ ibf_status_t ibf_liquid_hplan_create(const ibf_lfts_t *l,
 				     ibf_liquid_hplan_t **out,
 				     ibf_err_t *err);
 void ibf_liquid_hplan_destroy(ibf_liquid_hplan_t *p);
-const ibf_liquid_hplan_info_t *
-ibf_liquid_hplan_info(const ibf_liquid_hplan_t *p);
+const ibf_liquid_hplan_info_t *ibf_liquid_hplan_info(
+	const ibf_liquid_hplan_t *p);
 
 /* unit_of [nranks], unit_port [nunits], unit_off [nunits + 1] into
  * unit_rank [nranks] (a unit's ranks, ascending). */
