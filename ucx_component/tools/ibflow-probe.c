@@ -55,7 +55,7 @@ static int parse_args(int argc, char **argv, args_t *a)
 		IBF_OPT_REAL("expect-link", &a->health.expected_link, "US",
 			     0.0, INFINITY, "expected one-way latency of a "
 			     "link: the\nreference instead of the peers' "
-			     "median", .def = "unknown"),
+			     "median", .def_text = "unknown"),
 		IBF_OPT_FLAG("fallback", &a->fallback,
 			     "go on topology-unaware (all pairs) when a "
 			     "process\ncannot be mapped to the fabric"),
