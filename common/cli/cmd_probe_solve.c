@@ -41,7 +41,7 @@ static bool parse_args(int argc, char **argv, struct solve_args *a, int *rc)
 		IBF_OPT_REAL("expect-link", &a->health.expected_link, "T", 0.0,
 			     INFINITY, "expected one-way latency of a link: "
 			     "the\nreference instead of the peers' median",
-			     .def = "unknown"),
+			     .def_text = "unknown"),
 		IBF_OPT_STR("topo", &a->topo, "FILE", "topology instead of the "
 			    "one the plan names"),
 		IBF_OPT_STR("lfts", &a->lfts, "FILE", "LFTs instead of the ones "
