@@ -45,8 +45,8 @@ static void engine_lists(struct engine_lists *l)
 		 "labels of FILE\n(a labels file, docs/formats.md) where they "
 		 "still fit", pgft);
 	snprintf(l->labels_out, sizeof(l->labels_out), "%s: write the PGFT "
-		 "labels to keep\n(merged with --labels-from: a node down keeps "
-		 "its slot)", pgft);
+		 "labels to keep\n(merged with --labels-from: a node down "
+		 "keeps its slot)", pgft);
 }
 
 /* The engine named and what it can do, after the options are read. */
