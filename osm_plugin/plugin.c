@@ -55,14 +55,14 @@ static ibf_status_t precheck(const ibf_osm_engine_t *e,
 			     const ibf_fabric_t *f, ibf_route_opts_t *o,
 			     unsigned min_vls, ibf_err_t *err)
 {
-	if (strcmp(e->ibf_name, "layered"))
-		return IBF_OK;
-	if (o->layers > (1u << f->lmc))
+	if (ibf_route_engine_can(e->ibf_name, IBF_ROUTE_LAYERS) &&
+	    o->layers > (1u << f->lmc))
 		return ibf_err_set(err, IBF_ERR_RANGE, "LMC %u too small for "
 				   "%u layers (needs LMC >= %u)", f->lmc,
 				   o->layers, o->layers <= 1 ? 0 :
 				   32 - __builtin_clz(o->layers - 1));
-	if (min_vls && o->vls > min_vls)
+	if (ibf_route_engine_can(e->ibf_name, IBF_ROUTE_USES_SLS) &&
+	    min_vls && o->vls > min_vls)
 		o->vls = min_vls;
 	return IBF_OK;
 }
@@ -304,7 +304,7 @@ static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 	re->build_lid_matrices = lid_matrices_cb;
 	re->ucast_build_fwd_tables = route_cb;
 	re->destroy = engine_destroy_cb;
-	if (!strcmp(e->ibf_name, "layered")) {
+	if (ibf_route_engine_can(e->ibf_name, IBF_ROUTE_USES_SLS)) {
 		re->path_sl = path_sl_cb;
 		re->update_sl2vl = update_sl2vl_cb;
 	}

@@ -122,6 +122,18 @@ static void foreign_view(const ibf_osm_result_t *res, ibf_routing_t *v)
 	v->nsls = 1;
 }
 
+/* How the evaluation spreads a pair's traffic: a layered engine's LID
+ * offsets are its layers; another engine's (OpenSM's own too) are LMC
+ * paths. */
+static ibf_eval_paths_t eval_paths(const ibf_fabric_t *f,
+				   const ibf_routing_t *r)
+{
+	if (f->lmc == 0)
+		return IBF_EVAL_SINGLE;
+	return r && ibf_route_engine_can(r->engine, IBF_ROUTE_LAYERS) ?
+	       IBF_EVAL_LAYERS : IBF_EVAL_LMC;
+}
+
 /* The generation names this routing uniquely, across OpenSM restarts too
  * (the run id is drawn at plugin load). */
 static void generation(const ibf_osm_t *p, const ibf_osm_result_t *res,
@@ -366,9 +378,7 @@ static void child_main(const ibf_osm_conf_t *c, const ibf_osm_result_t *res,
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	child_limits(c);
 	memset(&eo, 0, sizeof(eo));
-	eo.paths = f->lmc == 0 ? IBF_EVAL_SINGLE :
-		(r && !strcmp(r->engine, "layered") ? IBF_EVAL_LAYERS :
-		 IBF_EVAL_LMC);
+	eo.paths = eval_paths(f, r);
 	eo.order = r ? r->order : NULL;
 	eo.norder = r ? r->norder : 0;
 	eo.seed = c->route.seed;
@@ -630,11 +640,7 @@ static json_object *report_doc(ev_t *v, double secs, const char *stopped)
 			       json_object_new_int64(f->nswitches));
 	json_object_object_add(doc, "lmc", json_object_new_int(f->lmc));
 	json_object_object_add(doc, "paths", json_object_new_string(
-		ibf_eval_paths_name(f->lmc == 0 ? IBF_EVAL_SINGLE :
-				    (v->res->routing &&
-				     !strcmp(v->res->routing->engine,
-					     "layered") ? IBF_EVAL_LAYERS :
-				     IBF_EVAL_LMC))));
+		ibf_eval_paths_name(eval_paths(f, v->res->routing))));
 	json_object_object_add(doc, "sls", json_object_new_int(
 		v->res->routing ? (int)v->res->routing->nsls : 0));
 	json_object_object_add(doc, "deadlock_free_with_sls",

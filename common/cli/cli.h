@@ -22,6 +22,9 @@ typedef struct ibf_cmd {
 	const char *name;
 	int (*run)(int argc, char **argv); /* argv[0] is the command name */
 	const char *summary;
+	/* Appended to the summary in parentheses, when the command's
+	 * choices live in a library table (route: its engines); or NULL. */
+	size_t (*summary_list)(char *buf, size_t size);
 } ibf_cmd_t;
 
 int ibf_cmd_gen(int argc, char **argv);

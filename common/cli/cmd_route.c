@@ -25,12 +25,55 @@ struct route_args {
 /* In ibf_layer_method_t order: the index of the match is the value. */
 static const char *const method_names[] = { "random", "overlap", NULL };
 
+/* The engine lists of help and messages, from the engine table. */
+struct engine_lists {
+	char all[128];          /* "minhop, dmodk, ... or swisst1" */
+	char labels[128];       /* "dmodk and uapr" */
+	char labels_from[256], labels_out[256];
+};
+
+static void engine_lists(struct engine_lists *l)
+{
+	char pgft[64];
+
+	ibf_route_engine_names(0, ", ", " or ", l->all, sizeof(l->all));
+	ibf_route_engine_names(IBF_ROUTE_PGFT_LABELS, ", ", " and ",
+			       l->labels, sizeof(l->labels));
+	ibf_route_engine_names(IBF_ROUTE_PGFT_LABELS, ", ", ", ", pgft,
+			       sizeof(pgft));
+	snprintf(l->labels_from, sizeof(l->labels_from), "%s: keep the PGFT "
+		 "labels of FILE\n(a labels file, docs/formats.md) where they "
+		 "still fit", pgft);
+	snprintf(l->labels_out, sizeof(l->labels_out), "%s: write the PGFT "
+		 "labels to keep\n(merged with --labels-from: a node down "
+		 "keeps its slot)", pgft);
+}
+
+/* The engine named and what it can do, after the options are read. */
+static bool check_engine(const struct route_args *a,
+			 const struct engine_lists *l, int *rc)
+{
+	if ((a->labels_in || a->labels_out) &&
+	    !ibf_route_engine_can(a->engine, IBF_ROUTE_PGFT_LABELS)) {
+		*rc = ibf_cli_usage_error(CMD, "--labels-from/--labels-out: "
+					  "only %s label a PGFT", l->labels);
+		return false;
+	}
+	if (!ibf_route_engine_find(a->engine)) {
+		*rc = ibf_cli_usage_error(CMD, "--engine: unknown engine '%s' "
+					  "(one of %s)", a->engine, l->all);
+		return false;
+	}
+	return true;
+}
+
 static bool parse_args(int argc, char **argv, struct route_args *a, int *rc)
 {
+	struct engine_lists l;
 	const ibf_opt_t opts[] = {
 		IBF_OPT_TOPO(&a->topo),
-		IBF_OPT_STR("engine", &a->engine, "NAME", "minhop, dmodk, uapr, "
-			    "layered or swisst1", .required = true),
+		IBF_OPT_STR("engine", &a->engine, "NAME", l.all,
+			    .required = true),
 		IBF_OPT_STR("output", &a->out, "FILE", "forwarding tables to "
 			    "write (\"-\" = stdout)", .letter = 'o',
 			    .required = true),
@@ -44,12 +87,10 @@ static bool parse_args(int argc, char **argv, struct route_args *a, int *rc)
 			    "(\"* DLID SL\" / \"SLID DLID SL\")"),
 		IBF_OPT_STR("report", &a->report, "FILE", "JSON report: fabric, "
 			    "engine, time, engine findings"),
-		IBF_OPT_STR("labels-from", &a->labels_in, "FILE", "dmodk, "
-			    "uapr: keep the PGFT labels of FILE\n(a labels "
-			    "file, docs/formats.md) where they still fit"),
-		IBF_OPT_STR("labels-out", &a->labels_out, "FILE", "dmodk, "
-			    "uapr: write the PGFT labels to keep\n(merged "
-			    "with --labels-from: a node down keeps its slot)"),
+		IBF_OPT_STR("labels-from", &a->labels_in, "FILE",
+			    l.labels_from),
+		IBF_OPT_STR("labels-out", &a->labels_out, "FILE",
+			    l.labels_out),
 		IBF_OPT_THREADS(&a->o.nthreads),
 		IBF_OPT_UINT("layers", &a->o.layers, "N", 1, IBF_LAYERS_MAX,
 			     "layers; needs 2^LMC >= N", .def_text = "2^LMC",
@@ -80,23 +121,12 @@ static bool parse_args(int argc, char **argv, struct route_args *a, int *rc)
 		.opts = opts,
 	};
 
+	engine_lists(&l);
 	memset(a, 0, sizeof(*a));
 	if (!ibf_cli_parse(&spec, argc, argv, NULL, rc))
 		return false;
 	a->o.method = (ibf_layer_method_t)a->method;
-	if ((a->labels_in || a->labels_out) && strcmp(a->engine, "dmodk") &&
-	    strcmp(a->engine, "uapr")) {
-		*rc = ibf_cli_usage_error(CMD, "--labels-from/--labels-out: "
-					  "only dmodk and uapr label a PGFT");
-		return false;
-	}
-	if (!ibf_route_engine_find(a->engine)) {
-		*rc = ibf_cli_usage_error(CMD, "--engine: unknown engine '%s' "
-					  "(minhop, dmodk, uapr, layered)",
-					  a->engine);
-		return false;
-	}
-	return true;
+	return check_engine(a, &l, rc);
 }
 
 /* --report: the library's document, behind ibf_cli_write_file(). */

@@ -100,6 +100,57 @@ else
 	t_fail "docs/cli.md says what --help says" "$(t_errhead)"
 fi
 
+# The engines the help texts and messages name are those of the library's
+# table, ibf_route_engines(), read here through ctypes: the --engine line
+# of `route --help`, the route line of `ibflow --help`, the message for
+# an unknown engine.  Capabilities: the PGFT-labelling engines are those
+# --labels-out accepts.
+# t_same_text NAME GOT WANT
+t_same_text() {
+	if [ "$2" = "$3" ]; then
+		t_pass "$1"
+	else
+		t_fail "$1" "got '$2', want '$3'"
+	fi
+}
+LIBIBF=$(ls "$(dirname "$IBF")"/.libs/libibflow.so 2>/dev/null)
+if [ -z "$LIBIBF" ]; then
+	t_skip "route help lists ibf_route_engines()" "no built libibflow.so"
+else
+	table=$(python3 -c 'import ctypes, sys
+class E(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("summary", ctypes.c_char_p),
+                ("run", ctypes.c_void_p), ("caps", ctypes.c_uint)]
+lib = ctypes.CDLL(sys.argv[1])
+lib.ibf_route_engines.restype = ctypes.POINTER(E)
+e, i = lib.ibf_route_engines(), 0
+while e[i].name:
+    print(e[i].name.decode(), e[i].caps & 2 and "pgft" or "-")
+    i += 1' "$LIBIBF")
+	all=$(awk '{printf "%s ", $1}' <<<"$table")
+	"$IBF" route --help >"$T_OUT"
+	listed=$(sed -n 's/^ *--engine NAME *//p' "$T_OUT" |
+		 sed 's/,* or / /; s/,/ /g' | tr -s ' ')
+	t_same_text "route --help lists ibf_route_engines()" "$listed " "$all"
+	top=$("$IBF" --help | sed -n 's/^  route  *compute routing tables (\(.*\))$/\1/p' |
+	      tr -d ',')
+	t_same_text "ibflow --help lists ibf_route_engines()" "$top " "$all"
+	"$IBF" route --engine no-such --topo x -o /dev/null 2>"$T_ERR"
+	msg=$(sed -n "s/.*unknown engine 'no-such' (one of \(.*\))$/\1/p" "$T_ERR" |
+	      sed 's/,* or / /; s/,/ /g' | tr -s ' ')
+	t_same_text "unknown engine: the message lists ibf_route_engines()" \
+		"$msg " "$all"
+	bad=
+	while read -r eng cap; do
+		if "$IBF" route --engine "$eng" --topo x -o /dev/null \
+		   --labels-out y 2>"$T_ERR"; then :; fi
+		if grep -q 'only .* label a PGFT' "$T_ERR"; then got=-; else got=pgft; fi
+		[ "$got" = "$cap" ] || bad="$bad $eng($cap, CLI $got)"
+	done <<<"$table"
+	t_same_text "--labels-out accepts the IBF_ROUTE_PGFT_LABELS engines" \
+		"$bad" ""
+fi
+
 # gen's help must document every generator family.
 if t_expect_exit 0 "$IBF" gen --help; then
 	missing=

@@ -260,6 +260,38 @@ static void engine_table(void **s)
 	assert_null(ibf_route_engine_find("ftree"));
 }
 
+/* Capabilities as the engines' documentation states them, and the name
+ * lists the help texts are made of. */
+static void engine_caps(void **s)
+{
+	char buf[128];
+
+	(void)s;
+	assert_true(ibf_route_engine_can("layered", IBF_ROUTE_USES_SLS |
+					 IBF_ROUTE_LAYERS));
+	assert_false(ibf_route_engine_can("layered", IBF_ROUTE_PGFT_LABELS));
+	assert_true(ibf_route_engine_can("dmodk", IBF_ROUTE_PGFT_LABELS));
+	assert_true(ibf_route_engine_can("uapr", IBF_ROUTE_PGFT_LABELS));
+	assert_false(ibf_route_engine_can("uapr", IBF_ROUTE_USES_SLS));
+	assert_false(ibf_route_engine_can("minhop", IBF_ROUTE_LAYERS));
+	assert_true(ibf_route_engine_can("swisst1", 0));
+	assert_false(ibf_route_engine_can("ftree", 0));
+	assert_false(ibf_route_engine_can(NULL, 0));
+	assert_int_equal(ibf_route_engine_names(0, ", ", " or ", buf,
+						sizeof(buf)),
+			 strlen("minhop, dmodk, uapr, layered or swisst1"));
+	assert_string_equal(buf, "minhop, dmodk, uapr, layered or swisst1");
+	ibf_route_engine_names(IBF_ROUTE_PGFT_LABELS, ", ", " and ", buf,
+			       sizeof(buf));
+	assert_string_equal(buf, "dmodk and uapr");
+	ibf_route_engine_names(IBF_ROUTE_USES_SLS, ", ", " and ", buf,
+			       sizeof(buf));
+	assert_string_equal(buf, "layered");
+	/* Truncated but terminated; the length still that of the whole. */
+	assert_int_equal(ibf_route_engine_names(0, " ", " ", buf, 8), 33);
+	assert_string_equal(buf, "minhop ");
+}
+
 static void unknown_engine_and_prefix(void **s)
 {
 	ibf_fabric_t *f = tu_gen("torus:3,3,3", 0);
@@ -441,6 +473,7 @@ int main(void)
 		cmocka_unit_test(balance_xgft),
 		cmocka_unit_test(balance_xgft3),
 		cmocka_unit_test(engine_table),
+		cmocka_unit_test(engine_caps),
 		cmocka_unit_test(unknown_engine_and_prefix),
 		cmocka_unit_test(defaults),
 		cmocka_unit_test(validation),

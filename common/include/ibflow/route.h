@@ -3,12 +3,14 @@
  * Routing engines: from a finalized fabric to forwarding tables, a host
  * order and service levels.
  *
- * Engines are looked up by name in one table (route.c):
+ * Engines are looked up by name in one table (route.c), each with its
+ * capabilities (ibf_route_cap_t):
  *   "minhop"  balanced min-hop baseline, any topology
  *   "dmodk"   destination-mod-k on PGFTs (needs recognition, pgft.h)
  *   "uapr"    uniform all-shortest-path routing over LMC on PGFTs
  *   "layered" FatPaths layered routing, any topology, deadlock-free
  *             within a VL budget (one VL by default)
+ *   "swisst1" the static routing of the Swiss-T1 (`ibflow gen swisst1`)
  * Every engine routes every CA LID offset (all 2^LMC LIDs of every endpoint)
  * and every switch LID on every switch, writes the host order it wants MPI
  * ranks launched in (topological order unless it has a better one) and an
@@ -90,6 +92,22 @@ typedef struct ibf_routing {
 						pgft_memory */
 } ibf_routing_t;
 
+/* What an engine does beyond forwarding tables, so that callers ask the
+ * engine table instead of testing engine names. */
+typedef enum ibf_route_cap {
+	IBF_ROUTE_USES_SLS = 1u << 0,    /* may put routes on SLs above 0
+					    (within opts.vls): the SM
+					    programs SL2VL and PathRecord
+					    SLs */
+	IBF_ROUTE_PGFT_LABELS = 1u << 1, /* labels a PGFT: takes pgft_hint
+					    and pgft_memory, returns
+					    pgft_shape and pgft_memory */
+	IBF_ROUTE_LAYERS = 1u << 2,      /* one layer per LID offset
+					    (opts.layers needs 2^LMC >=
+					    layers): evaluate its LMC paths
+					    as layers */
+} ibf_route_cap_t;
+
 typedef struct ibf_route_engine {
 	const char *name;
 	const char *summary;
@@ -97,11 +115,22 @@ typedef struct ibf_route_engine {
 	 * SLs and report optional: ibf_route() supplies defaults). */
 	ibf_status_t (*run)(const ibf_fabric_t *f, const ibf_route_opts_t *o,
 			    ibf_routing_t *r, ibf_err_t *err);
+	unsigned caps;          /* ibf_route_cap_t bits */
 } ibf_route_engine_t;
 
 /* The engine table, NULL-name terminated; and lookup by name. */
 const ibf_route_engine_t *ibf_route_engines(void);
 const ibf_route_engine_t *ibf_route_engine_find(const char *name);
+
+/* Whether the engine called name has every capability of caps (false
+ * for an unknown name). */
+bool ibf_route_engine_can(const char *name, unsigned caps);
+
+/* The names of the engines having every capability of caps (0: all), in
+ * table order, "a, b or c" (sep ", ", last " or "), into buf (truncated
+ * to size, always terminated).  The length the whole list needs. */
+size_t ibf_route_engine_names(unsigned caps, const char *sep,
+			      const char *last, char *buf, size_t size);
 
 /* Run an engine.  On success *out holds a complete routing: every LFT
  * entry for every existing LID on every switch, an order, SLs. */

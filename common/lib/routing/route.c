@@ -53,6 +53,36 @@ const ibf_route_engine_t *ibf_route_engine_find(const char *name)
 	return NULL;
 }
 
+bool ibf_route_engine_can(const char *name, unsigned caps)
+{
+	const ibf_route_engine_t *e = ibf_route_engine_find(name);
+
+	return e && (e->caps & caps) == caps;
+}
+
+size_t ibf_route_engine_names(unsigned caps, const char *sep,
+			      const char *last, char *buf, size_t size)
+{
+	size_t i, n = 0, len = 0, k = 0;
+	int w;
+
+	for (i = 0; i < NENGINES; i++)
+		n += (engines[i]->caps & caps) == caps;
+	if (size)
+		buf[0] = '\0';
+	for (i = 0; i < NENGINES; i++) {
+		if ((engines[i]->caps & caps) != caps)
+			continue;
+		w = snprintf(buf + (len < size ? len : size),
+			     len < size ? size - len : 0, "%s%s",
+			     !k ? "" : k + 1 == n ? last : sep,
+			     engines[i]->name);
+		len += w > 0 ? (size_t)w : 0;
+		k++;
+	}
+	return len;
+}
+
 bool ibf_route_lid_target(const ibf_fabric_t *f, unsigned lid,
 			  uint32_t *sw, unsigned *port)
 {
@@ -275,12 +305,15 @@ ibf_status_t ibf_route(const ibf_fabric_t *f, const char *engine,
 	const ibf_route_engine_t *e = ibf_route_engine_find(engine);
 	ibf_routing_t *r;
 	ibf_status_t st;
+	char names[128];
 
 	*out = NULL;
-	if (!e)
+	if (!e) {
+		ibf_route_engine_names(0, ", ", " or ", names, sizeof(names));
 		return ibf_err_set(err, IBF_ERR_NOT_FOUND, "unknown routing "
-				   "engine '%s' (minhop, dmodk, uapr, "
-				   "layered)", engine ? engine : "");
+				   "engine '%s' (one of %s)",
+				   engine ? engine : "", names);
+	}
 	if (!f || !f->finalized)
 		return ibf_err_set(err, IBF_ERR_INVALID, "%s: fabric not "
 				   "finalized", e->name);

@@ -779,4 +779,5 @@ const ibf_route_engine_t ibf_route_engine_dmodk = {
 	"dmodk",
 	"destination-mod-k on PGFTs (all LIDs of a port routed alike)",
 	run,
+	IBF_ROUTE_PGFT_LABELS,
 };

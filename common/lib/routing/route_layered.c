@@ -1534,4 +1534,5 @@ const ibf_route_engine_t ibf_route_engine_layered = {
 	"FatPaths layered routing on the LID offsets, deadlock-free within "
 	"a VL budget",
 	run,
+	IBF_ROUTE_USES_SLS | IBF_ROUTE_LAYERS,
 };

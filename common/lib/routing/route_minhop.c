@@ -277,5 +277,5 @@ static ibf_status_t run(const ibf_fabric_t *f, const ibf_route_opts_t *o,
 }
 
 const ibf_route_engine_t ibf_route_engine_minhop = {
-	"minhop", "balanced min-hop, any topology", run
+	"minhop", "balanced min-hop, any topology", run, 0
 };

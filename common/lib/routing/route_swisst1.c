@@ -127,4 +127,5 @@ const ibf_route_engine_t ibf_route_engine_swisst1 = {
 	"swisst1",
 	"the Swiss-T1's static routing (liquid scheduling paper, Figure 15)",
 	run,
+	0,
 };

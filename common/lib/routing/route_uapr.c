@@ -23,4 +23,5 @@ const ibf_route_engine_t ibf_route_engine_uapr = {
 	"uapr",
 	"uniform all-shortest-path routing over the LIDs of each port (PGFT)",
 	run,
+	IBF_ROUTE_PGFT_LABELS,
 };
