@@ -91,7 +91,7 @@ void ibf_osm_labels_flush(ibf_osm_t *p)
 	p->labels_dirty = false;
 	labels_path(path, sizeof(path));
 	ibf_err_clear(&err);
-	if (ibf_labels_write(path, p->labels, &err) != IBF_OK)
+	if (ibf_labels_write_file(path, p->labels, &err) != IBF_OK)
 		ibf_osm_logf(p, OSM_LOG_ERROR, "ERR IBF22: labels not kept "
 			     "across restarts: %s", err.msg);
 }

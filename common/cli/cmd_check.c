@@ -289,7 +289,7 @@ static int check_deadlock(const ibf_lfts_t *l, const struct check_args *a)
 	FILE *out = ibf_cli_text_out(a->json);
 
 	ibf_err_clear(&err);
-	if (a->sl && ibf_sl_read(l->fabric, a->sl, &sls, &err) != IBF_OK)
+	if (a->sl && ibf_sls_read(l->fabric, a->sl, &sls, &err) != IBF_OK)
 		return ibf_cli_fail(CMD, &err);
 	if (!a->deadlock) {
 		ibf_sls_free(&sls);

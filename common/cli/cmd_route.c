@@ -155,8 +155,8 @@ static int write_outputs(const struct route_args *a, ibf_routing_t *r,
 	if (a->sl && ibf_routing_write_sl(r, a->sl, &err) != IBF_OK)
 		return ibf_cli_fail(CMD, &err);
 	if (a->labels_out && (!r->pgft_memory ||
-			      ibf_labels_write(a->labels_out, r->pgft_memory,
-					       &err) != IBF_OK))
+			      ibf_labels_write_file(a->labels_out,
+						    r->pgft_memory, &err) != IBF_OK))
 		return r->pgft_memory ? ibf_cli_fail(CMD, &err) :
 		       ibf_cli_usage_error(CMD, "--labels-out: out of memory");
 	if (a->report) {

@@ -192,7 +192,7 @@ static int load(const struct sim_args *a, struct sim_run *r)
 	if (rc != IBF_EXIT_OK || !a->sl)
 		return rc;
 	ibf_err_clear(&err);
-	if (ibf_sl_read(r->f, a->sl, &r->sls, &err) != IBF_OK)
+	if (ibf_sls_read(r->f, a->sl, &r->sls, &err) != IBF_OK)
 		return ibf_cli_fail(CMD, &err);
 	r->have_sls = true;
 	return IBF_EXIT_OK;

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd < 0)
 		abort();
 	close(fd);
-	if (ibf_labels_write(path, m, &err) != IBF_OK ||
+	if (ibf_labels_write_file(path, m, &err) != IBF_OK ||
 	    ibf_labels_read(path, &back, &err) != IBF_OK)
 		abort();
 	if (!ibf_pgft_memory_equal(m, back))

@@ -395,7 +395,7 @@ static void sl_round_trip(void **s)
 				r.sl_by_dlid[k] = (uint8_t)(rand() % 16);
 		}
 		assert_int_equal(ibf_routing_write_sl(&r, path, &err), IBF_OK);
-		if (ibf_sl_read(rg.f, path, &back, &err) != IBF_OK)
+		if (ibf_sls_read(rg.f, path, &back, &err) != IBF_OK)
 			fail_msg("%s", err.msg);
 		for (e = 0; e < rg.f->nendpoints; e++)
 			for (lid = 1; lid < stride; lid++) {
@@ -465,7 +465,7 @@ static void sl_bad(void **s)
 		expand(buf, sizeof(buf), cases[i].text, h0, h1, sw0);
 		assert_int_equal(ibf_text_from_buf(&t, "t.sl", buf,
 						   strlen(buf), &err), IBF_OK);
-		assert_int_not_equal(ibf_sl_read_text(rg.f, &t, &sls, &err),
+		assert_int_not_equal(ibf_sls_read_text(rg.f, &t, &sls, &err),
 				     IBF_OK);
 		assert_null(sls.by_dlid);
 		assert_null(sls.by_pair);
@@ -480,8 +480,8 @@ static void sl_bad(void **s)
 		ibf_sls_t sls;
 		ibf_err_t err;
 
-		assert_int_equal(ibf_sl_read(rg.f, "/nonexistent/x.sl", &sls,
-					     &err), IBF_ERR_IO);
+		assert_int_equal(ibf_sls_read(rg.f, "/nonexistent/x.sl", &sls,
+					      &err), IBF_ERR_IO);
 	}
 	ring_free(&rg);
 }

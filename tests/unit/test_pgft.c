@@ -816,7 +816,7 @@ static unsigned check_memory(const char *spec, const bool *drop,
 	assert_int_equal(ibf_pgft_recognize(part, &pp, &err), IBF_OK);
 	m = ibf_pgft_memory_from(pf, NULL);
 	assert_non_null(m);
-	assert_int_equal(ibf_labels_write(path, m, &err), IBF_OK);
+	assert_int_equal(ibf_labels_write_file(path, m, &err), IBF_OK);
 	if (ibf_labels_read(path, &back, &err) != IBF_OK)
 		fail_msg("%s: labels read back: %s", spec, err.msg);
 	assert_int_equal(back->nnodes, m->nnodes);

@@ -7,8 +7,8 @@
  * what is MPI (datatypes, MPI_IN_PLACE, communicator hints, the schedule
  * fallback's one warning) is here.  Compiled into both, hidden.
  */
-#ifndef IBF_A2A_MPI_H
-#define IBF_A2A_MPI_H
+#ifndef IBFLOW_A2A_MPI_H
+#define IBFLOW_A2A_MPI_H
 
 #include <stdbool.h>
 

@@ -7,8 +7,8 @@
  * arithmetic is unit-tested at the 2^31 and 2^32 boundaries on its own
  * (tests/unit/test_mpi_size.c).
  */
-#ifndef IBF_A2A_SIZE_H
-#define IBF_A2A_SIZE_H
+#ifndef IBFLOW_A2A_SIZE_H
+#define IBFLOW_A2A_SIZE_H
 
 #include <limits.h>
 #include <stdbool.h>

@@ -5,8 +5,8 @@
  * the bootstrap options (--boot, --rank, --size) and --np, which starts
  * the job's processes on this machine around the built-in bootstrap.
  */
-#ifndef IBF_TOOL_H
-#define IBF_TOOL_H
+#ifndef IBFLOW_TOOL_H
+#define IBFLOW_TOOL_H
 
 #include <stdbool.h>
 #include <stdint.h>

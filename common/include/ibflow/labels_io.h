@@ -14,8 +14,8 @@
 IBF_BEGIN_DECLS
 
 /* Write atomically (temporary file, then rename); "-" is stdout. */
-ibf_status_t ibf_labels_write(const char *path, const ibf_pgft_memory_t *m,
-			      ibf_err_t *err);
+ibf_status_t ibf_labels_write_file(const char *path, const ibf_pgft_memory_t *m,
+				   ibf_err_t *err);
 /* Read; errors say FILE:LINE.  *out is NULL unless IBF_OK. */
 ibf_status_t ibf_labels_read(const char *path, ibf_pgft_memory_t **out,
 			     ibf_err_t *err);

@@ -166,7 +166,7 @@ bool ibf_route_lid_target(const ibf_fabric_t *f, unsigned lid,
 ibf_status_t ibf_routing_write_order(const ibf_routing_t *r,
 				     const char *path, ibf_err_t *err);
 /* SL file: "SLID DLID SL" lines, or "* DLID SL" when the SL does not depend
- * on the source.  Read back by ibf_sl_read (check --sl). */
+ * on the source.  Read back by ibf_sls_read (check --sl). */
 /* A view of a routing's SLs (no copy; valid while r lives). */
 void ibf_sls_from_routing(const ibf_routing_t *r, ibf_sls_t *out);
 

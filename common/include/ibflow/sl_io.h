@@ -3,7 +3,7 @@
  * Service levels of a routing: the SL file (the deadlock check that uses
  * them: deadlock.h).
  *
- * SL file (written by ibf_sls_write, read by ibf_sl_read), one route
+ * SL file (written by ibf_sls_write_file, read by ibf_sls_read), one route
  * class per line, '#' starts a comment:
  *   * DLID SL        every source uses SL for DLID
  *   SLID DLID SL     the endpoint owning SLID uses SL for DLID (overrides
@@ -34,7 +34,7 @@ typedef struct ibf_sls {
 	uint8_t *by_dlid;   /* [lid_top + 1] or NULL */
 	uint8_t *by_pair;   /* [nendpoints * (lid_top + 1)] or NULL */
 	unsigned nsls;      /* highest SL in use + 1 */
-	bool owned;         /* arrays belong to this struct (ibf_sl_read) */
+	bool owned;         /* arrays belong to this struct (ibf_sls_read) */
 } ibf_sls_t;
 
 static inline unsigned ibf_sls_get(const ibf_sls_t *s, ibf_port_id_t src,
@@ -49,16 +49,16 @@ static inline unsigned ibf_sls_get(const ibf_sls_t *s, ibf_port_id_t src,
 }
 
 /* Write an SL table (engine names the routing in the header comment). */
-ibf_status_t ibf_sls_write(const ibf_sls_t *s, const char *engine,
-			   const char *path, ibf_err_t *err);
-void ibf_sls_write_fp(const ibf_sls_t *s, const char *engine, FILE *fp);
+ibf_status_t ibf_sls_write_file(const ibf_sls_t *s, const char *engine,
+				const char *path, ibf_err_t *err);
+void ibf_sls_write(const ibf_sls_t *s, const char *engine, FILE *fp);
 
 /* Read an SL file against a fabric; errors are "FILE:LINE: what".  On
  * failure *out is left empty. */
-ibf_status_t ibf_sl_read(const ibf_fabric_t *f, const char *path,
-			 ibf_sls_t *out, ibf_err_t *err);
-ibf_status_t ibf_sl_read_text(const ibf_fabric_t *f, ibf_text_t *t,
-			      ibf_sls_t *out, ibf_err_t *err);
+ibf_status_t ibf_sls_read(const ibf_fabric_t *f, const char *path,
+			  ibf_sls_t *out, ibf_err_t *err);
+ibf_status_t ibf_sls_read_text(const ibf_fabric_t *f, ibf_text_t *t,
+			       ibf_sls_t *out, ibf_err_t *err);
 void ibf_sls_free(ibf_sls_t *s);
 
 IBF_END_DECLS

@@ -3,8 +3,8 @@
  * Growable arrays: one place for capacity doubling and its overflow
  * checks.  Internal to libibflow.
  */
-#ifndef IBF_BASE_ARRAY_H
-#define IBF_BASE_ARRAY_H
+#ifndef IBFLOW_BASE_ARRAY_H
+#define IBFLOW_BASE_ARRAY_H
 
 #include <stddef.h>
 #include <stdint.h>

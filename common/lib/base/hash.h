@@ -4,8 +4,8 @@
  * Internal to libibflow: used when names and GUIDs from files are resolved,
  * never on routing hot paths.
  */
-#ifndef IBF_HASH_H
-#define IBF_HASH_H
+#ifndef IBFLOW_HASH_H
+#define IBFLOW_HASH_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * JSON documents onto a stream, one way for every report writer.
  * Internal to libibflow.
  */
-#ifndef IBF_BASE_JSON_OUT_H
-#define IBF_BASE_JSON_OUT_H
+#ifndef IBFLOW_BASE_JSON_OUT_H
+#define IBFLOW_BASE_JSON_OUT_H
 
 #include <stdio.h>
 

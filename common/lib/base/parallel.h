@@ -5,8 +5,8 @@
  * The library runs inside OpenSM and MPI ranks, so it keeps no thread pool
  * and no global state: each call starts its threads and joins them.
  */
-#ifndef IBF_BASE_PARALLEL_H
-#define IBF_BASE_PARALLEL_H
+#ifndef IBFLOW_BASE_PARALLEL_H
+#define IBFLOW_BASE_PARALLEL_H
 
 /* Runs task(arg, 0) .. task(arg, n - 1) concurrently and returns when all
  * have finished.  Task 0 runs on the calling thread (a caller that reports

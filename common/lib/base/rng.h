@@ -10,8 +10,8 @@
  *    the long streams of random traffic patterns and rank placements.
  * Both draw bounded values by rejection, so every residue is equally likely.
  */
-#ifndef IBF_BASE_RNG_H
-#define IBF_BASE_RNG_H
+#ifndef IBFLOW_BASE_RNG_H
+#define IBFLOW_BASE_RNG_H
 
 #include <stdint.h>
 

@@ -6,8 +6,8 @@
  * Each skips leading blanks, advances *s past what it consumed and returns
  * false (leaving *s alone) on no match.
  */
-#ifndef IBF_BASE_SCAN_H
-#define IBF_BASE_SCAN_H
+#ifndef IBFLOW_BASE_SCAN_H
+#define IBFLOW_BASE_SCAN_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -411,7 +411,7 @@ static ibf_status_t load_files(const char *dir, ibf_export_t *e,
 	if ((st = ibf_hosts_read(e->fabric, path, &e->order, err)) != IBF_OK)
 		return st;
 	join(path, dir, file_names[IBF_EXPORT_SL]);
-	return ibf_sl_read(e->fabric, path, &e->sls, err);
+	return ibf_sls_read(e->fabric, path, &e->sls, err);
 }
 
 ibf_status_t ibf_export_load(const char *dir, ibf_export_t **out,

@@ -71,8 +71,8 @@ static void write_body(FILE *fp, const ibf_pgft_memory_t *m)
 	}
 }
 
-ibf_status_t ibf_labels_write(const char *path, const ibf_pgft_memory_t *m,
-			      ibf_err_t *err)
+ibf_status_t ibf_labels_write_file(const char *path, const ibf_pgft_memory_t *m,
+				   ibf_err_t *err)
 {
 	ibf_ofile_t o;
 	ibf_status_t st = ibf_ofile_open(&o, path, err);

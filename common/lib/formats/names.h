@@ -13,8 +13,8 @@
  *
  * Writers quote what would not read back bare.  Internal to libibflow.
  */
-#ifndef IBF_FORMATS_NAMES_H
-#define IBF_FORMATS_NAMES_H
+#ifndef IBFLOW_FORMATS_NAMES_H
+#define IBFLOW_FORMATS_NAMES_H
 
 #include <stdbool.h>
 #include <stdint.h>

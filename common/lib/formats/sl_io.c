@@ -50,7 +50,7 @@ static void write_pair_dlid(const ibf_sls_t *s, FILE *fp, unsigned dlid)
 	}
 }
 
-void ibf_sls_write_fp(const ibf_sls_t *s, const char *engine, FILE *fp)
+void ibf_sls_write(const ibf_sls_t *s, const char *engine, FILE *fp)
 {
 	const ibf_fabric_t *f = s->fabric;
 	unsigned lid;
@@ -68,8 +68,8 @@ void ibf_sls_write_fp(const ibf_sls_t *s, const char *engine, FILE *fp)
 	}
 }
 
-ibf_status_t ibf_sls_write(const ibf_sls_t *s, const char *engine,
-			    const char *path, ibf_err_t *err)
+ibf_status_t ibf_sls_write_file(const ibf_sls_t *s, const char *engine,
+				const char *path, ibf_err_t *err)
 {
 	ibf_ofile_t o;
 	ibf_status_t st;
@@ -77,7 +77,7 @@ ibf_status_t ibf_sls_write(const ibf_sls_t *s, const char *engine,
 	st = ibf_ofile_open(&o, path, err);
 	if (st != IBF_OK)
 		return st;
-	ibf_sls_write_fp(s, engine, o.fp);
+	ibf_sls_write(s, engine, o.fp);
 	return ibf_ofile_commit(&o, err);
 }
 
@@ -208,8 +208,8 @@ static void fill_unset(ibf_sls_t *s)
 				s->by_pair[e * stride + lid] = s->by_dlid[lid];
 }
 
-ibf_status_t ibf_sl_read_text(const ibf_fabric_t *f, ibf_text_t *t,
-			      ibf_sls_t *out, ibf_err_t *err)
+ibf_status_t ibf_sls_read_text(const ibf_fabric_t *f, ibf_text_t *t,
+			       ibf_sls_t *out, ibf_err_t *err)
 {
 	ibf_status_t st;
 
@@ -230,8 +230,8 @@ ibf_status_t ibf_sl_read_text(const ibf_fabric_t *f, ibf_text_t *t,
 	return IBF_OK;
 }
 
-ibf_status_t ibf_sl_read(const ibf_fabric_t *f, const char *path,
-			 ibf_sls_t *out, ibf_err_t *err)
+ibf_status_t ibf_sls_read(const ibf_fabric_t *f, const char *path,
+			  ibf_sls_t *out, ibf_err_t *err)
 {
 	ibf_text_t t;
 	ibf_status_t st;
@@ -240,7 +240,7 @@ ibf_status_t ibf_sl_read(const ibf_fabric_t *f, const char *path,
 	st = ibf_text_load(&t, path, err);
 	if (st != IBF_OK)
 		return st;
-	st = ibf_sl_read_text(f, &t, out, err);
+	st = ibf_sls_read_text(f, &t, out, err);
 	ibf_text_free(&t);
 	return st;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Shared by the Slurm topology.conf writer and its map readers
  * (slurm_topo.h).  Internal to libibflow. */
-#ifndef IBF_FORMATS_SLURM_INTERNAL_H
-#define IBF_FORMATS_SLURM_INTERNAL_H
+#ifndef IBFLOW_FORMATS_SLURM_INTERNAL_H
+#define IBFLOW_FORMATS_SLURM_INTERNAL_H
 
 #include <stdint.h>
 

@@ -8,8 +8,8 @@
  * in the file works, and a link listed from one end only, or two ends that
  * disagree, is reported at the line that caused it.
  */
-#ifndef IBF_TOPO_INTERNAL_H
-#define IBF_TOPO_INTERNAL_H
+#ifndef IBFLOW_TOPO_INTERNAL_H
+#define IBFLOW_TOPO_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>

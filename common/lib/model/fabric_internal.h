@@ -2,8 +2,8 @@
 /*
  * The parts of ibf_fabric_t that only the model itself touches.
  */
-#ifndef IBF_MODEL_FABRIC_INTERNAL_H
-#define IBF_MODEL_FABRIC_INTERNAL_H
+#ifndef IBFLOW_MODEL_FABRIC_INTERNAL_H
+#define IBFLOW_MODEL_FABRIC_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>

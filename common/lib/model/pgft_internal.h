@@ -3,8 +3,8 @@
  * Private to pgft.c, pgft_labels.c and pgft_recognize.c: the
  * recognition's state (rec_t) and the small helpers its steps share.
  */
-#ifndef IBF_MODEL_PGFT_INTERNAL_H
-#define IBF_MODEL_PGFT_INTERNAL_H
+#ifndef IBFLOW_MODEL_PGFT_INTERNAL_H
+#define IBFLOW_MODEL_PGFT_INTERNAL_H
 
 #include <ibflow/pgft.h>
 

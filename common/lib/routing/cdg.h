@@ -19,8 +19,8 @@
  *    algorithm for directed acyclic graphs", JEA 2006) and can take back
  *    its newest dependencies.
  */
-#ifndef IBF_ROUTING_CDG_H
-#define IBF_ROUTING_CDG_H
+#ifndef IBFLOW_ROUTING_CDG_H
+#define IBFLOW_ROUTING_CDG_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -24,8 +24,8 @@
  * cabling and the seed -- the same from an ibnetdiscover file as from
  * OpenSM's own node order.
  */
-#ifndef IBF_LAYERS_H
-#define IBF_LAYERS_H
+#ifndef IBFLOW_LAYERS_H
+#define IBFLOW_LAYERS_H
 
 #include <stdint.h>
 

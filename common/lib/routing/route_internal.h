@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Routing engines of libibflow, for the table in route.c. */
-#ifndef IBF_ROUTE_INTERNAL_H
-#define IBF_ROUTE_INTERNAL_H
+#ifndef IBFLOW_ROUTE_INTERNAL_H
+#define IBFLOW_ROUTE_INTERNAL_H
 
 #include <stdbool.h>
 

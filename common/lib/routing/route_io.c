@@ -87,7 +87,7 @@ void ibf_routing_write_sl_fp(const ibf_routing_t *r, FILE *fp)
 	ibf_sls_t s;
 
 	ibf_sls_from_routing(r, &s);
-	ibf_sls_write_fp(&s, r->engine, fp);
+	ibf_sls_write(&s, r->engine, fp);
 }
 
 ibf_status_t ibf_routing_write_sl(const ibf_routing_t *r, const char *path,
@@ -96,5 +96,5 @@ ibf_status_t ibf_routing_write_sl(const ibf_routing_t *r, const char *path,
 	ibf_sls_t s;
 
 	ibf_sls_from_routing(r, &s);
-	return ibf_sls_write(&s, r->engine, path, err);
+	return ibf_sls_write_file(&s, r->engine, path, err);
 }

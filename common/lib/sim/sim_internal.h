@@ -4,8 +4,8 @@
  * port id (a directed link is its egress port; a receive buffer is an
  * input port and a VL), packets and messages by integer id.
  */
-#ifndef IBF_SIM_INTERNAL_H
-#define IBF_SIM_INTERNAL_H
+#ifndef IBFLOW_SIM_INTERNAL_H
+#define IBFLOW_SIM_INTERNAL_H
 
 #include <ibflow/sim.h>
 

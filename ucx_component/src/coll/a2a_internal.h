@@ -8,8 +8,8 @@
  * file that talks to libibflow's liquid scheduler (ibflow/liquid.h), so a
  * change of that interface stays there.
  */
-#ifndef IBF_UCX_A2A_INTERNAL_H
-#define IBF_UCX_A2A_INTERNAL_H
+#ifndef IBFLOW_UCX_A2A_INTERNAL_H
+#define IBFLOW_UCX_A2A_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
  * IBF_UCX_CFG_UINT(min, max) and IBF_UCX_CFG_TIME(min, max) refuse what
  * UCX's own types would accept as nonsense (a negative unsigned).
  */
-#ifndef IBF_UCX_CFG_H
-#define IBF_UCX_CFG_H
+#ifndef IBFLOW_UCX_CFG_H
+#define IBFLOW_UCX_CFG_H
 
 #include <ucs/sys/preprocessor.h>
 #include <ucs/config/parser.h>

@@ -5,8 +5,8 @@
  * keeps every symbol but ibf_ucx_* local, and these use the ibf_ucxi_
  * prefix so they never look public.
  */
-#ifndef IBF_UCX_INTERNAL_H
-#define IBF_UCX_INTERNAL_H
+#ifndef IBFLOW_UCX_INTERNAL_H
+#define IBFLOW_UCX_INTERNAL_H
 
 #include <stdarg.h>
 #include <stdbool.h>

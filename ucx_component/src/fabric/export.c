@@ -41,7 +41,7 @@ static unsigned route_sls(const ibf_ucxi_fabric_t *f, const char *dir)
 
 	join(path, sizeof(path), dir, SLFILE);
 	ibf_err_clear(&e);
-	if (ibf_sl_read(f->fabric, path, &sls, &e) != IBF_OK)
+	if (ibf_sls_read(f->fabric, path, &sls, &e) != IBF_OK)
 		return 1;
 	n = sls.nsls ? sls.nsls : 1;
 	ibf_sls_free(&sls);

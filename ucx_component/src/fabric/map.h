@@ -3,8 +3,8 @@
  * Maps from what a process can see of itself to fabric endpoints:
  * UCX_IBFLOW_HOSTMAP and the testbed's address map (private).
  */
-#ifndef IBF_UCX_MAP_H
-#define IBF_UCX_MAP_H
+#ifndef IBFLOW_UCX_MAP_H
+#define IBFLOW_UCX_MAP_H
 
 #include "core/ucx_internal.h"
 

@@ -7,8 +7,8 @@
  * a no-op, so that their wait for the next command keeps that bound
  * however long the whole run takes.
  */
-#ifndef IBF_UCX_INFER_INTERNAL_H
-#define IBF_UCX_INFER_INTERNAL_H
+#ifndef IBFLOW_UCX_INFER_INTERNAL_H
+#define IBFLOW_UCX_INFER_INTERNAL_H
 
 #include "core/ucx_internal.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Latency probes over UCX (private). */
-#ifndef IBF_UCX_PROBE_INTERNAL_H
-#define IBF_UCX_PROBE_INTERNAL_H
+#ifndef IBFLOW_UCX_PROBE_INTERNAL_H
+#define IBFLOW_UCX_PROBE_INTERNAL_H
 
 #include "core/ucx_internal.h"
 
