@@ -17,7 +17,8 @@ prog=$B/tests/ucx/ibflow-a2a-setup-bench
 if [ $# -eq 0 ]; then
 	set -- "pgft:3:16,8,8:1,8,8:1,1,1:dmodk:128:128" \
 		"pgft:3:16,8,8:1,8,8:1,1,1:dmodk:1024:16" \
-		"dragonfly:8,4,4:minhop:1024:16"
+		"dragonfly:8,4,4:minhop:1024:16" \
+		"pgft:3:16,8,32:1,8,8:1,1,1:dmodk:4096:4"
 fi
 echo "machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "| fabric (routing) | hosts x ranks | frames / bound (round robin) | planner CPU s | slices MB | other rank: CPU s | kept MB | peak MB |"

@@ -56,6 +56,64 @@ static bool ancestor(const ibf_liquid_hplan_view_t *v, uint32_t k,
 	return found;
 }
 
+/* The next call's predecessors of each pair: on each port it is the
+ * first to use, that port's last user (last[], after the whole plan);
+ * xsucc their inverse.  A pair that opens no port waits for none. */
+static void judge_next_call(const ibf_lfts_t *l, const ibf_port_id_t *up,
+			    const ibf_liquid_hplan_view_t *v,
+			    const uint32_t *last, uint32_t nports)
+{
+	uint32_t *first = malloc((nports + 1) * sizeof(uint32_t));
+	uint32_t want[MAXH], nw, h;
+	ibf_port_id_t hops[MAXH];
+	uint64_t nx = 0;
+
+	assert_non_null(first);
+	for (uint32_t x = 0; x < nports; x++)
+		first[x] = UINT32_MAX;
+	for (uint64_t k = 0; k < v->npairs; k++) {
+		h = walk(l, up[v->pair_src[k]], up[v->pair_dst[k]], hops);
+		nw = 0;
+		for (unsigned x = 0; x < h; x++) {
+			if (first[hops[x]] != UINT32_MAX)
+				continue;
+			first[hops[x]] = (uint32_t)k;
+			want[nw++] = last[hops[x]];
+		}
+		for (uint32_t i = 0; i < nw; i++)       /* sort, unique */
+			for (uint32_t j = i + 1; j < nw; j++)
+				if (want[j] < want[i]) {
+					uint32_t t = want[i];
+
+					want[i] = want[j];
+					want[j] = t;
+				}
+		for (uint32_t i = 0, m = 0; i <= nw; i++) {
+			if (i < nw && m && want[m - 1] == want[i])
+				continue;
+			if (i == nw) {
+				nw = m;
+				break;
+			}
+			want[m++] = want[i];
+		}
+		assert_int_equal(v->xpred_off[k + 1] - v->xpred_off[k], nw);
+		for (uint32_t i = 0; i < nw; i++) {
+			uint32_t q = want[i];
+			bool back = false;
+
+			assert_int_equal(v->xpred[v->xpred_off[k] + i], q);
+			for (uint64_t e = v->xsucc_off[q];
+			     e < v->xsucc_off[q + 1]; e++)
+				back = back || v->xsucc[e] == k;
+			assert_true(back);
+		}
+		nx += nw;
+	}
+	assert_int_equal(v->xsucc_off[v->npairs], nx);
+	free(first);
+}
+
 /* The plan against rank_port, from nothing but the walker. */
 static void judge(const ibf_lfts_t *l, const ibf_port_id_t *rp, uint32_t n,
 		  const ibf_liquid_hplan_t *p)
@@ -149,6 +207,7 @@ static void judge(const ibf_lfts_t *l, const ibf_port_id_t *rp, uint32_t n,
 		for (uint32_t j = 0; j < n; j++)
 			assert_int_equal(cover[(size_t)i * n + j],
 					 i != j && rp[i] != rp[j]);
+	judge_next_call(l, up, &v, last, f->nports);
 	assert_int_equal(in->plan_blocks, plan);
 	assert_true(plan >= bound);
 	assert_int_equal(in->liquid, plan == bound);

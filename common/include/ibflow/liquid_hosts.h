@@ -102,7 +102,12 @@ const uint32_t *ibf_liquid_hplan_unit_ranks(const ibf_liquid_hplan_t *p,
  * pair_src[k] -> pair_dst[k] in frame pair_frame[k]; frame_off
  * [nframes + 1] indexes the pairs by frame.  pred_off [npairs + 1] into
  * pred: the pairs k waits for (ascending); succ likewise the pairs that
- * wait for k.  Any pointer may be NULL. */
+ * wait for k.  xpred_off/xpred: the plan run again right after itself (a
+ * loop of calls), the pairs of the previous call k waits for: on each
+ * link k is the first to use, that link's last user (as ibf_liquid_deps_t's
+ * xpred); xsucc the inverse.  send_pair [nunits (nunits - 1)]: unit u's
+ * sends, pairs send_pair[u (nunits - 1) ..], in frame order; recv_pair
+ * likewise its receives.  Any pointer may be NULL. */
 typedef struct ibf_liquid_hplan_view {
 	uint64_t npairs;
 	uint32_t nframes;
@@ -110,6 +115,9 @@ typedef struct ibf_liquid_hplan_view {
 	const uint64_t *frame_off;
 	const uint64_t *pred_off, *succ_off;
 	const uint32_t *pred, *succ;
+	const uint64_t *xpred_off, *xsucc_off;
+	const uint32_t *xpred, *xsucc;
+	const uint32_t *send_pair, *recv_pair;
 } ibf_liquid_hplan_view_t;
 
 void ibf_liquid_hplan_view(const ibf_liquid_hplan_t *p,

@@ -10,6 +10,7 @@
 
 #include <ibflow/liquid_hosts.h>
 
+#include "base/array.h"
 #include "base/hash.h"
 #include "sched/liquid_a2a.h"
 
@@ -25,6 +26,8 @@ struct ibf_liquid_hplan {
 	uint64_t *frame_off;
 	uint64_t *pred_off, *succ_off;
 	uint32_t *pred, *succ;
+	uint64_t *xpred_off, *xsucc_off;   /* the next call's, likewise */
+	uint32_t *xpred, *xsucc;
 	/* Unit u's sends: pairs send_pair[u (U - 1) ..], frame order; its
 	 * receives recv_pair likewise. */
 	uint32_t *send_pair, *recv_pair;
@@ -151,6 +154,7 @@ static ibf_status_t pairs_build(ibf_liquid_hplan_t *p, ibf_err_t *err)
  * order. */
 struct pred_build {
 	const struct lq_a2a *a;
+	uint32_t *first;       /* [links] the link's first user */
 	uint32_t *last;        /* [links] the link's latest user */
 	uint64_t *wload;       /* [links] blocks over the link */
 	uint32_t *cand;        /* [longest path + 1] */
@@ -202,6 +206,8 @@ static bool collect(ibf_liquid_hplan_t *p, struct pred_build *b, uint64_t k)
 		b->wload[path[i]] += volume(p, k);
 		if (b->last[path[i]] != LQ_NONE)
 			b->cand[nc++] = b->last[path[i]];
+		else
+			b->first[path[i]] = (uint32_t)k;
 	}
 	/* a path's few links: insertion sort */
 	for (uint32_t i = 1; i < nc; i++) {
@@ -251,22 +257,79 @@ static void chain(ibf_liquid_hplan_t *p, struct pred_build *b)
 	p->info.max_pred = p->info.npairs > 1;
 }
 
-static ibf_status_t succ_build(ibf_liquid_hplan_t *p, ibf_err_t *err)
+/* The inverse of the lists off/val over T pairs: *ioff [T + 2] (the
+ * first T + 1 used), *ival, ascending within a pair. */
+static ibf_status_t invert(uint64_t T, const uint64_t *off,
+			   const uint32_t *val, uint64_t **ioff,
+			   uint32_t **ival, ibf_err_t *err)
 {
-	uint64_t T = p->info.npairs, m = p->pred_off[T];
+	uint64_t m = off[T], *io = calloc(T + 2, sizeof(uint64_t));
+	uint32_t *iv = malloc((m + 1) * sizeof(uint32_t));
 
-	p->succ_off = calloc(T + 2, sizeof(uint64_t));
-	p->succ = malloc((m + 1) * sizeof(uint32_t));
-	if (!p->succ_off || !p->succ)
+	*ioff = io;
+	*ival = iv;
+	if (!io || !iv)
 		return nomem(err);
 	for (uint64_t x = 0; x < m; x++)
-		p->succ_off[p->pred[x] + 2]++;
+		io[val[x] + 2]++;
 	for (uint64_t k = 0; k < T; k++)
-		p->succ_off[k + 2] += p->succ_off[k + 1];
+		io[k + 2] += io[k + 1];
 	for (uint64_t k = 0; k < T; k++)
-		for (uint64_t x = p->pred_off[k]; x < p->pred_off[k + 1]; x++)
-			p->succ[p->succ_off[p->pred[x] + 1]++] = (uint32_t)k;
+		for (uint64_t x = off[k]; x < off[k + 1]; x++)
+			iv[io[val[x] + 1]++] = (uint32_t)k;
 	return IBF_OK;
+}
+
+static ibf_status_t succ_build(ibf_liquid_hplan_t *p, ibf_err_t *err)
+{
+	return invert(p->info.npairs, p->pred_off, p->pred, &p->succ_off,
+		      &p->succ, err);
+}
+
+/* The plan run again right after itself (a loop of calls): pair k waits,
+ * on each link it is the first to use, for that link's last user of the
+ * previous call (ibf_liquid_deps_t's xpred).  From each link's first and
+ * last user (first[x] LQ_NONE: an unused link), O(links + pairs); without
+ * the links (chain), the first pair waits for the last. */
+static ibf_status_t xpreds_build(ibf_liquid_hplan_t *p, const uint32_t *first,
+				 const uint32_t *last, uint32_t nlinks,
+				 ibf_err_t *err)
+{
+	uint64_t T = p->info.npairs, *off = calloc(T + 2, sizeof(uint64_t));
+	uint32_t *val = malloc(((size_t)nlinks + 2) * sizeof(uint32_t));
+	uint64_t m = 0;
+
+	p->xpred_off = off;
+	p->xpred = val;
+	if (!off || !val)
+		return nomem(err);
+	if (!first) {
+		if (T > 1) {
+			val[0] = (uint32_t)(T - 1);
+			for (uint64_t k = 1; k <= T; k++)
+				off[k] = 1;
+		}
+		return invert(T, off, val, &p->xsucc_off, &p->xsucc, err);
+	}
+	/* counting sort of (first, last) by first, then unique per pair */
+	for (uint32_t x = 0; x < nlinks; x++)
+		if (first[x] != LQ_NONE)
+			off[first[x] + 2]++;
+	for (uint64_t k = 0; k < T; k++)
+		off[k + 2] += off[k + 1];
+	for (uint32_t x = 0; x < nlinks; x++)
+		if (first[x] != LQ_NONE)
+			val[off[first[x] + 1]++] = last[x];
+	for (uint64_t k = 0; k < T; k++) {
+		uint64_t from = off[k], to = off[k + 1];
+
+		off[k] = m;
+		m += ibf_sort_unique_u32(val + from, (uint32_t)(to - from));
+		memmove(val + off[k], val + from,
+			(size_t)(m - off[k]) * sizeof(uint32_t));
+	}
+	off[T] = m;
+	return invert(T, off, val, &p->xsucc_off, &p->xsucc, err);
 }
 
 static ibf_status_t preds_build(ibf_liquid_hplan_t *p, ibf_err_t *err)
@@ -277,12 +340,13 @@ static ibf_status_t preds_build(ibf_liquid_hplan_t *p, ibf_err_t *err)
 	ibf_status_t st = IBF_OK;
 
 	p->pred_off = calloc(T + 2, sizeof(uint64_t));
+	b.first = malloc(((size_t)a->L + 1) * sizeof(uint32_t));
 	b.last = malloc(((size_t)a->L + 1) * sizeof(uint32_t));
 	b.wload = calloc((size_t)a->L + 1, sizeof(uint64_t));
 	b.cand = malloc(((size_t)a->H + 2) * sizeof(uint32_t));
 	b.cap = a->complete ? 3 * T + 1024 : T + 1;
 	b.buf = malloc(b.cap * sizeof(uint32_t));
-	if (!p->pred_off || !b.last || !b.wload || !b.cand || !b.buf ||
+	if (!p->pred_off || !b.first || !b.last || !b.wload || !b.cand || !b.buf ||
 	    a->H + 1 > LQ_A2A_MAX_PATH) {
 		st = a->H + 1 > LQ_A2A_MAX_PATH ?
 		     ibf_err_set(err, IBF_ERR_RANGE, "liquid hosts: a path "
@@ -291,7 +355,7 @@ static ibf_status_t preds_build(ibf_liquid_hplan_t *p, ibf_err_t *err)
 		goto out;
 	}
 	for (uint32_t x = 0; x < a->L; x++)
-		b.last[x] = LQ_NONE;
+		b.first[x] = b.last[x] = LQ_NONE;
 	p->info.max_path = a->H + 1;
 	if (!a->complete) {
 		chain(p, &b);
@@ -308,7 +372,11 @@ static ibf_status_t preds_build(ibf_liquid_hplan_t *p, ibf_err_t *err)
 	p->info.ndeps = p->pred_off[T];
 	if (st == IBF_OK)
 		st = succ_build(p, err);
+	if (st == IBF_OK)
+		st = xpreds_build(p, a->complete ? b.first : NULL, b.last,
+				  a->L, err);
 out:
+	free(b.first);
 	free(b.last);
 	free(b.wload);
 	free(b.cand);
@@ -393,8 +461,12 @@ static void deps_free(ibf_liquid_hplan_t *p)
 	free(p->succ_off);
 	free(p->succ);
 	free(p->tokens);
-	p->pred_off = p->succ_off = NULL;
-	p->pred = p->succ = p->tokens = NULL;
+	free(p->xpred_off);
+	free(p->xpred);
+	free(p->xsucc_off);
+	free(p->xsucc);
+	p->pred_off = p->succ_off = p->xpred_off = p->xsucc_off = NULL;
+	p->pred = p->succ = p->tokens = p->xpred = p->xsucc = NULL;
 	p->info.plan_blocks = 0;
 	p->info.max_pred = 0;
 	p->info.ndeps = 0;
@@ -608,13 +680,9 @@ void ibf_liquid_hplan_destroy(ibf_liquid_hplan_t *p)
 	free(p->pair_dst);
 	free(p->pair_frame);
 	free(p->frame_off);
-	free(p->pred_off);
-	free(p->succ_off);
-	free(p->pred);
-	free(p->succ);
+	deps_free(p);
 	free(p->send_pair);
 	free(p->recv_pair);
-	free(p->tokens);
 	free(p->frame_of_unit);
 	free(p);
 }
@@ -658,6 +726,12 @@ void ibf_liquid_hplan_view(const ibf_liquid_hplan_t *p,
 	v->succ_off = p->succ_off ? p->succ_off : zero;
 	v->pred = p->pred;
 	v->succ = p->succ;
+	v->xpred_off = p->xpred_off ? p->xpred_off : zero;
+	v->xsucc_off = p->xsucc_off ? p->xsucc_off : zero;
+	v->xpred = p->xpred;
+	v->xsucc = p->xsucc;
+	v->send_pair = p->send_pair;
+	v->recv_pair = p->recv_pair;
 }
 
 uint32_t ibf_liquid_hplan_frame(const ibf_liquid_hplan_t *p, uint32_t a,

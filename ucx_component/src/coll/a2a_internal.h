@@ -123,8 +123,9 @@ typedef struct ibf_ucxi_a2a_hdr {
 
 /* What the caller asks of the planner. */
 typedef struct ibf_ucxi_a2a_ask {
-	uint64_t max_transfers;   /* refuse more host pairs (0: the
-				     runtime's own limit) */
+	uint64_t max_transfers;   /* refuse more host pairs (0: no
+				     limit but the link-set planner's,
+				     where it plans) */
 	double need_gain;         /* least rr_frames / nframes; 0: any;
 				     HUGE_VAL: decline without planning */
 	const char *transport;    /* for the decline's message */

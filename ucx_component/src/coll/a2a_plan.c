@@ -19,9 +19,12 @@
  * The scheduler's search stops at a time limit, so two processes could
  * find different schedules; one process (the planner) therefore computes
  * it, and with it the host pairs' predecessor lists, once.  Where routes
- * go to base LIDs it uses the all-to-all planner (ibf_liquid_plan_alltoall
- * over the hosts' ports: the same frames within one, a fraction of the
- * CPU at hundreds of hosts).  Each host then gets its slice: the frames
+ * go to base LIDs it uses the node-aware planner (ibf_liquid_hplan_create
+ * over the hosts' ports, one unit per host): frames, predecessors and the
+ * next call's predecessors from the paths, no link sets held, no cap on
+ * host pairs (4,096 hosts are 16,773,120).  Elsewhere (LID offsets, no
+ * LFTs) the host pairs' link sets go to ibf_liquid_schedule and
+ * ibf_liquid_deps_build, up to IBF_LIQUID_MAX_TRANSFERS.  Each host then gets its slice: the frames
  * of its host pairs, the hosts whose ranks release each of its sends,
  * the hosts each arrival releases; O(hosts) words.  Each rank expands it
  * with the job's rank-to-host map into its own part, O(ranks).
@@ -40,16 +43,18 @@
 #include <string.h>
 
 #include <ibflow/liquid.h>
+#include <ibflow/liquid_hosts.h>
 
 #include "coll/a2a_internal.h"
 
 #define SCHED_TIME_LIMIT 2.0   /* seconds: then the best schedule found */
 #define ROUTE_MAX 64
 
-/* The planner's limit on host pairs: it holds the host pairs' link sets
+/* The link-set planner's limit on host pairs: it holds their link sets
  * whole, and libibflow refuses such traffics beyond
  * IBF_LIQUID_MAX_TRANSFERS (2,000,000: 1,414 hosts, with any number of
- * ranks each); above it, a clear "no schedule". */
+ * ranks each); above it, a clear "no schedule".  The node-aware planner
+ * has none. */
 #define PLAN_MAX_TRANSFERS ((uint64_t)IBF_LIQUID_MAX_TRANSFERS)
 
 static uint32_t tr_index(uint32_t n, uint32_t i, uint32_t j)
@@ -165,46 +170,111 @@ static bool plan_applies(const ibf_ucx_t *u)
 	return u->aware && u->fab.lfts && !u->cfg->v.lid_offset;
 }
 
-/* The host pairs' frames and predecessor lists. */
+/* The host pairs' frames and predecessor lists: from the node-aware
+ * planner (hp, its pairs numbered in frame order) or from the link-set
+ * traffic (t, frame_of and d, pairs numbered by tr_index).  out/in:
+ * scratch of nhosts, host me's pairs to and from each host. */
 typedef struct planned {
 	uint32_t nhosts;
+	ibf_liquid_hplan_t *hp;
+	ibf_liquid_hplan_view_t v;
 	ibf_liquid_traffic_t *t;
 	uint32_t *frame_of;
 	ibf_liquid_deps_t d;
 	bool have_deps;
+	uint32_t *out, *in;
 } planned_t;
 
-static bool frames_by_plan(const ibf_ucx_t *u, planned_t *pl,
-			   ibf_ucxi_a2a_hdr_t *h)
+/* The relations of a pair: its predecessors, the next call's, its
+ * successors, the next call's. */
+enum { REL_PRED, REL_XPRED, REL_SUCC, REL_XSUCC };
+
+static const uint32_t *rel_list(const planned_t *pl, int rel, uint32_t k,
+				uint32_t *len)
+{
+	const ibf_liquid_hplan_view_t *v = &pl->v;
+	const ibf_liquid_deps_t *d = &pl->d;
+
+	if (pl->hp) {
+		const uint64_t *o[] = { v->pred_off, v->xpred_off,
+					v->succ_off, v->xsucc_off };
+		const uint32_t *l[] = { v->pred, v->xpred, v->succ,
+					v->xsucc };
+
+		*len = (uint32_t)(o[rel][k + 1] - o[rel][k]);
+		return l[rel] + o[rel][k];
+	} else {
+		const uint32_t *o[] = { d->pred_off, d->xpred_off,
+					d->succ_off, d->xsucc_off };
+		const uint32_t *l[] = { d->pred, d->xpred, d->succ,
+					d->xsucc };
+
+		*len = o[rel][k + 1] - o[rel][k];
+		return l[rel] + o[rel][k];
+	}
+}
+
+static uint32_t pair_src(const planned_t *pl, uint32_t k)
+{
+	return pl->hp ? pl->v.pair_src[k] : pl->t->src[k];
+}
+
+static uint32_t pair_dst(const planned_t *pl, uint32_t k)
+{
+	return pl->hp ? pl->v.pair_dst[k] : pl->t->dst[k];
+}
+
+static uint32_t pair_frame(const planned_t *pl, uint32_t k)
+{
+	return pl->hp ? pl->v.pair_frame[k] : pl->frame_of[k];
+}
+
+/* Host me's pairs to and from each host into pl->out and pl->in. */
+static void pairs_of(const planned_t *pl, uint32_t me)
+{
+	uint32_t n = pl->nhosts;
+
+	for (uint32_t i = 0; i + 1 < n; i++) {
+		uint32_t o, in;
+
+		if (pl->hp) {
+			o = pl->v.send_pair[(size_t)me * (n - 1) + i];
+			in = pl->v.recv_pair[(size_t)me * (n - 1) + i];
+		} else {
+			o = tr_index(n, me, i < me ? i : i + 1);
+			in = tr_index(n, i < me ? i : i + 1, me);
+		}
+		pl->out[pair_dst(pl, o)] = o;
+		pl->in[pair_src(pl, in)] = in;
+	}
+}
+
+/* The node-aware planner over the hosts' ports (one unit per host):
+ * frames and both relations without the link-set traffic, no cap on
+ * host pairs. */
+static bool frames_by_hplan(const ibf_ucx_t *u, planned_t *pl,
+			    ibf_ucxi_a2a_hdr_t *h)
 {
 	ibf_liquid_opts_t o = { .time_limit = SCHED_TIME_LIMIT };
-	const ibf_liquid_plan_info_t *info;
-	ibf_liquid_plan_t *p = NULL;
-	uint32_t n = u->nhosts;
-	size_t nt = (size_t)n * (n - 1);
+	const ibf_liquid_hplan_info_t *info;
 	ibf_err_t e;
 
-	pl->frame_of = malloc((nt + 1) * sizeof(uint32_t));
-	if (!pl->frame_of) {
-		refuse_nomem(h, "the frames");
-		return false;
-	}
-	if (ibf_liquid_plan_alltoall(u->fab.lfts, u->hosts.ports, n, &o, &p,
-				     &e) != IBF_OK) {
+	if (ibf_liquid_hplan_create(u->fab.lfts, u->hosts.ports, u->nhosts,
+				    &o, &pl->hp, &e) != IBF_OK) {
 		refuse_lib(h, &e);
 		return false;
 	}
-	info = ibf_liquid_plan_info(p);
+	info = ibf_liquid_hplan_info(pl->hp);
+	if (info->nunits != u->nhosts) {
+		refuse(h, "all-to-all schedule: %u hosts on %u ports",
+		       u->nhosts, info->nunits);
+		return false;
+	}
+	ibf_liquid_hplan_view(pl->hp, &pl->v);
 	h->nframes = info->nframes;
 	h->duration = info->duration;
-	h->liquid = info->liquid;
+	h->liquid = info->nframes == info->duration;
 	h->rr_frames = info->rr_frames;
-	for (uint32_t i = 0; i < n; i++)
-		for (uint32_t j = 0; j < n; j++)
-			if (i != j)
-				pl->frame_of[tr_index(n, i, j)] =
-					ibf_liquid_plan_frame(p, i, j);
-	ibf_liquid_plan_destroy(p);
 	return true;
 }
 
@@ -248,52 +318,46 @@ static bool frames_by_schedule(planned_t *pl, ibf_ucxi_a2a_hdr_t *h)
 static size_t slice_fill(const planned_t *pl, uint32_t me, uint32_t nframes,
 			 uint32_t *w)
 {
-	const ibf_liquid_traffic_t *t = pl->t;
-	const ibf_liquid_deps_t *d = &pl->d;
-	uint32_t n = pl->nhosts, x, k;
+	uint32_t n = pl->nhosts, x, k, len;
 	size_t at = 3 + 2 * (size_t)n;
+	const uint32_t *l;
 
+	pairs_of(pl, me);
 #define PUT(i, v) do { if (w) w[i] = (v); } while (0)
 	PUT(0, n);
 	PUT(1, me);
 	PUT(2, nframes);
 	for (x = 0; x < n; x++) {
 		PUT(3 + x, x == me ? IBF_UCXI_NOPEER :
-		    pl->frame_of[tr_index(n, me, x)]);
+		    pair_frame(pl, pl->out[x]));
 		PUT(3 + n + x, x == me ? IBF_UCXI_NOPEER :
-		    pl->frame_of[tr_index(n, x, me)]);
+		    pair_frame(pl, pl->in[x]));
 	}
-	for (int cross = 0; cross < 2; cross++) {
-		const uint32_t *po = cross ? d->xpred_off : d->pred_off;
-		const uint32_t *pr = cross ? d->xpred : d->pred;
+	for (int rel = REL_PRED; rel <= REL_XPRED; rel++) {
 		size_t base = at, e = at + n + 1, m = 0;
 
 		for (x = 0; x < n; x++) {
 			PUT(base + x, (uint32_t)m);
 			if (x == me)
 				continue;
-			uint32_t out = tr_index(n, me, x);
-
-			for (k = po[out]; k < po[out + 1]; k++, m++)
-				PUT(e + m, t->dst[pr[k]]);
+			l = rel_list(pl, rel, pl->out[x], &len);
+			for (k = 0; k < len; k++, m++)
+				PUT(e + m, pair_dst(pl, l[k]));
 		}
 		PUT(base + n, (uint32_t)m);
 		at = e + m;
 	}
-	for (int cross = 0; cross < 2; cross++) {
-		const uint32_t *so = cross ? d->xsucc_off : d->succ_off;
-		const uint32_t *su = cross ? d->xsucc : d->succ;
+	for (int rel = REL_SUCC; rel <= REL_XSUCC; rel++) {
 		size_t base = at, e = at + n + 1, m = 0;
 
 		for (x = 0; x < n; x++) {
 			PUT(base + x, (uint32_t)m);
 			if (x == me)
 				continue;
-			uint32_t in = tr_index(n, x, me);
-
-			for (k = so[in]; k < so[in + 1]; k++, m++) {
-				PUT(e + 2 * m, t->src[su[k]]);
-				PUT(e + 2 * m + 1, pl->frame_of[su[k]]);
+			l = rel_list(pl, rel, pl->in[x], &len);
+			for (k = 0; k < len; k++, m++) {
+				PUT(e + 2 * m, pair_src(pl, l[k]));
+				PUT(e + 2 * m + 1, pair_frame(pl, l[k]));
 			}
 		}
 		PUT(base + n, (uint32_t)m);
@@ -309,7 +373,7 @@ static bool slices(const planned_t *pl, ibf_ucxi_a2a_plan_t *p)
 
 	p->nhosts = n;
 	p->off = malloc(((size_t)n + 1) * sizeof(*p->off));
-	if (!p->off) {
+	if (!p->off || !pl->out || !pl->in) {
 		refuse_nomem(&p->hdr, "the slices' offsets");
 		return false;
 	}
@@ -343,39 +407,61 @@ static bool worth_it(const ibf_ucxi_a2a_ask_t *ask, ibf_ucxi_a2a_hdr_t *h)
 	return false;
 }
 
-/* The frames, the gain check, the predecessor lists, the slices. */
-static void plan_hosts(const ibf_ucx_t *u, const ibf_ucxi_a2a_ask_t *ask,
-		       planned_t *pl, ibf_ucxi_a2a_plan_t *p)
+/* The frames and both relations from the link-set traffic, held whole
+ * (hence PLAN_MAX_TRANSFERS): where the node-aware planner does not
+ * apply, and for one host. */
+static bool frames_by_traffic(const ibf_ucx_t *u, planned_t *pl,
+			      ibf_ucxi_a2a_hdr_t *h)
 {
 	ibf_ucx_err_t e;
 	ibf_err_t le;
 
-	if (plan_applies(u) && pl->nhosts > 1 &&
-	    !frames_by_plan(u, pl, &p->hdr))
-		return;
 	if (build_traffic(u, &pl->t, &e) != IBF_UCX_OK) {
-		refuse_err(&p->hdr, &e);
-		return;
+		refuse_err(h, &e);
+		return false;
 	}
 	if (pl->nhosts < 2) {
 		/* one host: every block is local, no frame */
-		p->hdr.liquid = 1;
+		h->liquid = 1;
 		pl->frame_of = malloc(sizeof(uint32_t));
-	} else if (!pl->frame_of && !frames_by_schedule(pl, &p->hdr)) {
-		return;
+	} else if (!frames_by_schedule(pl, h)) {
+		return false;
 	}
-	if (!pl->frame_of || (pl->nhosts > 1 && p->hdr.nframes < 1)) {
-		refuse(&p->hdr, "all-to-all schedule: no frames");
-		return;
+	if (!pl->frame_of || (pl->nhosts > 1 && h->nframes < 1)) {
+		refuse(h, "all-to-all schedule: no frames");
+		return false;
 	}
-	if (ask->need_gain > 0 && !worth_it(ask, &p->hdr))
-		return;
-	if (ibf_liquid_deps_build(pl->t, pl->frame_of, p->hdr.nframes, &pl->d,
+	if (ibf_liquid_deps_build(pl->t, pl->frame_of, h->nframes, &pl->d,
 				  &le) != IBF_OK) {
-		refuse_lib(&p->hdr, &le);
-		return;
+		refuse_lib(h, &le);
+		return false;
 	}
 	pl->have_deps = true;
+	return true;
+}
+
+/* The frames, the gain check, the predecessor lists, the slices. */
+static void plan_hosts(const ibf_ucx_t *u, const ibf_ucxi_a2a_ask_t *ask,
+		       planned_t *pl, ibf_ucxi_a2a_plan_t *p)
+{
+	uint64_t n = pl->nhosts, nt = n * (n - 1);
+	bool node_aware = plan_applies(u) && n > 1;
+
+	if (!node_aware && nt > PLAN_MAX_TRANSFERS) {
+		refuse(&p->hdr, "all-to-all schedule: %llu hosts are %llu "
+		       "host pairs, more than the link-set planner takes "
+		       "(%llu)", (unsigned long long)n,
+		       (unsigned long long)nt,
+		       (unsigned long long)PLAN_MAX_TRANSFERS);
+		return;
+	}
+	if (node_aware ? !frames_by_hplan(u, pl, &p->hdr) :
+	    !frames_by_traffic(u, pl, &p->hdr))
+		return;
+	if (ask->need_gain > 0 && !worth_it(ask, &p->hdr))
+		return;
+	pl->out = malloc((n + 1) * sizeof(uint32_t));
+	pl->in = malloc((n + 1) * sizeof(uint32_t));
 	slices(pl, p);
 }
 
@@ -383,9 +469,6 @@ void ibf_ucxi_a2a_plan(const ibf_ucx_t *u, const ibf_ucxi_a2a_ask_t *ask,
 		       ibf_ucxi_a2a_plan_t *p)
 {
 	uint64_t n = u->nhosts, nt = n * (n ? n - 1 : 0);
-	uint64_t cap = ask->max_transfers && ask->max_transfers <
-		       PLAN_MAX_TRANSFERS ? ask->max_transfers :
-		       PLAN_MAX_TRANSFERS;
 	planned_t pl = { .nhosts = u->nhosts };
 	double t0 = ibf_ucxi_now();
 
@@ -404,18 +487,21 @@ void ibf_ucxi_a2a_plan(const ibf_ucx_t *u, const ibf_ucxi_a2a_ask_t *ask,
 		refuse(&p->hdr, "all-to-all schedule: no fabric (%s)", u->why);
 		return;
 	}
-	if (nt > cap) {
+	if (ask->max_transfers && nt > ask->max_transfers) {
 		refuse(&p->hdr, "all-to-all schedule: %llu hosts are %llu "
 		       "host pairs, more than the planner takes (%llu)",
 		       (unsigned long long)n, (unsigned long long)nt,
-		       (unsigned long long)cap);
+		       (unsigned long long)ask->max_transfers);
 		return;
 	}
 	plan_hosts(u, ask, &pl, p);
 	if (pl.have_deps)
 		ibf_liquid_deps_free(&pl.d);
 	ibf_liquid_traffic_destroy(pl.t);
+	ibf_liquid_hplan_destroy(pl.hp);
 	free(pl.frame_of);
+	free(pl.out);
+	free(pl.in);
 	if (p->hdr.verdict == IBF_UCX_OK)
 		p->hdr.us = (uint32_t)((ibf_ucxi_now() - t0) * 1e6);
 	else
