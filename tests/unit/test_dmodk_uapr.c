@@ -611,7 +611,7 @@ static ibf_fabric_t *gen_cut_drop(const char *spec, unsigned lmc,
 				  const cut_t *cuts, const char *const *drops)
 {
 	ibf_gen_opts_t go = { lmc };
-	ibf_finalize_opts_t fo = { lmc };
+	ibf_finalize_opts_t fo = { .lmc = lmc };
 	ibf_fabric_t *g, *f;
 	ibf_err_t err;
 	ibf_node_id_t n, id;
@@ -1149,7 +1149,7 @@ static void test_unreachable_pairs(void **state)
  * numbers, LIDs and links unchanged. */
 static ibf_fabric_t *shuffled_copy(const ibf_fabric_t *g, uint64_t seed)
 {
-	ibf_finalize_opts_t fo = { g->lmc };
+	ibf_finalize_opts_t fo = { .lmc = g->lmc };
 	uint32_t *order = malloc(sizeof(*order) * g->nnodes);
 	uint32_t *map = malloc(sizeof(*map) * g->nnodes);
 	uint32_t *lk = malloc(sizeof(*lk) * g->nports), nl = 0, i;
