@@ -197,7 +197,7 @@ done
 if [ "$QUICK" = 1 ]; then
 	echo "== fuzzing: skipped (--quick)"
 elif selected fuzz; then
-	echo "== fuzzing (${FUZZ_SECONDS:-20}s per target)"
+	echo "== fuzzing (${FUZZ_SECONDS:-15}s per target)"
 	run_suite fuzz bash "$REPO/tests/fuzz/run.sh"
 fi
 

@@ -11,7 +11,7 @@
 #
 #   tests/fuzz/run.sh [NAME...]        (default: all targets)
 #
-# Environment: FUZZ_SECONDS (per target, default 20), BUILD_DIR (for
+# Environment: FUZZ_SECONDS (per target, default 15), BUILD_DIR (for
 # config.h; default <repo>/build), FUZZ_OUT (work dir, default
 # $BUILD_DIR/fuzz).  Replay one reproducer: $FUZZ_OUT/fuzz_<name> FILE
 set -uo pipefail
@@ -21,7 +21,7 @@ T_NAME=fuzz
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 REPO=$T_REPO
-SECS=${FUZZ_SECONDS:-20}
+SECS=${FUZZ_SECONDS:-15}
 OUT=${FUZZ_OUT:-$T_BUILD_DIR/fuzz}
 CLANG=${CLANG:-clang}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
