@@ -11,7 +11,8 @@
 #
 #   tests/fuzz/run.sh [NAME...]        (default: all targets)
 #
-# Environment: FUZZ_SECONDS (per target, default 15), BUILD_DIR (for
+# Environment: FUZZ_SECONDS (per target, default 15), FUZZ_JOBS (targets
+# and compilations at a time, default 2), BUILD_DIR (for
 # config.h; default <repo>/build), FUZZ_OUT (work dir, default
 # $BUILD_DIR/fuzz).  Replay one reproducer: $FUZZ_OUT/fuzz_<name> FILE
 set -uo pipefail
@@ -65,23 +66,38 @@ printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
 
 mkdir -p "$OUT/obj"
 
-# The library once, instrumented for coverage but without libFuzzer's main.
+# The library once, instrumented for coverage but without libFuzzer's main,
+# JOBS objects at a time.
+JOBS=${FUZZ_JOBS:-2}
+stale() { # OBJ SRC: true when OBJ must be rebuilt
+	[ ! -f "$1" ] || [ "$2" -nt "$1" ] ||
+	[ -n "$(find "$REPO/common/include" "$REPO/common/lib" \
+		"$T_BUILD_DIR/config.h" -name '*.h' -newer "$1" 2>/dev/null)" ]
+}
+compile_obj() { # SRC OBJ
+	# shellcheck disable=SC2086
+	"$CLANG" $CFLAGS_F -fsanitize=fuzzer-no-link $SAN -c "$1" -o "$2" \
+		2>"$2.log" || { echo "# $CLANG failed on $1" >&2; return 1; }
+}
 build_lib() {
 	local src obj objs=() failed=0
 
 	for src in "$REPO"/common/lib/*/*.c; do
 		obj=$OUT/obj/$(basename "$src" .c).o
-		if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] ||
-		   [ -n "$(find "$REPO/common/include" "$REPO/common/lib" \
-			 "$T_BUILD_DIR/config.h" -name '*.h' -newer "$obj" 2>/dev/null)" ]; then
-			# shellcheck disable=SC2086
-			if ! "$CLANG" $CFLAGS_F -fsanitize=fuzzer-no-link $SAN \
-			     -c "$src" -o "$obj" 2>>"$OUT/lib.build.log"; then
-				echo "# $CLANG failed on $src" >&2
-				failed=1
-			fi
-		fi
 		objs+=("$obj")
+		stale "$obj" "$src" || continue
+		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+			wait -n || failed=1
+		done
+		rm -f "$obj"
+		compile_obj "$src" "$obj" &
+	done
+	while [ "$(jobs -rp | wc -l)" -gt 0 ]; do
+		wait -n || failed=1
+	done
+	cat "$OUT"/obj/*.o.log >>"$OUT/lib.build.log" 2>/dev/null
+	for obj in "${objs[@]}"; do
+		[ -f "$obj" ] || failed=1
 	done
 	LIB_OBJS=("${objs[@]}")
 	return $failed
@@ -115,9 +131,10 @@ extra_flags() {
 	esac
 }
 
-# fuzz_one SRC: build, run, judge.
-fuzz_one() {
-	local src=$1 name base bin corpus seeds log rc=0 art
+# fuzz_run SRC: build and run one target; its exit status goes to
+# $OUT/<name>.rc (b: does not compile, s: skipped), its output to the logs.
+fuzz_run() {
+	local src=$1 name base bin corpus seeds log rc=0
 
 	name=$(basename "$src" .c)
 	base=${name#fuzz_}
@@ -125,15 +142,14 @@ fuzz_one() {
 	log=$OUT/$name.log
 	seeds=$REPO/tests/fuzz/corpus/$base
 	if [ "$name" = fuzz_export ] && ! pkg-config --exists ucx; then
-		t_skip "$name" "UCX's headers not installed (libucx-dev)"
+		echo s >"$OUT/$name.rc"
 		return
 	fi
 	# shellcheck disable=SC2086
 	if ! "$CLANG" $CFLAGS_F $(extra_flags "$name") -fsanitize=fuzzer $SAN \
 	     "$src" $(extra_sources "$name") "${LIB_OBJS[@]}" \
 	     $LIBS -o "$bin" >"$OUT/$name.build.log" 2>&1; then
-		grep -E 'error' "$OUT/$name.build.log" | head -5 | sed 's/^/# /'
-		t_fail "$name" "does not compile (log: $OUT/$name.build.log)"
+		echo b >"$OUT/$name.rc"
 		return
 	fi
 	# Fuzz a copy: new inputs must not pile up in the source tree.
@@ -143,7 +159,7 @@ fuzz_one() {
 	if [ -d "$seeds" ]; then
 		cp -r "$seeds"/. "$corpus"/
 	else
-		echo "# $name: no seed corpus $seeds; starting from nothing"
+		echo "# $name: no seed corpus $seeds; starting from nothing" >"$OUT/$name.note"
 	fi
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	ASAN_OPTIONS=detect_leaks=1 \
@@ -151,11 +167,27 @@ fuzz_one() {
 		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$OUT/$base-" "$corpus" \
 		>"$log" 2>&1 || rc=$?
-	if [ "$rc" -eq 0 ]; then
-		t_pass "$name ($(grep -m1 -oE 'stat::number_of_executed_units: *[0-9]+' "$log" |
-			grep -oE '[0-9]+$') runs in ${SECS}s, corpus $(find "$corpus" -type f | wc -l))"
-		return
-	fi
+	echo "$rc" >"$OUT/$name.rc"
+}
+
+# fuzz_judge SRC: the TAP line of a target fuzz_run has run.
+fuzz_judge() {
+	local name base bin log rc art
+
+	name=$(basename "$1" .c)
+	base=${name#fuzz_}
+	bin=$OUT/$name
+	log=$OUT/$name.log
+	rc=$(cat "$OUT/$name.rc" 2>/dev/null || echo "none")
+	[ -f "$OUT/$name.note" ] && cat "$OUT/$name.note"
+	case $rc in
+	s) t_skip "$name" "UCX's headers not installed (libucx-dev)"; return ;;
+	b) grep -E 'error' "$OUT/$name.build.log" | head -5 | sed 's/^/# /'
+	   t_fail "$name" "does not compile (log: $OUT/$name.build.log)"; return ;;
+	0) t_pass "$name ($(grep -m1 -oE 'stat::number_of_executed_units: *[0-9]+' "$log" |
+		grep -oE '[0-9]+$') runs in ${SECS}s, corpus $(find "$OUT/corpus-$base" -type f | wc -l))"
+	   return ;;
+	esac
 	art=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | head -1)
 	echo "# $name: exit $rc; reproducer: ${art:-none written}"
 	echo "#   replay: $bin ${art:-<file>}"
@@ -164,11 +196,21 @@ fuzz_one() {
 	t_fail "$name" "exit $rc, reproducer ${art:-none} (log: $log)"
 }
 
+# JOBS targets at a time (each is one process); verdicts in target order.
+for f in "${targets[@]}"; do
+	rm -f "$OUT/$(basename "$f" .c).rc" "$OUT/$(basename "$f" .c).note"
+	[ -f "$f" ] || continue
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+		wait -n
+	done
+	fuzz_run "$f" &
+done
+wait
 for f in "${targets[@]}"; do
 	if [ ! -f "$f" ]; then
 		t_fail "$(basename "$f" .c)" "no such target $f"
 		continue
 	fi
-	fuzz_one "$f"
+	fuzz_judge "$f"
 done
 t_done
