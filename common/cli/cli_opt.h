@@ -82,6 +82,12 @@ typedef struct ibf_opt {
 	int (*call)(void *target, const char *cmd, const char *value);
 } ibf_opt_t;
 
+/* A library's default constant as an option's .def (the constant a plain
+ * number: IBF_OPT_NUM(IBF_PROBE_TRIES_DEFAULT) is "64"), so that the
+ * default the help shows and the one the library takes for 0 are one. */
+#define IBF_OPT_NUM(c) IBF_OPT_NUM_(c)
+#define IBF_OPT_NUM_(c) #c
+
 /* The conditional expression makes the compiler check the target's type. */
 #define IBF_OPT_TARGET(p, type) ((void *)(1 ? (p) : (type *)0))
 
