@@ -82,6 +82,12 @@ typedef struct ibf_opt {
 	int (*call)(void *target, const char *cmd, const char *value);
 } ibf_opt_t;
 
+/* A library's default constant as an option's .def (the constant a plain
+ * number: IBF_OPT_NUM(IBF_PROBE_TRIES_DEFAULT) is "64"), so that the
+ * default the help shows and the one the library takes for 0 are one. */
+#define IBF_OPT_NUM(c) IBF_OPT_NUM_(c)
+#define IBF_OPT_NUM_(c) #c
+
 /* The conditional expression makes the compiler check the target's type. */
 #define IBF_OPT_TARGET(p, type) ((void *)(1 ? (p) : (type *)0))
 
@@ -123,6 +129,15 @@ typedef struct ibf_opt {
 #define IBF_OPT_LFTS(tgt) \
 	IBF_OPT_STR("lfts", tgt, "FILE", "forwarding tables (opensm-lfts.dump, " \
 		    "ibroute output)", .required = true)
+/* A fabric from the OpenSM plugin's export or from a topology file, one of
+ * the two (order, slurm-topology): what: what the command takes from the
+ * export; more: what goes with --topo */
+#define IBF_OPT_FABRIC(tgt, what) \
+	IBF_OPT_STR("fabric", tgt, "DIR", "the OpenSM plugin's export " \
+		    "(export_dir): " what)
+#define IBF_OPT_TOPO_OR_FABRIC(tgt, more) \
+	IBF_OPT_STR("topo", tgt, "FILE", "topology (ibnetdiscover, ibsim " \
+		    "net,\nopensm-subnet.lst)" more)
 #define IBF_OPT_LMC(tgt) \
 	IBF_OPT_UINT("lmc", tgt, "N", 0, IBF_LMC_MAX, "LMC when the topology " \
 		     "carries no LIDs", .def = "0")

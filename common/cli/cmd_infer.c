@@ -102,7 +102,8 @@ static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 			     IBF_INFER_PARALLEL_MAX, "hosts inserted at once, "
 			     "a pair starting\nwhen it shares no host and no "
 			     "tree link\nwith those in flight; 1 = one pair at "
-			     "a time", .def = "16"),
+			     "a time",
+			     .def = IBF_OPT_NUM(IBF_INFER_PARALLEL_DEFAULT)),
 		IBF_OPT_UINT("in-flight", &a->io.max_in_flight, "N", 0,
 			     IBF_INFER_PARALLEL_MAX, "at most N pairs in flight "
 			     "at once (hosts\nthat share a few CPUs); 0 = no "

@@ -44,11 +44,8 @@ static bool check_sources(const struct order_args *a, int *rc)
 static bool parse_args(int argc, char **argv, struct order_args *a, int *rc)
 {
 	const ibf_opt_t opts[] = {
-		IBF_OPT_STR("fabric", &a->fabric, "DIR", "the OpenSM plugin's "
-			    "export (export_dir): its\ntopology and host "
-			    "order"),
-		IBF_OPT_STR("topo", &a->topo, "FILE", "topology (ibnetdiscover, "
-			    "ibsim net,\nopensm-subnet.lst), with --lfts"),
+		IBF_OPT_FABRIC(&a->fabric, "its\ntopology and host order"),
+		IBF_OPT_TOPO_OR_FABRIC(&a->topo, ", with --lfts"),
 		IBF_OPT_STR("lfts", &a->lfts, "FILE", "its forwarding tables "
 			    "(checked against it)"),
 		IBF_OPT_LMC(&a->lmc),

@@ -30,7 +30,8 @@ static bool parse_args(int argc, char **argv, struct plan_args *a, int *rc)
 		IBF_OPT_JSON(&a->json, "the plan"),
 		IBF_OPT_LMC(&a->lmc),
 		IBF_OPT_UINT("tries", &a->tries, "N", 1, 1u << 20, "partners a "
-			     "host tries per pass", .def = "64"),
+			     "host tries per pass",
+			     .def = IBF_OPT_NUM(IBF_PROBE_TRIES_DEFAULT)),
 		IBF_OPT_CHOICE("model", &a->model, "M", model_names, "directed "
 			       "links, or links with one\nlatency both ways "
 			       "(symmetric)", .def = "directed"),

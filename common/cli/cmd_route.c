@@ -106,7 +106,8 @@ static bool parse_args(int argc, char **argv, struct route_args *a, int *rc)
 			     "VLs the traffic may rely on: 1 = every "
 			     "packet on one\nSL (MPI over UCX: UCX_IB_SL); "
 			     "more only when the\napplications take each "
-			     "route's SL (PathRecord)", .def = "1"),
+			     "route's SL (PathRecord)",
+			     .def = IBF_OPT_NUM(IBF_ROUTE_VLS_DEFAULT)),
 		IBF_OPT_UINT("max-vls", &a->o.vls, "V", 1, IBF_VLS_MAX,
 			     "older name of --vls"),
 		IBF_OPT_END

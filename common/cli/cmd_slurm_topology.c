@@ -18,11 +18,9 @@ struct slurm_args {
 static bool parse_args(int argc, char **argv, struct slurm_args *a, int *rc)
 {
 	const ibf_opt_t opts[] = {
-		IBF_OPT_STR("fabric", &a->fabric, "DIR", "the OpenSM plugin's "
-			    "export (export_dir): the\nfabric as OpenSM last "
-			    "routed it"),
-		IBF_OPT_STR("topo", &a->topo, "FILE", "topology (ibnetdiscover, "
-			    "ibsim net,\nopensm-subnet.lst)"),
+		IBF_OPT_FABRIC(&a->fabric, "the\nfabric as OpenSM last "
+			       "routed it"),
+		IBF_OPT_TOPO_OR_FABRIC(&a->topo, ""),
 		IBF_OPT_STR("node-name-map", &a->node_name_map, "FILE",
 			    "switch names: ibnetdiscover's\n--node-name-map "
 			    "file (NodeGUID \"name\" lines)",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
  * libFuzzer target: an export directory as UCX_IBFLOW_FABRIC reads it
- * (ucx_component/src/fabric/export.c over libibflow's reader of either
+ * (ucx_component/src/fabric/ucx_export.c over libibflow's reader of either
  * manifest, ibf_export_read_set: the topology and the LFT dump it names),
  * then the host map and the address map against the fabric read
  * (src/fabric/map.c).

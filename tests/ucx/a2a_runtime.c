@@ -3,6 +3,6 @@
  * that run it on simulated ranks (a2a_sim.c): the library exports only
  * ibf_ucx_*, so its internal planner is built here from its sources,
  * not re-implemented. */
-#include "../../ucx_component/src/core/status.c"
-#include "../../ucx_component/src/fabric/route.c"
+#include "../../ucx_component/src/core/ucx_status.c"
+#include "../../ucx_component/src/fabric/ucx_route.c"
 #include "../../ucx_component/src/coll/a2a_plan.c"

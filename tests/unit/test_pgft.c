@@ -464,21 +464,29 @@ static ibf_pgft_t *run(const char *spec, tlink_t *l, size_t n,
 	return pg;
 }
 
-static void test_extra_cross_link(void **state)
+/* The complete tree of spec with one more cable, a - b, on spare ports:
+ * refused, the message holding every needle. */
+static void refuse_spare_link(const char *spec, const char *a,
+			      const char *b, const char *const *needles)
 {
-	const char *spec = "pgft:2:4,4:1,4:1,1";
-	const char *nd[] = { "extra link between level-1 switches",
-			     "\"s1-1\"", "\"s1-2\"", NULL };
 	ibf_fabric_t *src = tu_gen(spec, 0);
 	tlink_t *l;
 	size_t n;
 
-	(void)state;
 	l = links_of(src, &n);
-	l[n++] = spare_link(src, "s1-1", "s1-2");
-	run(spec, l, n, NULL, IBF_ERR_INVALID, nd, NULL);
+	l[n++] = spare_link(src, a, b);
+	run(spec, l, n, NULL, IBF_ERR_INVALID, needles, NULL);
 	free(l);
 	ibf_fabric_destroy(src);
+}
+
+static void test_extra_cross_link(void **state)
+{
+	const char *nd[] = { "extra link between level-1 switches",
+			     "\"s1-1\"", "\"s1-2\"", NULL };
+
+	(void)state;
+	refuse_spare_link("pgft:2:4,4:1,4:1,1", "s1-1", "s1-2", nd);
 }
 
 /* A missing switch is a hole in the complete PGFT: the parameters and
@@ -541,35 +549,19 @@ static void test_asymmetric(void **state)
 
 static void test_host_at_level2(void **state)
 {
-	const char *spec = "pgft:2:4,4:1,4:1,1";
 	const char *nd[] = { "level-1 switches", "\"s2-3\"", NULL };
-	ibf_fabric_t *src = tu_gen(spec, 0);
-	tlink_t *l;
-	size_t n;
 
 	(void)state;
-	l = links_of(src, &n);
-	l[n++] = spare_link(src, "h0005 HCA-1", "s2-3");
-	run(spec, l, n, NULL, IBF_ERR_INVALID, nd, NULL);
-	free(l);
-	ibf_fabric_destroy(src);
+	refuse_spare_link("pgft:2:4,4:1,4:1,1", "h0005 HCA-1", "s2-3", nd);
 }
 
 static void test_extra_parent(void **state)
 {
-	const char *spec = "xgft:3:2,2,2:1,2,2";
 	const char *nd[] = { "\"s1-1\"", "3 parents at level 2",
 			     "other level-1 switches have 2", NULL };
-	ibf_fabric_t *src = tu_gen(spec, 0);
-	tlink_t *l;
-	size_t n;
 
 	(void)state;
-	l = links_of(src, &n);
-	l[n++] = spare_link(src, "s1-1", "s2-2");
-	run(spec, l, n, NULL, IBF_ERR_INVALID, nd, NULL);
-	free(l);
-	ibf_fabric_destroy(src);
+	refuse_spare_link("xgft:3:2,2,2:1,2,2", "s1-1", "s2-2", nd);
 }
 
 /* ---- degraded ----------------------------------------------------------- */

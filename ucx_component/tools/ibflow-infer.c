@@ -123,7 +123,7 @@ static int parse_args(int argc, char **argv, args_t *a)
 			     .lo_incl = true, .def_text = "UCX_IBFLOW_INFER_TOL"),
 		IBF_OPT_CALL("lookahead", ibf_cli_opt_lookahead, &a->lookahead,
 			     "N", "close-host search budget, 0 off, or all",
-			     .def = "8"),
+			     .def = IBF_OPT_NUM(IBF_INFER_LOOKAHEAD_DEFAULT)),
 		IBF_OPT_UINT("seed", &a->seed, "N", 0, UINT32_MAX,
 			     "the search's random first choice", .def = "1"),
 		IBF_OPT_UINT("parallel", &a->parallel, "N", 1,

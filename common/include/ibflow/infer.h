@@ -82,7 +82,7 @@ typedef struct ibf_infer_opts {
 	double tol;
 	/* The close-host search (the paper's find_close_host with its 3x
 	 * and x/3 pruning) measures at most this many hosts before a host
-	 * is inserted: 0 = default (8), IBF_INFER_LOOKAHEAD_OFF = none,
+	 * is inserted: 0 = IBF_INFER_LOOKAHEAD_DEFAULT, IBF_INFER_LOOKAHEAD_OFF = none,
 	 * IBF_INFER_LOOKAHEAD_ALL = until no candidate is left. */
 	unsigned lookahead;
 	/* Keep every edge as first measured.  By default the latencies
@@ -108,12 +108,13 @@ typedef struct ibf_infer_opts {
 	unsigned max_in_flight;
 } ibf_infer_opts_t;
 
-#define IBF_INFER_PARALLEL_DEFAULT 16u
+/* Plain numbers, so that option tables can show them (IBF_OPT_NUM). */
+#define IBF_INFER_PARALLEL_DEFAULT 16
 #define IBF_INFER_PARALLEL_MAX 4096u
 
 #define IBF_INFER_LOOKAHEAD_OFF UINT32_MAX
 #define IBF_INFER_LOOKAHEAD_ALL (UINT32_MAX - 1)
-#define IBF_INFER_LOOKAHEAD_DEFAULT 8u
+#define IBF_INFER_LOOKAHEAD_DEFAULT 8
 
 /* The tree: nodes 0..nhosts-1 are the hosts (same indices as the
  * oracle's), nhosts..nnodes-1 the inferred switches.  Edge i joins ea[i]

@@ -66,9 +66,13 @@ typedef struct ibf_probe_plan {
 } ibf_probe_plan_t;
 
 typedef struct ibf_probe_opts {
-	unsigned tries;  /* partners tried per host and round (0 = 64) */
+	unsigned tries;  /* partners tried per host and round
+			  * (0 = IBF_PROBE_TRIES_DEFAULT) */
 	ibf_probe_model_t model; /* 0 = IBF_PROBE_DIRECTED */
 } ibf_probe_opts_t;
+
+/* A plain number, so that option tables can show it (IBF_OPT_NUM). */
+#define IBF_PROBE_TRIES_DEFAULT 64
 
 /* The directed links of pair (a, b): both legs, egress port ids, a link on
  * both legs listed twice.  IBF_ERR_INVALID when a leg is not delivered. */

@@ -51,8 +51,9 @@ typedef struct ibf_route_opts {
 	ibf_layer_method_t method;
 	uint64_t seed;
 	unsigned vls;           /* VLs the traffic may rely on for deadlock
-				   freedom; 0 = 1: every packet on one SL,
-				   as MPI over UCX sends (UCX_IB_SL).  More
+				   freedom; 0 = IBF_ROUTE_VLS_DEFAULT: every
+				   packet on one SL, as MPI over UCX sends
+				   (UCX_IB_SL).  More
 				   only when the applications take each
 				   route's SL (PathRecord: rdma_cm) */
 	unsigned nthreads;      /* 0 or 1 = single thread */
@@ -65,6 +66,9 @@ typedef struct ibf_route_opts {
 	 * host port its place, whatever the cabling (pgft.h); NULL: none */
 	const struct ibf_pgft_memory *pgft_memory;
 } ibf_route_opts_t;
+
+/* A plain number, so that option tables can show it (IBF_OPT_NUM). */
+#define IBF_ROUTE_VLS_DEFAULT 1
 
 /* SL storage: an SL per DLID when it does not depend on the source, else
  * one per (source endpoint, DLID). */

@@ -124,7 +124,7 @@ static ibf_status_t check_opts(struct lay *L, const ibf_route_opts_t *o,
 	uint32_t i;
 
 	L->n = o->layers ? o->layers : 1u << f->lmc;
-	L->max_vls = o->vls ? o->vls : 1;
+	L->max_vls = o->vls ? o->vls : IBF_ROUTE_VLS_DEFAULT;
 	L->density = o->density > 0 ? o->density
 				    : IBF_LAYERS_DEFAULT_DENSITY;
 	if (L->max_vls > LAYERED_MAX_VLS)

@@ -191,7 +191,8 @@ ibf_status_t ibf_probe_plan_by(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 				   "probe planning needs at least 2 hosts");
 	if ((st = pair_cache_init(&pc, l, h, model, err)) != IBF_OK)
 		return st;
-	st = plan_once(l, h, model, &pc.vc, o && o->tries ? o->tries : 64,
+	st = plan_once(l, h, model, &pc.vc,
+		       o && o->tries ? o->tries : IBF_PROBE_TRIES_DEFAULT,
 		       perfect, 0, 0, &beaten, out, err);
 	pair_cache_free(&pc);
 	return st;
@@ -268,7 +269,7 @@ ibf_status_t ibf_probe_plan(const ibf_lfts_t *l, const ibf_hostlist_t *h,
 			    ibf_err_t *err)
 {
 	struct timespec t0, t1;
-	unsigned tries = o && o->tries ? o->tries : 64;
+	unsigned tries = o && o->tries ? o->tries : IBF_PROBE_TRIES_DEFAULT;
 	ibf_probe_model_t model = o ? o->model : IBF_PROBE_DIRECTED;
 	struct pair_cache pc;
 	ibf_status_t st;

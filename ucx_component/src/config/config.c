@@ -25,6 +25,7 @@
 #include <strings.h>
 
 #include <ucs/config/global_opts.h>
+#include <ucs/sys/preprocessor.h>
 
 #include "core/ucx_internal.h"
 
@@ -460,7 +461,7 @@ static ucs_config_field_t ibf_ucx_config_table[] = {
 	  ucs_offsetof(ibf_ucx_cfg_t, infer_tol),
 	  IBF_UCX_CFG_TIME(range_infer_tol) },
 
-	{ "INFER_PARALLEL", "16",
+	{ "INFER_PARALLEL", UCS_PP_MAKE_STRING(IBF_INFER_PARALLEL_DEFAULT),
 	  "Topology inference: hosts inserted at once.  Their ping-pongs run\n"
 	  "concurrently, a pair starting as soon as it shares no host and no\n"
 	  "link of the tree inferred so far with the pairs in flight; 1: one\n"

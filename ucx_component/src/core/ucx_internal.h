@@ -165,7 +165,7 @@ void ibf_ucxi_ucx_unlock(void);
 ibf_ucx_status_t ibf_ucxi_ucp_config(const ibf_ucx_config_t *c,
 				     ucp_config_t **out, ibf_ucx_err_t *err);
 
-/* hosts.c: the host list from what every process said (judged): distinct
+/* ucx_hosts.c: the host list from what every process said (judged): distinct
  * endpoints in order of their lowest rank (aware), or one per process. */
 ibf_ucx_status_t ibf_ucxi_hosts_build(ibf_ucx_t *u, ibf_ucx_err_t *err);
 

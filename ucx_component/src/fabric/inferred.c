@@ -11,7 +11,7 @@
 #include <ibflow/infer.h>
 #include <ibflow/route.h>
 
-#include "infer/infer_internal.h"
+#include "infer/ucx_infer_internal.h"
 
 /* Every rank builds the same fabric and routes from the same tree:
  * minhop on a tree gives the tree's unique paths. */

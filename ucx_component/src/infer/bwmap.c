@@ -5,7 +5,7 @@
  * round oracle that has the pairs of a round stream data concurrently.
  *
  * One round, driven by rank 0 over the inference's command channel
- * (infer_internal.h):
+ * (ucx_infer_internal.h):
  *  1. PREP to both leader ranks of every pair (sender and receiver): they
  *     exchange a small message (wiring up their endpoint both ways), the
  *     receiver posts its receives, and each answers READY;
@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "core/ucx_internal.h"
-#include "infer/infer_internal.h"
+#include "infer/ucx_infer_internal.h"
 
 #define BW_HELLO_BASE 0x400000u
 #define BW_DATA_BASE  0x600000u

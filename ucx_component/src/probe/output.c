@@ -12,7 +12,7 @@
 
 #include <json-c/json.h>
 
-#include "probe/probe_internal.h"
+#include "probe/ucx_probe_internal.h"
 
 #define NAME_LEN 256
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe/probe_internal.h"
+#include "probe/ucx_probe_internal.h"
 
 enum { MSG_PING = 1, MSG_STOP = 2 };
 

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "probe/probe_internal.h"
+#include "probe/ucx_probe_internal.h"
 
 typedef struct sched_pair {
 	uint32_t a, b, round, step;

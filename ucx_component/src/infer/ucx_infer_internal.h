@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * What the live inference (infer.c) and the bandwidth map (bwmap.c)
+ * What the live inference (ucx_infer.c) and the bandwidth map (bwmap.c)
  * share: rank 0's command channel to the other ranks.  Rank 0 drives,
  * the others serve commands (tag kind INFER, sequence 0) until DONE;
  * ranks rank 0 has not addressed for a quarter of UCX_IBFLOW_TIMEOUT get

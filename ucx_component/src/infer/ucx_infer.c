@@ -29,8 +29,8 @@
 #include <string.h>
 
 #include "core/ucx_internal.h"
-#include "infer/infer_internal.h"
-#include "probe/probe_internal.h"
+#include "infer/ucx_infer_internal.h"
+#include "probe/ucx_probe_internal.h"
 
 /* Sequence numbers of the ping-pongs: the upper half of the 24-bit
  * field, apart from the collectives' (u->seq counts up from 1). */
@@ -80,7 +80,7 @@ static ibf_ucx_status_t send_cmd(driver_t *d, uint32_t to, uint32_t op,
 	return ibf_ucxi_cmdr_send(&d->cmdr, to, &c, err);
 }
 
-/* ---- the command channel (infer_internal.h) ------------------------------------ */
+/* ---- the command channel (ucx_infer_internal.h) -------------------------------- */
 
 ibf_ucx_status_t ibf_ucxi_cmdr_init(ibf_ucxi_cmdr_t *c, ibf_ucx_t *u,
 				    ibf_ucx_err_t *err)
