@@ -9,7 +9,7 @@ link, a sending or a receiving host are ever in flight at once.
 HOSTMAP: lines 'rank:N "NODEDESC"'.  PREFIX.R: the lines of rank R,
 "S CALL SRC DST FRAME NS SL" (the send started) and "A CALL SRC DST FRAME
 NS SL" (the block arrived), CLOCK_MONOTONIC of one machine; SL, the
-context's (tests/a2a_sl_judge.py judges it), may be left out.  The links come from
+context's (tests/route_sl_judge.py judges it), may be left out.  The links come from
 the tests' own walk of the LFTs (fabric_walk.py), not from libibflow.
 A transfer is in flight from its start to its arrival, a host pair (the
 blocks of every rank of one host to every rank of another, which the

@@ -7,7 +7,7 @@
 # UCX over TCP): with ROUTE_SL=any every block between two hosts must go
 # on the context of its route's SL at both ends (the sender's context
 # and the receiver's, which is what the message matched on), and blocks
-# within a host on the data context; tests/a2a_sl_judge.py computes each
+# within a host on the data context; tests/route_sl_judge.py computes each
 # route's SL from the export's ibflow-sl.txt and topology itself.  The
 # results must equal the MPI library's.  Default and off: the data
 # context for every block (and the judge refuses that trace against the
@@ -24,7 +24,8 @@ set -uo pipefail
 
 W=$T_TMP
 CHECK=$T_BUILD_DIR/tests/ucx/ibflow-a2a-check
-SLJUDGE=$T_REPO/tests/a2a_sl_judge.py
+SLJUDGE=$T_REPO/tests/route_sl_judge.py
+PROBE=$T_BUILD_DIR/ucx_component/ibflow-probe
 LINKJUDGE=$T_REPO/tests/a2a_trace_judge.py
 ucx_mpi_setup ucx_a2a_sl "$CHECK"
 t_need python3 || { t_skip ucx_a2a_sl "no python3"; t_done; }
@@ -94,7 +95,7 @@ judge() {
 	local out
 
 	JOUT=
-	if out=$(python3 "$SLJUDGE" "$2/ibflow-topology.ibnd" "$5" "$3" \
+	if out=$(python3 "$SLJUDGE" a2a "$2/ibflow-topology.ibnd" "$5" "$3" \
 		"$W/$1.trace" "$4" 2>&1); then
 		JOUT=$out
 		set -- "$@" $out
@@ -130,7 +131,7 @@ fi
 # which the judge refuses against the routes' SLs.
 if run auto "$F" "$W/map6" 6; then
 	judge auto "$F" "$W/map6" 6 - "auto over TCP: every block on the data context"
-	if out=$(python3 "$SLJUDGE" "$F/ibflow-topology.ibnd" "$F/ibflow-sl.txt" \
+	if out=$(python3 "$SLJUDGE" a2a "$F/ibflow-topology.ibnd" "$F/ibflow-sl.txt" \
 		"$W/map6" "$W/auto.trace" 6 2>&1); then
 		t_fail "auto: the judge against the routes' SLs" "accepted: $out"
 	else
@@ -154,6 +155,39 @@ if run refuse "$F" "$W/map6" 6 -x UCX_IBFLOW_ROUTE_SL=any -x IBFLOW_TEST_SL_REFU
 		t_fail "refuse: the message" "$n times: $(head -c 400 "$W/refuse.err")"
 fi
 
+# ---- the probes --------------------------------------------------------------
+# ibflow-probe, all pairs one at a time, 1 warm-up exchange and 2 runs of
+# exactly 4 exchanges (PROBE_STALL = PROBE_MAX): every rank's messages on
+# each SL context as --verbose counts them, against the judge's count
+# from the pairs probed (the --rtt-out file, pinging host first) and the
+# routes' SLs.
+# probe NAME FABRIC SLFILE WHAT [VAR=VALUE...]
+probe() {
+	local name=$1 fab=$2 slfile=$3 what=$4 out
+
+	shift 4
+	if ! env UCX_IBFLOW_FABRIC="$fab" UCX_IBFLOW_HOSTMAP="$W/map6" \
+		UCX_IBFLOW_PROBE_ROUNDS=all-pairs UCX_IBFLOW_PROBE_STALL=4 \
+		UCX_IBFLOW_PROBE_MAX=4 UCX_IBFLOW_PROBE_RUNS=2 \
+		UCX_IBFLOW_PROBE_WARMUP=1 "$@" timeout 120 "$PROBE" --np 6 \
+		--verbose --rtt-out "$W/$name.rtt" >"$W/$name.pout" 2>"$W/$name.perr"; then
+		t_fail "probes, $name" "$(head -c 400 "$W/$name.perr")"
+	elif out=$(python3 "$SLJUDGE" probe "$fab/ibflow-topology.ibnd" "$slfile" \
+		"$W/map6" "$W/$name.rtt" "$W/$name.pout" 1 2 4 2>&1); then
+		set -- $out
+		t_pass "probes, $name: $what ($1 pairs; messages per SL: ${*:2})"
+	else
+		t_fail "probes, $name: $what" "$out"
+	fi
+}
+if [ -x "$PROBE" ]; then
+	probe any "$F" "$F/ibflow-sl.txt" "every ping and pong on its route's SL, counted exactly" \
+		UCX_IBFLOW_ROUTE_SL=any
+	probe auto "$F" - "auto over TCP: none on an SL context"
+else
+	t_skip "probes" "ibflow-probe is not built"
+fi
+
 # ---- the judge -------------------------------------------------------------
 # Ranks 0, 1 on h0000, h0001: h0001's base LID's SL from the file, and a
 # trace that claims another one for 0->1.
@@ -168,7 +202,7 @@ wrong=$(( (${sl1:-0} + 1) % 16 ))
 printf 'rank:0 "h0000 HCA-1"\nrank:1 "h0001 HCA-1"\n' >"$W/map2"
 printf 'S 1 0 1 0 100 %s\nA 1 1 0 0 300 %s\n' "$wrong" "${sl0:-0}" >"$W/bad.0"
 printf 'S 1 1 0 0 100 %s\nA 1 0 1 0 200 %s\n' "${sl0:-0}" "$wrong" >"$W/bad.1"
-if out=$(python3 "$SLJUDGE" "$F/ibflow-topology.ibnd" "$F/ibflow-sl.txt" \
+if out=$(python3 "$SLJUDGE" a2a "$F/ibflow-topology.ibnd" "$F/ibflow-sl.txt" \
 	"$W/map2" "$W/bad" 2 2>&1); then
 	t_fail "judge: a block on a wrong SL" "accepted: $out"
 else

@@ -96,6 +96,7 @@ static ibf_ucx_status_t wire_isend(ibf_ucx_t *u, ibf_ucxi_wire_t *w,
 	if (UCS_PTR_IS_ERR(sp))
 		return ucx_fail(err, "sending to", peer, UCS_PTR_STATUS(sp));
 	r->req = sp;
+	w->nsent++;
 	return IBF_UCX_OK;
 }
 
@@ -116,6 +117,7 @@ static ibf_ucx_status_t wire_irecv(ibf_ucxi_wire_t *w, uint32_t peer,
 				UCS_PTR_STATUS(sp));
 	}
 	r->req = sp;
+	w->nrecv++;
 	return IBF_UCX_OK;
 }
 

@@ -324,6 +324,18 @@ uint32_t ibf_ucxi_sl_wires(const ibf_ucx_t *u, ibf_ucxi_wire_t **w)
 	return u->sl->nwires;
 }
 
+unsigned ibf_ucx_route_sl_counts(const ibf_ucx_t *u,
+				 ibf_ucx_sl_count_t out[16])
+{
+	const struct ibf_ucxi_sl_lanes *l = u->sl;
+
+	for (uint32_t i = 0; l && i < l->nwires; i++)
+		out[i] = (ibf_ucx_sl_count_t){ .sl = l->sl[i],
+					       .sent = l->wire[i].nsent,
+					       .received = l->wire[i].nrecv };
+	return l ? l->nwires : 0;
+}
+
 void ibf_ucxi_sl_free(ibf_ucx_t *u)
 {
 	lanes_free(u->sl);

@@ -132,6 +132,7 @@ typedef struct ibf_ucxi_wire {
 	ucp_ep_h *eps;            /* [size], created on first use */
 	uint8_t *addrs;           /* [size * stride]: length + address */
 	size_t stride;
+	uint64_t nsent, nrecv;    /* messages posted */
 } ibf_ucxi_wire_t;
 
 /* comm.c: the endpoint to rank on w, created on first use from the
