@@ -32,9 +32,13 @@ ucs_status_t ibf_ucxi_wire_ep(ibf_ucxi_wire_t *w, uint32_t rank,
 	ucs_status_t st;
 
 	if (!w->eps[rank]) {
-		p.address = (const ucp_address_t *)(w->addrs +
-						     (size_t)rank * w->stride +
-						     sizeof(uint64_t));
+		const uint8_t *at = w->addrs + (size_t)rank * w->stride;
+		uint64_t len;
+
+		memcpy(&len, at, sizeof(len));
+		if (!len)   /* that process has no such context */
+			return UCS_ERR_UNREACHABLE;
+		p.address = (const ucp_address_t *)(at + sizeof(uint64_t));
 		st = ucp_ep_create(w->worker, &p, &w->eps[rank]);
 		if (st != UCS_OK) {
 			w->eps[rank] = NULL;
