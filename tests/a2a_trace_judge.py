@@ -7,8 +7,9 @@ link, a sending or a receiving host are ever in flight at once.
     a2a_trace_judge.py TOPO LFTS HOSTMAP PREFIX NRANKS
 
 HOSTMAP: lines 'rank:N "NODEDESC"'.  PREFIX.R: the lines of rank R,
-"S CALL SRC DST FRAME NS" (the send started) and "A CALL SRC DST FRAME NS"
-(the block arrived), CLOCK_MONOTONIC of one machine.  The links come from
+"S CALL SRC DST FRAME NS SL" (the send started) and "A CALL SRC DST FRAME
+NS SL" (the block arrived), CLOCK_MONOTONIC of one machine; SL, the
+context's (tests/route_sl_judge.py judges it), may be left out.  The links come from
 the tests' own walk of the LFTs (fabric_walk.py), not from libibflow.
 A transfer is in flight from its start to its arrival, a host pair (the
 blocks of every rank of one host to every rank of another, which the
@@ -39,7 +40,7 @@ def main():
     start, arrive = {}, {}
     for r in range(n):
         for line in open('%s.%d' % (prefix, r)):
-            kind, call, src, dst, frame, ns = line.split()
+            kind, call, src, dst, frame, ns = line.split()[:6]
             key = (int(call), int(src), int(dst))
             table = start if kind == 'S' else arrive
             if key in table:

@@ -248,6 +248,19 @@ typedef struct ibf_ucx_a2a_stats {
 
 void ibf_ucx_a2a_stats(const ibf_ucx_t *u, ibf_ucx_a2a_stats_t *s);
 
+/* Messages on the contexts of the routes' SLs (UCX_IBFLOW_ROUTE_SL,
+ * docs/ucx.md "Service levels"): the all-to-all's blocks and the probes'
+ * pings and pongs between hosts, sends and receives posted on each since
+ * the context was made.  Returns the number of such contexts, each in
+ * out[0 ..] (at most 16); 0: every message on the data context. */
+typedef struct ibf_ucx_sl_count {
+	unsigned sl;
+	uint64_t sent, received;
+} ibf_ucx_sl_count_t;
+
+unsigned ibf_ucx_route_sl_counts(const ibf_ucx_t *u,
+				 ibf_ucx_sl_count_t out[16]);
+
 /* Collective.  Rank r's block for rank p is sendbuf + p * block_bytes and
  * arrives at recvbuf + r * block_bytes of rank p.  alg NONE means
  * ibf_ucx_alltoall_select()'s choice, and PAIRWISE if that is NONE.

@@ -4,6 +4,9 @@
  * receives, waited for together.  The pairwise variant is a sequence of
  * them, one peer each; the frame variants one per frame.
  *
+ * Blocks go on the context of their route's SL (core/sl_lanes.c), the
+ * ready tokens on the data context.
+ *
  * Tags: (kind, call sequence, source rank).  Within one call a process
  * sends one block and one ready token to each peer, so no frame number is
  * needed; the sequence keeps consecutive calls apart.
@@ -37,9 +40,9 @@ ibf_ucx_status_t ibf_ucxi_a2a_exchange(ibf_ucx_t *u,
 	for (uint32_t i = 0; i < nfrom && st == IBF_UCX_OK; i++) {
 		void *buf = ibf_ucxi_rblock(b, from[i], &len);
 
-		st = ibf_ucxi_irecv(u, from[i], ibf_ucxi_tag(
-				    IBF_UCXI_TAG_A2A_DATA, seq, from[i]),
-				    buf, len, &r[n], err);
+		st = ibf_ucxi_route_irecv(u, from[i], ibf_ucxi_tag(
+					  IBF_UCXI_TAG_A2A_DATA, seq, from[i]),
+					  buf, len, &r[n], err);
 		if (st == IBF_UCX_OK && ++n && handshake)
 			st = ibf_ucxi_isend(u, from[i], ibf_ucxi_tag(
 					    IBF_UCXI_TAG_A2A_READY, seq,
@@ -59,9 +62,10 @@ ibf_ucx_status_t ibf_ucxi_a2a_exchange(ibf_ucx_t *u,
 						   u->timeout, 0, err);
 		}
 		if (st == IBF_UCX_OK)
-			st = ibf_ucxi_isend(u, to[i], ibf_ucxi_tag(
-					    IBF_UCXI_TAG_A2A_DATA, seq,
-					    u->rank), buf, len, &r[n++], err);
+			st = ibf_ucxi_route_isend(u, to[i], ibf_ucxi_tag(
+						  IBF_UCXI_TAG_A2A_DATA, seq,
+						  u->rank), buf, len, &r[n++],
+						  err);
 	}
 	if (st == IBF_UCX_OK) {
 		st = ibf_ucxi_wait(u, r, n, ibf_ucxi_now() + u->timeout, 0,

@@ -160,9 +160,10 @@ static ibf_ucx_status_t send_block(links_run_t *r, uint32_t i,
 	size_t len;
 	const void *buf = ibf_ucxi_sblock(r->b, to, &len);
 
-	return ibf_ucxi_isend(r->u, to, ibf_ucxi_tag(IBF_UCXI_TAG_A2A_DATA,
-						     r->seq, r->u->rank),
-			      buf, len, &r->send[i], err);
+	return ibf_ucxi_route_isend(r->u, to,
+				    ibf_ucxi_tag(IBF_UCXI_TAG_A2A_DATA, r->seq,
+						 r->u->rank),
+				    buf, len, &r->send[i], err);
 }
 
 static ibf_ucx_status_t post_release(links_run_t *r, uint32_t from,
@@ -194,10 +195,10 @@ static ibf_ucx_status_t post_receives(links_run_t *r, ibf_ucx_err_t *err)
 		uint32_t from = recv_peer(r, i);
 		void *buf = ibf_ucxi_rblock(r->b, from, &len);
 
-		st = ibf_ucxi_irecv(r->u, from,
-				    ibf_ucxi_tag(IBF_UCXI_TAG_A2A_DATA, r->seq,
-						 from),
-				    buf, len, &r->recv[i], err);
+		st = ibf_ucxi_route_irecv(r->u, from,
+					  ibf_ucxi_tag(IBF_UCXI_TAG_A2A_DATA,
+						       r->seq, from),
+					  buf, len, &r->recv[i], err);
 		if (st != IBF_UCX_OK)
 			return st;
 		r->pend_recv[r->npend_recv++] = i;
@@ -476,14 +477,24 @@ static void abandon_all(links_run_t *r)
 	ibf_ucxi_lane_cancel(r->u, r->rout, r->nrout);
 }
 
-/* "S CALL SRC DST FRAME NS" per block sent (the time its frame's sends
- * started), "A CALL SRC DST FRAME NS" per block arrived; blocks within
- * the host have the frame number nframes. */
+/* An SL as the trace writes it: "-" for the data context. */
+static const char *sl_str(int sl, char *buf, size_t len)
+{
+	if (sl < 0)
+		return "-";
+	snprintf(buf, len, "%d", sl);
+	return buf;
+}
+
+/* "S CALL SRC DST FRAME NS SL" per block sent (the time its frame's
+ * sends started), "A CALL SRC DST FRAME NS SL" per block arrived; blocks
+ * within the host have the frame number nframes; SL: that of the
+ * context the block's request was posted on ("-": the data context). */
 static void write_trace(const links_run_t *r)
 {
 	const ibf_ucxi_a2a_sched_t *s = r->s;
 	uint32_t me = r->u->rank, f, i;
-	char path[4096];
+	char path[4096], sl[12];
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "%s.%u", r->u->cfg->v.alltoall_trace,
@@ -497,15 +508,20 @@ static void write_trace(const links_run_t *r)
 			     r->nsf + s->nlocal;
 
 		for (i = a; i < z; i++)
-			fprintf(fp, "S %u %u %u %u %llu\n", r->seq, me,
+			fprintf(fp, "S %u %u %u %u %llu %s\n", r->seq, me,
 				send_peer(r, i), f,
-				(unsigned long long)r->t_start[f]);
+				(unsigned long long)r->t_start[f],
+				sl_str(ibf_ucxi_worker_sl(r->u,
+							  r->send[i].worker),
+				       sl, sizeof(sl)));
 	}
 	for (i = 0; i < r->nrf + s->nlocal; i++)
-		fprintf(fp, "A %u %u %u %u %llu\n", r->seq, recv_peer(r, i), me,
-			r->recv_frame[i] == IBF_UCXI_NOPEER ? s->nframes :
+		fprintf(fp, "A %u %u %u %u %llu %s\n", r->seq, recv_peer(r, i),
+			me, r->recv_frame[i] == IBF_UCXI_NOPEER ? s->nframes :
 			r->recv_frame[i],
-			(unsigned long long)r->t_arrive[i]);
+			(unsigned long long)r->t_arrive[i],
+			sl_str(ibf_ucxi_worker_sl(r->u, r->recv[i].worker),
+			       sl, sizeof(sl)));
 	fclose(fp);
 }
 

@@ -23,26 +23,6 @@
 
 #define PLANNER 0
 
-/* Does the data go over RDMA?  UCX names the transports it uses in its
- * context's resource list ("resource N : md M dev D flags -- tl/dev"). */
-static bool over_rdma(const ibf_ucx_t *u)
-{
-	static const char *const rdma[] = { " -- rc_", " -- ud_", " -- dc_" };
-	char *text = NULL;
-	size_t len = 0;
-	bool found = false;
-	FILE *fp = open_memstream(&text, &len);
-
-	if (!fp)
-		return false;
-	ucp_context_print_info(u->wire.ctx, fp);
-	fclose(fp);
-	for (unsigned i = 0; text && i < 3 && !found; i++)
-		found = strstr(text, rdma[i]) != NULL;
-	free(text);
-	return found;
-}
-
 ibf_ucxi_a2a_ask_t ibf_ucxi_a2a_ask(const ibf_ucx_t *u, bool by_auto)
 {
 	ibf_ucxi_a2a_ask_t a = { .need_gain = 0 };
@@ -50,7 +30,7 @@ ibf_ucxi_a2a_ask_t ibf_ucxi_a2a_ask(const ibf_ucx_t *u, bool by_auto)
 
 	if (!by_auto)
 		return a;
-	rdma = over_rdma(u);
+	rdma = ibf_ucxi_transport(u->wire.ctx) != IBF_UCXI_TL_OTHER;
 	a.transport = rdma ? "RDMA" : "TCP";
 	a.need_gain = u->cfg->v.alltoall_gain;
 	if (a.need_gain < 0)

@@ -38,6 +38,14 @@ typedef enum ibf_ucx_a2a_sync {
 	IBF_UCX_A2A_SYNC_BARRIER,        /* a barrier before every frame */
 } ibf_ucx_a2a_sync_t;
 
+/* UCX_IBFLOW_ROUTE_SL: the all-to-all's blocks and the probes on their
+ * routes' SLs (core/sl_lanes.c) */
+typedef enum ibf_ucx_route_sl_mode {
+	IBF_UCX_ROUTE_SL_AUTO = 0,       /* on InfiniBand, routing with SLs */
+	IBF_UCX_ROUTE_SL_ANY,            /* whatever the transport */
+	IBF_UCX_ROUTE_SL_OFF,            /* never: UCX_IB_SL for all */
+} ibf_ucx_route_sl_mode_t;
+
 typedef enum ibf_ucx_bcast_mode {
 	IBF_UCX_BCAST_MODE_OFF = 0,
 	IBF_UCX_BCAST_MODE_PIPELINE,
@@ -73,6 +81,7 @@ typedef struct ibf_ucx_cfg {
 	unsigned ctl_sl;                 /* UINT_MAX: UCX's */
 	unsigned ctl_tclass;             /* UINT_MAX: UCX's */
 	char *ctl_tcp_ports;             /* "LO-HI" or "" */
+	unsigned route_sl;               /* ibf_ucx_route_sl_mode_t */
 	double infer_tol;                /* seconds of RTT */
 	unsigned infer_parallel;         /* hosts inserted at once */
 	unsigned infer_in_flight;        /* UINT_MAX: auto, 0: unlimited */

@@ -243,6 +243,13 @@ static const char *const a2a_sync_names[] = {
 	[IBF_UCX_A2A_SYNC_BARRIER + 1] = NULL,
 };
 
+static const char *const route_sl_names[] = {
+	[IBF_UCX_ROUTE_SL_AUTO] = "auto",
+	[IBF_UCX_ROUTE_SL_ANY] = "any",
+	[IBF_UCX_ROUTE_SL_OFF] = "off",
+	[IBF_UCX_ROUTE_SL_OFF + 1] = NULL,
+};
+
 /* ---- the table ------------------------------------------------------------ */
 
 static ucs_config_field_t ibf_ucx_config_table[] = {
@@ -419,8 +426,9 @@ static ucs_config_field_t ibf_ucx_config_table[] = {
 	{ "ALLTOALL_TRACE", "",
 	  "File prefix: every liquid all-to-all appends, per process to\n"
 	  "PREFIX.RANK, a line per transfer it sent or received (call, source,\n"
-	  "destination, frame, and the CLOCK_MONOTONIC nanoseconds of the\n"
-	  "send's start or the block's arrival).  For tests and analysis.",
+	  "destination, frame, the CLOCK_MONOTONIC nanoseconds of the send's\n"
+	  "start or the block's arrival, and the SL of the context it went\n"
+	  "on, - for the data context).  For tests and analysis.",
 	  ucs_offsetof(ibf_ucx_cfg_t, alltoall_trace),
 	  UCS_CONFIG_TYPE_STRING },
 
@@ -451,6 +459,17 @@ static ucs_config_field_t ibf_ucx_config_table[] = {
 	  "a classifier to match (netns-fabric --ctl-ports).  Empty: any.",
 	  ucs_offsetof(ibf_ucx_cfg_t, ctl_tcp_ports),
 	  UCS_CONFIG_TYPE_STRING },
+
+	{ "ROUTE_SL", "auto",
+	  "Send the all-to-all's blocks and the probes on the SL of their\n"
+	  "route (the export's ibflow-sl.txt), one UCP context per SL with\n"
+	  "its own UCX_IB_SL, when the routing uses more than one SL.  auto:\n"
+	  "when the transport is InfiniBand; any: whatever the transport (on\n"
+	  "TCP or shared memory the SL has no effect, the contexts and the\n"
+	  "choice of context per message are the same: for tests); off: on\n"
+	  "the data context's UCX_IB_SL, like the rest of the job's traffic.",
+	  ucs_offsetof(ibf_ucx_cfg_t, route_sl),
+	  UCS_CONFIG_TYPE_ENUM(route_sl_names) },
 
 	{ "INFER_TOL", "0",
 	  "Topology inference (FABRIC=infer, ibflow-infer): coincidence radius\n"

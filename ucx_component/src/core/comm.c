@@ -32,9 +32,13 @@ ucs_status_t ibf_ucxi_wire_ep(ibf_ucxi_wire_t *w, uint32_t rank,
 	ucs_status_t st;
 
 	if (!w->eps[rank]) {
-		p.address = (const ucp_address_t *)(w->addrs +
-						     (size_t)rank * w->stride +
-						     sizeof(uint64_t));
+		const uint8_t *at = w->addrs + (size_t)rank * w->stride;
+		uint64_t len;
+
+		memcpy(&len, at, sizeof(len));
+		if (!len)   /* that process has no such context */
+			return UCS_ERR_UNREACHABLE;
+		p.address = (const ucp_address_t *)(at + sizeof(uint64_t));
 		st = ucp_ep_create(w->worker, &p, &w->eps[rank]);
 		if (st != UCS_OK) {
 			w->eps[rank] = NULL;
@@ -71,45 +75,93 @@ ibf_ucx_status_t ibf_ucx_ep(ibf_ucx_t *u, uint32_t rank, ucp_ep_h *ep,
 	       ucx_fail(err, "connecting to", rank, st);
 }
 
-ibf_ucx_status_t ibf_ucxi_isend(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
-				const void *buf, size_t len, ibf_ucxi_req_t *r,
-				ibf_ucx_err_t *err)
+static ibf_ucx_status_t wire_isend(ibf_ucx_t *u, ibf_ucxi_wire_t *w,
+				   uint32_t peer, ucp_tag_t tag,
+				   const void *buf, size_t len,
+				   ibf_ucxi_req_t *r, ibf_ucx_err_t *err)
 {
 	ucp_request_param_t p = { .op_attr_mask = 0 };
 	ucs_status_ptr_t sp;
+	ucs_status_t us;
 	ucp_ep_h ep;
-	ibf_ucx_status_t st;
 
 	r->req = NULL;
 	r->what = "sending to";
 	r->peer = peer;
-	st = ibf_ucx_ep(u, peer, &ep, err);
-	if (st != IBF_UCX_OK)
-		return st;
+	r->worker = w->worker;
+	if (peer >= u->size)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID,
+				       "rank %u out of range (size %u)", peer,
+				       u->size);
+	us = ibf_ucxi_wire_ep(w, peer, &ep);
+	if (us != UCS_OK)
+		return ucx_fail(err, "connecting to", peer, us);
 	sp = ucp_tag_send_nbx(ep, buf, len, tag, &p);
 	if (UCS_PTR_IS_ERR(sp))
 		return ucx_fail(err, "sending to", peer, UCS_PTR_STATUS(sp));
 	r->req = sp;
+	w->nsent++;
 	return IBF_UCX_OK;
 }
 
-ibf_ucx_status_t ibf_ucxi_irecv(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
-				void *buf, size_t len, ibf_ucxi_req_t *r,
-				ibf_ucx_err_t *err)
+static ibf_ucx_status_t wire_irecv(ibf_ucxi_wire_t *w, uint32_t peer,
+				   ucp_tag_t tag, void *buf, size_t len,
+				   ibf_ucxi_req_t *r, ibf_ucx_err_t *err)
 {
 	ucp_request_param_t p = { .op_attr_mask = 0 };
 	ucs_status_ptr_t sp;
 
 	r->what = "receiving from";
 	r->peer = peer;
-	sp = ucp_tag_recv_nbx(u->wire.worker, buf, len, tag, (ucp_tag_t)-1, &p);
+	r->worker = w->worker;
+	sp = ucp_tag_recv_nbx(w->worker, buf, len, tag, (ucp_tag_t)-1, &p);
 	if (UCS_PTR_IS_ERR(sp)) {
 		r->req = NULL;
 		return ucx_fail(err, "receiving from", peer,
 				UCS_PTR_STATUS(sp));
 	}
 	r->req = sp;
+	w->nrecv++;
 	return IBF_UCX_OK;
+}
+
+ibf_ucx_status_t ibf_ucxi_isend(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
+				const void *buf, size_t len, ibf_ucxi_req_t *r,
+				ibf_ucx_err_t *err)
+{
+	return wire_isend(u, &u->wire, peer, tag, buf, len, r, err);
+}
+
+ibf_ucx_status_t ibf_ucxi_irecv(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
+				void *buf, size_t len, ibf_ucxi_req_t *r,
+				ibf_ucx_err_t *err)
+{
+	return wire_irecv(&u->wire, peer, tag, buf, len, r, err);
+}
+
+ibf_ucx_status_t ibf_ucxi_route_isend(ibf_ucx_t *u, uint32_t peer,
+				      ucp_tag_t tag, const void *buf,
+				      size_t len, ibf_ucxi_req_t *r,
+				      ibf_ucx_err_t *err)
+{
+	if (peer >= u->size)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID,
+				       "rank %u out of range (size %u)", peer,
+				       u->size);
+	return wire_isend(u, ibf_ucxi_sl_wire(u, peer, true), peer, tag, buf,
+			  len, r, err);
+}
+
+ibf_ucx_status_t ibf_ucxi_route_irecv(ibf_ucx_t *u, uint32_t peer,
+				      ucp_tag_t tag, void *buf, size_t len,
+				      ibf_ucxi_req_t *r, ibf_ucx_err_t *err)
+{
+	if (peer >= u->size)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_INVALID,
+				       "rank %u out of range (size %u)", peer,
+				       u->size);
+	return wire_irecv(ibf_ucxi_sl_wire(u, peer, false), peer, tag, buf,
+			  len, r, err);
 }
 
 /* Completed: release it and keep its status in *st. */
@@ -148,30 +200,58 @@ static void abandon(ibf_ucx_t *u, ibf_ucxi_req_t *r)
 {
 	double until = ibf_ucxi_now() + 1.0;
 
+	ucp_worker_h w = r->worker ? r->worker : u->wire.worker;
+
 	if (!r->req)
 		return;
-	ucp_request_cancel(u->wire.worker, r->req);
+	ucp_request_cancel(w, r->req);
 	while (ucp_request_check_status(r->req) == UCS_INPROGRESS &&
 	       ibf_ucxi_now() < until)
-		ucp_worker_progress(u->wire.worker);
+		ucp_worker_progress(w);
 	ucp_request_free(r->req);
 	r->req = NULL;
 }
 
-static void sleep_on_worker(ibf_ucx_t *u, double max_s)
+unsigned ibf_ucxi_progress_all(ibf_ucx_t *u)
 {
-	struct pollfd pfd = { .fd = u->wire.efd, .events = POLLIN };
+	ibf_ucxi_wire_t *w;
+	uint32_t n = ibf_ucxi_sl_wires(u, &w);
+	unsigned ev = ucp_worker_progress(u->wire.worker);
+
+	for (uint32_t i = 0; i < n; i++)
+		ev += ucp_worker_progress(w[i].worker);
+	return ev;
+}
+
+void ibf_ucxi_sleep_all(ibf_ucx_t *u, ucp_worker_h extra, int extra_efd,
+			double max_s)
+{
+	struct pollfd pfd[IBF_NSLS + 2];
+	ibf_ucxi_wire_t *w;
+	uint32_t n = ibf_ucxi_sl_wires(u, &w), i, k = 0;
 	int ms = (int)(max_s * 1e3);
 
+	/* events pending on one: progress again at once */
 	if (ucp_worker_arm(u->wire.worker) != UCS_OK)
-		return;   /* events pending: progress again at once */
-	poll(&pfd, 1, ms < 1 ? 1 : ms);
+		return;
+	pfd[k++] = (struct pollfd){ .fd = u->wire.efd, .events = POLLIN };
+	for (i = 0; i < n; i++) {
+		if (ucp_worker_arm(w[i].worker) != UCS_OK)
+			return;
+		pfd[k++] = (struct pollfd){ .fd = w[i].efd, .events = POLLIN };
+	}
+	if (extra) {
+		if (ucp_worker_arm(extra) != UCS_OK)
+			return;
+		pfd[k++] = (struct pollfd){ .fd = extra_efd, .events = POLLIN };
+	}
+	poll(pfd, k, ms < 1 ? 1 : ms);
 }
 
 void ibf_ucxi_progress_or_sleep(ibf_ucx_t *u, double max_s)
 {
-	if (!ucp_worker_progress(u->wire.worker))
-		sleep_on_worker(u, max_s);
+	if (!ibf_ucxi_progress_all(u))
+		ibf_ucxi_sleep_all(u, NULL, -1, max_s);
 }
 
 ibf_ucx_status_t ibf_ucxi_wait(ibf_ucx_t *u, ibf_ucxi_req_t *r, unsigned n,
@@ -184,7 +264,7 @@ ibf_ucx_status_t ibf_ucxi_wait(ibf_ucx_t *u, ibf_ucxi_req_t *r, unsigned n,
 	ucs_status_t st;
 
 	for (;;) {
-		while (ucp_worker_progress(u->wire.worker))
+		while (ibf_ucxi_progress_all(u))
 			;
 		for (i = left = 0; i < n; i++) {
 			if (!reap(&r[i], &st)) {
@@ -199,8 +279,8 @@ ibf_ucx_status_t ibf_ucxi_wait(ibf_ucx_t *u, ibf_ucxi_req_t *r, unsigned n,
 		if (t > deadline)
 			break;
 		if (t >= spin_until)
-			sleep_on_worker(u, deadline - t < 0.1 ?
-					deadline - t : 0.1);
+			ibf_ucxi_sleep_all(u, NULL, -1, deadline - t < 0.1 ?
+					   deadline - t : 0.1);
 	}
 	for (i = 0; i < n; i++) {
 		if (r[i].req && ret == IBF_UCX_OK)
@@ -552,7 +632,7 @@ ibf_ucx_status_t ibf_ucxi_oob_allgather(ibf_ucx_t *u, void *sbuf, void *rbuf,
 		/* The OOB may be waiting for a peer that waits for our
 		 * UCX progress (endpoint flush at finalize). */
 		if (u->wire.worker)
-			ucp_worker_progress(u->wire.worker);
+			ibf_ucxi_progress_all(u);
 		nanosleep(&nap, NULL);
 	}
 	u->oob.req_free(req);

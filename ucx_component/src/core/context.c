@@ -35,40 +35,61 @@ void ibf_ucxi_ucx_unlock(void)
 	pthread_mutex_unlock(&ucx_lock);
 }
 
-static ibf_ucx_status_t ucx_open(ibf_ucx_t *u, ucp_address_t **addr,
-				 size_t *addr_len, ibf_ucx_err_t *err)
+ibf_ucx_status_t ibf_ucxi_wire_open(const ibf_ucx_config_t *cfg,
+				    const char *name, const char *key,
+				    const char *val, ibf_ucxi_wire_t *w,
+				    ibf_ucx_err_t *err)
 {
-	ucp_params_t p;
-	ucp_worker_params_t wp;
+	ucp_params_t p = { .field_mask = UCP_PARAM_FIELD_FEATURES |
+					 UCP_PARAM_FIELD_NAME,
+			   .features = UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP,
+			   .name = name };
+	ucp_worker_params_t wp = { .field_mask =
+					   UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+				   .thread_mode = UCS_THREAD_MODE_SINGLE };
 	ucp_config_t *uc;
-	ucs_status_t us;
+	ucs_status_t us = UCS_OK;
 	ibf_ucx_status_t st;
 
 	ibf_ucxi_ucx_lock();
-	st = ibf_ucxi_ucp_config(u->cfg, &uc, err);
+	st = ibf_ucxi_ucp_config(cfg, &uc, err);
 	if (st != IBF_UCX_OK) {
 		ibf_ucxi_ucx_unlock();
 		return st;
 	}
-	memset(&p, 0, sizeof(p));
-	p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
-	p.features = UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP;
-	p.name = "ibflow";
-	us = ucp_init(&p, uc, &u->wire.ctx);
+	if (key)
+		us = ucp_config_modify(uc, key, val);
+	if (us == UCS_OK)
+		us = ucp_init(&p, uc, &w->ctx);
 	ucp_config_release(uc);
 	if (us != UCS_OK) {
 		ibf_ucxi_ucx_unlock();
-		return ibf_ucxi_devices_blame(u->cfg, us, err);
+		if (key)
+			return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "UCP "
+					       "context with %s=%s: %s", key,
+					       val, ucs_status_string(us));
+		return ibf_ucxi_devices_blame(cfg, us, err);
 	}
-	memset(&wp, 0, sizeof(wp));
-	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-	wp.thread_mode = UCS_THREAD_MODE_SINGLE;
-	us = ucp_worker_create(u->wire.ctx, &wp, &u->wire.worker);
+	us = ucp_worker_create(w->ctx, &wp, &w->worker);
 	ibf_ucxi_ucx_unlock();
 	if (us == UCS_OK)
-		us = ucp_worker_get_efd(u->wire.worker, &u->wire.efd);
-	if (us == UCS_OK)
-		us = ucp_worker_get_address(u->wire.worker, addr, addr_len);
+		us = ucp_worker_get_efd(w->worker, &w->efd);
+	if (us != UCS_OK)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "UCP worker: %s",
+				       ucs_status_string(us));
+	return IBF_UCX_OK;
+}
+
+static ibf_ucx_status_t ucx_open(ibf_ucx_t *u, ucp_address_t **addr,
+				 size_t *addr_len, ibf_ucx_err_t *err)
+{
+	ucs_status_t us;
+	ibf_ucx_status_t st;
+
+	st = ibf_ucxi_wire_open(u->cfg, "ibflow", NULL, NULL, &u->wire, err);
+	if (st != IBF_UCX_OK)
+		return st;
+	us = ucp_worker_get_address(u->wire.worker, addr, addr_len);
 	if (us != UCS_OK)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "UCP worker: %s",
 				       ucs_status_string(us));
@@ -246,13 +267,29 @@ static ibf_ucx_status_t check_params(const ibf_ucx_params_t *p,
 }
 
 /* A routing deadlock-free only with per-route SLs is not so for this
- * job: UCX sends all of it on one SL (UCX_IB_SL).  Said once, by rank 0. */
+ * job: UCX sends all of it on one SL (UCX_IB_SL), or, with route SLs,
+ * all but this library's all-to-all and probes.  Said once, by rank 0. */
 static void warn_route_sls(const ibf_ucx_t *u)
 {
 	const char *sl = getenv("UCX_IB_SL");
+	ibf_ucxi_wire_t *w;
 
 	if (u->rank != 0 || u->fab.route_sls <= 1)
 		return;
+	if (ibf_ucxi_sl_wires(u, &w)) {
+		fprintf(stderr, "ibflow: warning: %sFABRIC=%s: the routing (%s) "
+			"is deadlock-free only with its %u SLs: this library's "
+			"all-to-all and probes travel on their routes' SLs "
+			"(%sROUTE_SL), but the job's other UCX traffic (the "
+			"MPI library's own) on one SL (UCX_IB_SL=%s), which "
+			"this routing does not keep deadlock-free (route for "
+			"one VL, ibflow.conf vls 1, if that traffic is "
+			"large)\n", IBF_UCX_VAR_PREFIX,
+			u->fab.dir ? u->fab.dir : "",
+			u->fab.engine[0] ? u->fab.engine : "unnamed",
+			u->fab.route_sls, IBF_UCX_VAR_PREFIX, sl ? sl : "auto");
+		return;
+	}
 	fprintf(stderr, "ibflow: warning: %sFABRIC=%s: the routing (%s) is "
 		"deadlock-free only with its %u SLs, but UCX sends this "
 		"job's traffic on one SL (UCX_IB_SL=%s): an all-to-all can "
@@ -284,7 +321,6 @@ static void local_setup(ibf_ucx_t *u, ibf_ucxi_whoami_t *me,
 			return;
 		}
 		me->digest = u->fab.digest;
-		warn_route_sls(u);
 		if (u->cfg->v.lid_offset >= 1u << u->fab.fabric->lmc) {
 			ibf_ucx_err_set(&e, IBF_UCX_ERR_CONFIG, "%sLID_OFFSET="
 					"%u: the fabric's LMC is %u (offsets 0.."
@@ -350,6 +386,7 @@ static ibf_ucx_status_t exchange(ibf_ucx_t *u, const ibf_ucxi_whoami_t *me,
 static void destroy(ibf_ucx_t *u)
 {
 	ibf_ucxi_lane_free(u);
+	ibf_ucxi_sl_free(u);
 	ibf_ucxi_wire_close(&u->wire);
 	ibf_ucxi_fabric_free(&u->fab);
 	ibf_ucx_config_release(u->cfg);
@@ -406,6 +443,10 @@ ibf_ucx_status_t ibf_ucx_init(const ibf_ucx_params_t *p, ibf_ucx_t **out,
 	if (st == IBF_UCX_OK)
 		st = judge(u, (p->flags & IBF_UCX_INIT_FALLBACK) ||
 			   (u->cfg && u->cfg->v.fallback), err);
+	if (st == IBF_UCX_OK)
+		st = ibf_ucxi_sl_setup(u, err);
+	if (st == IBF_UCX_OK && u->aware)
+		warn_route_sls(u);
 	/* No export: the fabric is the tree inferred from RTTs. */
 	if (st == IBF_UCX_OK && !strcmp(u->cfg->v.fabric, "infer"))
 		st = ibf_ucxi_fabric_infer(u, err);
@@ -417,15 +458,60 @@ ibf_ucx_status_t ibf_ucx_init(const ibf_ucx_params_t *p, ibf_ucx_t **out,
 	return IBF_UCX_OK;
 }
 
+/* Every context of u but the lane: the data context, then the route
+ * SLs' (at most IBF_NSLS + 1). */
+static uint32_t all_wires(ibf_ucx_t *u, ibf_ucxi_wire_t **out)
+{
+	ibf_ucxi_wire_t *w;
+	uint32_t n = ibf_ucxi_sl_wires(u, &w);
+
+	out[0] = &u->wire;
+	for (uint32_t i = 0; i < n; i++)
+		out[i + 1] = &w[i];
+	return n + 1;
+}
+
+/* What this process sent on w must have left it before a forced close
+ * (a completed eager send may still sit in the transport's buffer). */
+static void wire_flush(ibf_ucx_t *u, ibf_ucxi_wire_t *w, double deadline)
+{
+	ucp_request_param_t fp = { .op_attr_mask = 0 };
+	ucs_status_ptr_t f = ucp_worker_flush_nbx(w->worker, &fp);
+
+	while (UCS_PTR_IS_PTR(f) &&
+	       ucp_request_check_status(f) == UCS_INPROGRESS &&
+	       ibf_ucxi_now() < deadline)
+		ibf_ucxi_progress_or_sleep(u, 0.01);
+	if (UCS_PTR_IS_PTR(f))
+		ucp_request_free(f);
+}
+
+/* Close w's endpoints, forced; the requests in r[size] (NULL: none). */
+static void wire_close_eps(ibf_ucxi_wire_t *w, uint32_t size,
+			   ucs_status_ptr_t *r)
+{
+	ucp_request_param_t cp = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+				   .flags = UCP_EP_CLOSE_FLAG_FORCE };
+
+	for (uint32_t i = 0; i < size; i++) {
+		if (!w->eps[i])
+			continue;
+		if (r)
+			r[i] = ucp_ep_close_nbx(w->eps[i], &cp);
+		else
+			ucp_ep_destroy(w->eps[i]);
+		w->eps[i] = NULL;
+	}
+}
+
 /* Close every endpoint with a flush, then an OOB fence so that nobody
  * destroys its worker while a peer still flushes towards it. */
 ibf_ucx_status_t ibf_ucx_finalize(ibf_ucx_t *u, ibf_ucx_err_t *err)
 {
-	ucp_request_param_t cp = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-				   .flags = UCP_EP_CLOSE_FLAG_FORCE };
+	ibf_ucxi_wire_t *w[IBF_NSLS + 1];
 	ucs_status_ptr_t *r;
 	double deadline;
-	uint32_t i, left;
+	uint32_t i, left, nw, nr;
 	char x = 0, *all;
 	ibf_ucx_status_t st = IBF_UCX_OK;
 
@@ -442,22 +528,12 @@ ibf_ucx_status_t ibf_ucx_finalize(ibf_ucx_t *u, ibf_ucx_err_t *err)
 		st = ibf_ucxi_oob_allgather(u, &x, all, 1, err);
 		free(all);
 	}
-	/* What this process sent must have left it before a forced close
-	 * (a completed eager send may still sit in the transport's buffer):
-	 * flush the worker.  Without the exchange above (a caller that
-	 * cannot do one any more) this is all that keeps the last messages. */
+	/* Without the exchange above (a caller that cannot do one any
+	 * more) the flush is all that keeps the last messages. */
 	deadline = ibf_ucxi_now() + u->timeout;
-	{
-		ucp_request_param_t fp = { .op_attr_mask = 0 };
-		ucs_status_ptr_t f = ucp_worker_flush_nbx(u->wire.worker, &fp);
-
-		while (UCS_PTR_IS_PTR(f) &&
-		       ucp_request_check_status(f) == UCS_INPROGRESS &&
-		       ibf_ucxi_now() < deadline)
-			ibf_ucxi_progress_or_sleep(u, 0.01);
-		if (UCS_PTR_IS_PTR(f))
-			ucp_request_free(f);
-	}
+	nw = all_wires(u, w);
+	for (i = 0; i < nw; i++)
+		wire_flush(u, w[i], deadline);
 	/* And every process says it has flushed before any closes: over
 	 * rc_verbs a flush completes only when the peer's QP answers, so a
 	 * process that closed and left early made the others' flushes wait
@@ -468,18 +544,12 @@ ibf_ucx_status_t ibf_ucx_finalize(ibf_ucx_t *u, ibf_ucx_err_t *err)
 		free(all);
 	}
 	ibf_ucxi_lane_free(u);
-	r = calloc(u->size + 1, sizeof(*r));
-	for (i = 0; i < u->size; i++) {
-		if (!u->wire.eps[i])
-			continue;
-		if (r)
-			r[i] = ucp_ep_close_nbx(u->wire.eps[i], &cp);
-		else
-			ucp_ep_destroy(u->wire.eps[i]);
-		u->wire.eps[i] = NULL;
-	}
+	nr = nw * u->size;
+	r = calloc(nr + 1, sizeof(*r));
+	for (i = 0; i < nw; i++)
+		wire_close_eps(w[i], u->size, r ? r + i * u->size : NULL);
 	do {
-		for (i = left = 0; r && i < u->size; i++) {
+		for (i = left = 0; r && i < nr; i++) {
 			if (!UCS_PTR_IS_PTR(r[i]))
 				continue;
 			if (ucp_request_check_status(r[i]) != UCS_INPROGRESS) {
@@ -492,7 +562,7 @@ ibf_ucx_status_t ibf_ucx_finalize(ibf_ucx_t *u, ibf_ucx_err_t *err)
 		if (left)
 			ibf_ucxi_progress_or_sleep(u, 0.01);
 	} while (left && ibf_ucxi_now() < deadline);
-	for (i = 0; r && i < u->size; i++)
+	for (i = 0; r && i < nr; i++)
 		if (UCS_PTR_IS_PTR(r[i]))
 			ucp_request_free(r[i]);
 	free(r);

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,4 +225,56 @@ fail:
 	ucp_config_release(*out);
 	*out = NULL;
 	return err ? err->status : IBF_UCX_ERR_CONFIG;
+}
+
+/* ---- what a context's data goes over ------------------------------------- */
+
+/* The InfiniBand port "dev:port" (up to a blank) has link layer
+ * InfiniBand (sysfs; RoCE ports say Ethernet). */
+static bool ib_link_layer(const char *devport)
+{
+	char dev[64], path[192], ll[32] = "";
+	unsigned port;
+	FILE *fp;
+
+	if (sscanf(devport, "%63[^:]:%u", dev, &port) != 2)
+		return false;
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/"
+		 "link_layer", dev, port);
+	fp = fopen(path, "r");
+	if (!fp)
+		return false;
+	if (!fgets(ll, sizeof(ll), fp))
+		ll[0] = '\0';
+	fclose(fp);
+	return !strncmp(ll, "InfiniBand", 10);
+}
+
+/* UCX names the transports a context uses in its resource list
+ * ("resource N : md M dev D flags -- tl/dev:port"). */
+ibf_ucxi_transport_t ibf_ucxi_transport(ucp_context_h ctx)
+{
+	static const char *const rdma[] = { " -- rc_", " -- ud_", " -- dc_" };
+	ibf_ucxi_transport_t t = IBF_UCXI_TL_OTHER;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+
+	if (!fp)
+		return t;
+	ucp_context_print_info(ctx, fp);
+	fclose(fp);
+	for (unsigned i = 0; text && i < 3 && t != IBF_UCXI_TL_IB; i++) {
+		for (const char *p = text; (p = strstr(p, rdma[i])); p++) {
+			const char *slash = strchr(p + 4, '/');
+
+			t = IBF_UCXI_TL_RDMA;
+			if (slash && ib_link_layer(slash + 1)) {
+				t = IBF_UCXI_TL_IB;
+				break;
+			}
+		}
+	}
+	free(text);
+	return t;
 }

@@ -37,7 +37,6 @@
 #include <arpa/inet.h>
 #include <limits.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -642,6 +641,7 @@ ibf_ucx_status_t ibf_ucxi_lane_isend(ibf_ucx_t *u, uint32_t peer,
 	r->req = NULL;
 	r->what = "sending a control message to";
 	r->peer = peer;
+	r->worker = u->lane->l->worker;
 	st = lane_ep(u, peer, &ep, err);
 	if (st != IBF_UCX_OK)
 		return st;
@@ -666,6 +666,7 @@ ibf_ucx_status_t ibf_ucxi_lane_irecv(ibf_ucx_t *u, uint32_t peer,
 		return ibf_ucxi_irecv(u, peer, tag, buf, len, r, err);
 	r->what = "receiving a control message from";
 	r->peer = peer;
+	r->worker = u->lane->l->worker;
 	sp = ucp_tag_recv_nbx(u->lane->l->worker, buf, len,
 			      lane_tag(u->lane->id, tag), (ucp_tag_t)-1, &p);
 	if (UCS_PTR_IS_ERR(sp)) {
@@ -680,7 +681,7 @@ ibf_ucx_status_t ibf_ucxi_lane_irecv(ibf_ucx_t *u, uint32_t peer,
 
 void ibf_ucxi_lane_progress(ibf_ucx_t *u)
 {
-	while (ucp_worker_progress(u->wire.worker))
+	while (ibf_ucxi_progress_all(u))
 		;
 	if (u->lane)
 		while (ucp_worker_progress(u->lane->l->worker))
@@ -692,18 +693,11 @@ void ibf_ucxi_lane_progress(ibf_ucx_t *u)
  * one sleeps its max_s, no longer.) */
 void ibf_ucxi_lane_sleep(ibf_ucx_t *u, double max_s)
 {
-	struct pollfd pfd[2] = { { .fd = u->wire.efd, .events = POLLIN },
-				 { .fd = -1, .events = POLLIN } };
-	int ms = (int)(max_s * 1e3);
-
-	if (ucp_worker_arm(u->wire.worker) != UCS_OK)
-		return;
-	if (u->lane) {
-		if (ucp_worker_arm(u->lane->l->worker) != UCS_OK)
-			return;
-		pfd[1].fd = u->lane->l->efd;
-	}
-	poll(pfd, 2, ms < 1 ? 1 : ms);
+	if (u->lane)
+		ibf_ucxi_sleep_all(u, u->lane->l->worker, u->lane->l->efd,
+				   max_s);
+	else
+		ibf_ucxi_sleep_all(u, NULL, -1, max_s);
 }
 
 /* Give up requests of the lane: cancel and release what is left. */

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <ibflow/sl_io.h>
 #include <ibflow/ucx.h>
 
 #include "config/cfg.h"
@@ -49,6 +50,7 @@ typedef struct ibf_ucxi_fabric {
 	char *lfts_path;
 	unsigned route_sls;      /* SLs the routing's deadlock freedom
 				    needs (its SL file), 1 without one */
+	ibf_sls_t sls;           /* the routes' SLs (empty: all SL 0) */
 } ibf_ucxi_fabric_t;
 
 /* Load an export directory: manifest, topology, LFTs, checked for one
@@ -65,6 +67,17 @@ ibf_ucx_status_t ibf_ucxi_devices_check(const ibf_ucx_config_t *c,
  * transports leave no device. */
 ibf_ucx_status_t ibf_ucxi_devices_blame(const ibf_ucx_config_t *c,
 					ucs_status_t us, ibf_ucx_err_t *err);
+
+/* What a UCP context's data goes over: a verbs transport (rc, ud, dc)
+ * on an InfiniBand port, on another RDMA port (RoCE), or neither (TCP,
+ * shared memory). */
+typedef enum ibf_ucxi_transport {
+	IBF_UCXI_TL_OTHER = 0,
+	IBF_UCXI_TL_RDMA,
+	IBF_UCXI_TL_IB,
+} ibf_ucxi_transport_t;
+
+ibf_ucxi_transport_t ibf_ucxi_transport(ucp_context_h ctx);
 
 /* What this process knows about itself, exchanged with every other. */
 typedef struct ibf_ucxi_whoami {
@@ -119,6 +132,7 @@ typedef struct ibf_ucxi_wire {
 	ucp_ep_h *eps;            /* [size], created on first use */
 	uint8_t *addrs;           /* [size * stride]: length + address */
 	size_t stride;
+	uint64_t nsent, nrecv;    /* messages posted */
 } ibf_ucxi_wire_t;
 
 /* comm.c: the endpoint to rank on w, created on first use from the
@@ -128,6 +142,14 @@ ucs_status_t ibf_ucxi_wire_ep(ibf_ucxi_wire_t *w, uint32_t rank,
 /* comm.c: destroy the worker and the context, free eps and addrs (the
  * endpoints already closed). */
 void ibf_ucxi_wire_close(ibf_ucxi_wire_t *w);
+/* context.c: a UCP context and worker of this library (under the UCX
+ * lock), with key = val set on its UCP configuration when key is not
+ * NULL (UCX_IBFLOW_NET_DEVICES / _TLS always); w->eps and w->addrs are
+ * the caller's. */
+ibf_ucx_status_t ibf_ucxi_wire_open(const ibf_ucx_config_t *cfg,
+				    const char *name, const char *key,
+				    const char *val, ibf_ucxi_wire_t *w,
+				    ibf_ucx_err_t *err);
 
 struct ibf_ucx {
 	ibf_ucx_config_t *cfg;
@@ -135,6 +157,8 @@ struct ibf_ucx {
 	uint32_t rank, size;
 	double timeout;
 	ibf_ucxi_wire_t wire;     /* the data context */
+	struct ibf_ucxi_sl_lanes *sl;  /* route SLs' contexts (sl_lanes.c),
+					  NULL: all on the data context */
 	uint32_t seq;             /* collective calls so far (same on all) */
 	/* fabric view */
 	ibf_ucxi_fabric_t fab;
@@ -206,6 +230,7 @@ typedef struct ibf_ucxi_req {
 	void *req;
 	const char *what;  /* for timeout messages */
 	uint32_t peer;
+	ucp_worker_h worker;  /* it was posted on (NULL: the data context's) */
 } ibf_ucxi_req_t;
 
 ibf_ucx_status_t ibf_ucxi_isend(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
@@ -214,6 +239,22 @@ ibf_ucx_status_t ibf_ucxi_isend(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
 ibf_ucx_status_t ibf_ucxi_irecv(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
 				void *buf, size_t len, ibf_ucxi_req_t *r,
 				ibf_ucx_err_t *err);
+/* The same on the context of the route's SL to / from peer (the data
+ * context without route SLs, or within a host): the all-to-all's blocks
+ * and the probes. */
+ibf_ucx_status_t ibf_ucxi_route_isend(ibf_ucx_t *u, uint32_t peer,
+				      ucp_tag_t tag, const void *buf,
+				      size_t len, ibf_ucxi_req_t *r,
+				      ibf_ucx_err_t *err);
+ibf_ucx_status_t ibf_ucxi_route_irecv(ibf_ucx_t *u, uint32_t peer,
+				      ucp_tag_t tag, void *buf, size_t len,
+				      ibf_ucxi_req_t *r, ibf_ucx_err_t *err);
+/* Progress every context of u but the lane once; events seen. */
+unsigned ibf_ucxi_progress_all(ibf_ucx_t *u);
+/* Sleep until a context of u (or the extra worker, efd; NULL, -1:
+ * none) has an event, at most max_s. */
+void ibf_ucxi_sleep_all(ibf_ucx_t *u, ucp_worker_h extra, int extra_efd,
+			double max_s);
 /* Completed: released, *st its outcome (an error set in err); false
  * while it runs. */
 bool ibf_ucxi_test(ibf_ucxi_req_t *r, ibf_ucx_status_t *st,
@@ -255,6 +296,23 @@ ibf_ucx_status_t ibf_ucxi_scatterv(ibf_ucx_t *u, uint32_t root,
 ibf_ucx_status_t ibf_ucxi_bcast_blob(ibf_ucx_t *u, uint32_t root,
 				     void **buf, size_t *len,
 				     ibf_ucx_err_t *err);
+
+/* ---- route SLs (src/core/sl_lanes.c) ------------------------------------- */
+
+/* Collective, in ibf_ucx_init after the host list: the contexts of this
+ * process's routes' SLs, used if every process opened its own
+ * (UCX_IBFLOW_ROUTE_SL; a process that cannot says why once).  Errors
+ * are the exchange's. */
+ibf_ucx_status_t ibf_ucxi_sl_setup(ibf_ucx_t *u, ibf_ucx_err_t *err);
+/* The context a message to (to) or from peer goes on. */
+ibf_ucxi_wire_t *ibf_ucxi_sl_wire(ibf_ucx_t *u, uint32_t peer, bool to);
+/* The SL of the route SL context whose worker is w (a request's), -1:
+ * none of them (the data context): what a trace says a message went on. */
+int ibf_ucxi_worker_sl(const ibf_ucx_t *u, ucp_worker_h w);
+/* The route SLs' contexts (*w, the count; 0: none). */
+uint32_t ibf_ucxi_sl_wires(const ibf_ucx_t *u, ibf_ucxi_wire_t **w);
+/* Close them (their endpoints already closed). */
+void ibf_ucxi_sl_free(ibf_ucx_t *u);
 
 /* ---- the control lane (src/core/lane.c) ------------------------------------ */
 

@@ -4,8 +4,9 @@
  * either manifest, tried again a few times while a newer routing is being
  * put in place, every switch with its table (ibf_export_read_set_retry,
  * common/lib/export/); the testbed's address map is noted when the
- * directory has one, and the SLs the routing needs (its SL file): UCX
- * sends on one SL, UCX_IB_SL, whatever the route.
+ * directory has one, and the SLs of the routes (its SL file): UCX
+ * sends every packet of a context on one SL, UCX_IB_SL, so the SL of a
+ * route is the SL of the context a message goes on (core/sl_lanes.c).
  */
 #include "config.h"
 
@@ -30,22 +31,21 @@ static void join(char *out, size_t len, const char *dir, const char *name)
 	snprintf(out, len, "%s/%s", dir, name);
 }
 
-/* The SLs the routing relies on, from the export's SL file: 1 when it
- * has none or it does not read (an SL file is optional). */
-static unsigned route_sls(const ibf_ucxi_fabric_t *f, const char *dir)
+/* The SLs of the routes, from the export's SL file, kept in f->sls; 1
+ * SL (all routes on SL 0) when it has none or it does not read (an SL
+ * file is optional). */
+static unsigned route_sls(ibf_ucxi_fabric_t *f, const char *dir)
 {
 	char path[4096];
-	ibf_sls_t sls;
 	ibf_err_t e;
-	unsigned n;
 
 	join(path, sizeof(path), dir, SLFILE);
 	ibf_err_clear(&e);
-	if (ibf_sls_read(f->fabric, path, &sls, &e) != IBF_OK)
+	if (ibf_sls_read(f->fabric, path, &f->sls, &e) != IBF_OK) {
+		memset(&f->sls, 0, sizeof(f->sls));
 		return 1;
-	n = sls.nsls ? sls.nsls : 1;
-	ibf_sls_free(&sls);
-	return n;
+	}
+	return f->sls.nsls ? f->sls.nsls : 1;
 }
 
 ibf_ucx_status_t ibf_ucxi_fabric_load(const char *dir, ibf_ucxi_fabric_t *f,
@@ -91,6 +91,7 @@ ibf_ucx_status_t ibf_ucxi_fabric_load(const char *dir, ibf_ucxi_fabric_t *f,
 
 void ibf_ucxi_fabric_free(ibf_ucxi_fabric_t *f)
 {
+	ibf_sls_free(&f->sls);
 	ibf_lfts_destroy(f->lfts);
 	ibf_fabric_destroy(f->fabric);
 	free(f->dir);

@@ -8,7 +8,8 @@
  * improved for `stall` exchanges or after `max_exchanges`.  The caller
  * (probe.c) makes the `runs` runs and keeps the minimum and maximum of
  * their bests.  A few untimed exchanges before the first run let UCX wire
- * the endpoint up.
+ * the endpoint up.  Pings and pongs go on the context of their route's
+ * SL (core/sl_lanes.c): a probe measures the path the data takes.
  */
 #include "config.h"
 
@@ -29,19 +30,33 @@ typedef struct pp {
 	double spin_s;
 } pp_t;
 
+/* A message on the route's SL, waited for. */
+static ibf_ucx_status_t route_send(pp_t *p, const void *buf,
+				   ibf_ucx_err_t *err)
+{
+	ibf_ucxi_req_t r;
+	ibf_ucx_status_t st = ibf_ucxi_route_isend(p->u, p->peer, p->tag_out,
+						   buf, p->size, &r, err);
+
+	if (st != IBF_UCX_OK)
+		return st;
+	return ibf_ucxi_wait(p->u, &r, 1, ibf_ucxi_now() + p->u->timeout, 0,
+			     err);
+}
+
 static ibf_ucx_status_t exchange(pp_t *p, double *rtt, ibf_ucx_err_t *err)
 {
 	ibf_ucxi_req_t r[2];
 	double t0;
 	ibf_ucx_status_t st;
 
-	st = ibf_ucxi_irecv(p->u, p->peer, p->tag_in, p->in, p->size, &r[0],
-			    err);
+	st = ibf_ucxi_route_irecv(p->u, p->peer, p->tag_in, p->in, p->size,
+				  &r[0], err);
 	if (st != IBF_UCX_OK)
 		return st;
 	t0 = ibf_ucxi_now();
-	st = ibf_ucxi_isend(p->u, p->peer, p->tag_out, p->out, p->size, &r[1],
-			    err);
+	st = ibf_ucxi_route_isend(p->u, p->peer, p->tag_out, p->out, p->size,
+				  &r[1], err);
 	if (st != IBF_UCX_OK) {
 		/* Wait with a deadline in the past: cancels the receive. */
 		ibf_ucxi_wait(p->u, r, 1, 0, 0, NULL);
@@ -119,7 +134,7 @@ ibf_ucx_status_t ibf_ucxi_ping(ibf_ucx_t *u, uint32_t peer, uint32_t seq,
 	if (st == IBF_UCX_OK) {
 		kind = MSG_STOP;
 		memcpy(p.out, &kind, sizeof(kind));
-		st = ibf_ucxi_send(u, peer, p.tag_out, p.out, p.size, err);
+		st = route_send(&p, p.out, err);
 	}
 	pp_free(&p);
 	if (st != IBF_UCX_OK)
@@ -143,7 +158,8 @@ ibf_ucx_status_t ibf_ucxi_pong(ibf_ucx_t *u, uint32_t peer, uint32_t seq,
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
 	}
 	for (;;) {
-		st = ibf_ucxi_irecv(u, peer, p.tag_in, p.in, p.size, &r, err);
+		st = ibf_ucxi_route_irecv(u, peer, p.tag_in, p.in, p.size, &r,
+					  err);
 		if (st == IBF_UCX_OK)
 			st = ibf_ucxi_wait(u, &r, 1, ibf_ucxi_now() + u->timeout,
 					   p.spin_s, err);
@@ -152,7 +168,7 @@ ibf_ucx_status_t ibf_ucxi_pong(ibf_ucx_t *u, uint32_t peer, uint32_t seq,
 		memcpy(&kind, p.in, sizeof(kind));
 		if (kind == MSG_STOP)
 			break;
-		st = ibf_ucxi_send(u, peer, p.tag_out, p.in, p.size, err);
+		st = route_send(&p, p.in, err);
 		if (st != IBF_UCX_OK)
 			break;
 	}
