@@ -647,14 +647,54 @@ static uint32_t chan(const ibf_rgraph_t *g, uint32_t e, uint32_t s)
 	return g->ea[e] == s ? 2 * e : 2 * e + 1;
 }
 
-/* The escape tree: BFS over all links from the router of least
- * eccentricity (first in NodeGUID order on ties), so tree paths stay
- * short; tree[e] marks its links. */
+/* At most this many children per switch in the escape tree, while the
+ * tree can be completed so: every turn of the tree is in the one VL's
+ * CDG, so routes between the subtrees of a switch always pass it
+ * acyclically and a hub with all its neighbours as children draws much
+ * traffic (Slim Fly q = 11 with 17 switch links: 2.4x its all-to-all
+ * time at no cap, docs/benchmarks.md).  7-8 was best on the four
+ * fabrics measured there; 5 and 12 were worse. */
+#define LAYERED_ESCAPE_CHILDREN 8u
+
+/* One breadth-first pass of the escape tree over the switches in
+ * L->queue[0..*tail): each adopts neighbours not in the tree yet while
+ * it has fewer than cap children. */
+static void escape_pass(struct lay *L, uint32_t root, uint32_t cap,
+			uint32_t *tail)
+{
+	const ibf_rgraph_t *g = &L->g;
+	uint32_t head, k;
+
+	for (head = 0; head < *tail; head++) {
+		uint32_t u = L->queue[head], nc = 0;
+
+		for (k = g->adj_off[u]; k < g->adj_off[u + 1]; k++)
+			nc += L->tree[g->adj_edge[k]];
+		nc -= u != root; /* the link to its parent */
+		for (k = g->adj_off[u]; k < g->adj_off[u + 1] && nc < cap;
+		     k++) {
+			uint32_t e = g->adj_edge[k], y = ibf_rgraph_other(g, e, u);
+
+			if (!L->mark[y]) {
+				L->mark[y] = 1;
+				L->tree[e] = 1;
+				L->queue[(*tail)++] = y;
+				nc++;
+			}
+		}
+	}
+}
+
+/* The escape tree: breadth first over all links from the router of
+ * least eccentricity (first in NodeGUID order on ties), so tree paths
+ * stay short, with at most LAYERED_ESCAPE_CHILDREN children a switch
+ * (one more each pass while switches are left out); tree[e] marks its
+ * links. */
 static void escape_tree(struct lay *L)
 {
 	const ibf_rgraph_t *g = &L->g;
 	uint32_t i, u, root = g->ord[0], best = UINT32_MAX;
-	uint32_t head = 0, tail = 0, k;
+	uint32_t tail = 0, k, cap;
 
 	for (i = 0; i < g->n; i++) {
 		uint32_t ecc = 0;
@@ -672,18 +712,8 @@ static void escape_tree(struct lay *L)
 	memset(L->tree, 0, g->nedges);
 	L->mark[root] = 1;
 	L->queue[tail++] = root;
-	while (head < tail) {
-		u = L->queue[head++];
-		for (k = g->adj_off[u]; k < g->adj_off[u + 1]; k++) {
-			uint32_t e = g->adj_edge[k], y = ibf_rgraph_other(g, e, u);
-
-			if (!L->mark[y]) {
-				L->mark[y] = 1;
-				L->tree[e] = 1;
-				L->queue[tail++] = y;
-			}
-		}
-	}
+	for (cap = LAYERED_ESCAPE_CHILDREN; tail < g->n; cap++)
+		escape_pass(L, root, cap, &tail);
 	memset(L->mark, 0, g->n * sizeof(*L->mark));
 }
 
