@@ -23,7 +23,7 @@
  *    dependency keeps the VL's
  *    channel dependency graph acyclic (incremental topological order
  *    after Pearce & Kelly), else in the next VL, else the DLID takes its
- *    escape route in one BFS spanning tree ("budget placement" below).
+ *    escape route in one spanning tree ("budget placement" below).
  *    The idea of guaranteeing progress with escape paths inside one CDG
  *    is Nue's (Domke, Hoefler, Matsuoka, HPDC'16); the granularity here
  *    is a DLID's tree, as an LFT holds it.
@@ -629,7 +629,7 @@ static ibf_status_t place_dlid(struct lay *L, unsigned dlid, uint32_t *done,
  * switch is left out while any acyclic way remains.  A switch that can
  * never join is an impasse: the tree is taken back and grown in the next
  * VL; after the last the DLID takes its escape route,
- * the path in one BFS spanning tree of all switches, in the first VL it
+ * the path in one spanning tree of all switches, in the first VL it
  * fits.  The first run is optimistic; if an escape route fits nowhere,
  * the run starts again with every dependency between two tree links put
  * into the last VL before anything else (a walk that never turns back
