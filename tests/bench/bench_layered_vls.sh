@@ -22,7 +22,10 @@
 #
 # BYTES per block (default 2048: one packet), SPECs default to the four
 # fabrics below.  Environment: BENCH_DIR (work files; OpenSM's tables of
-# an earlier run there are used again), IBFLOW (the CLI).
+# an earlier run there are used again), IBFLOW (the CLI), IBFLOW_BASE (the
+# CLI of another build, e.g. of an earlier commit: its layered on one VL
+# as an extra row, to compare before and after a change).  The heading
+# of each fabric gives each layered routing's route_seconds (--report).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -54,6 +57,12 @@ sim_cell() {
 	fi
 	awk '/^time_s/ { printf "%.3f ms (%.0f %% of bound %.3f ms)", $2 * 1e3,
 		100 * $4 / $2, $4 * 1e3 }' <<<"$out"
+}
+
+# route_s REPORT: the routing's route_seconds
+route_s() {
+	python3 -c 'import json, sys
+print("%.2f" % json.load(open(sys.argv[1]))["route_seconds"])' "$1"
 }
 
 deadlock_cell() {
@@ -108,19 +117,25 @@ for spec in $SPECS; do
 	[ -f "$topo" ] || topo=$d/nue/topo
 	[ -f "$topo" ] || continue
 	rows=()
-	t0=$(date +%s.%N)
 	"$I" route --topo "$topo" --engine layered -o "$d/l1.lfts" \
 		--order-out "$d/hosts" --report "$d/l1.json" >/dev/null
-	t1=$(date +%s.%N)
 	"$I" route --topo "$topo" --engine layered --vls 8 -o "$d/l8.lfts" \
 		--sl-out "$d/l8.sl" --report "$d/l8.json" >/dev/null
+	times="layered 1 VL $(route_s "$d/l1.json") s, --vls 8 $(route_s "$d/l8.json") s"
+	if [ -n "${IBFLOW_BASE:-}" ]; then
+		"$IBFLOW_BASE" route --topo "$topo" --engine layered \
+			-o "$d/l1base.lfts" --report "$d/l1base.json" >/dev/null
+		times="$times, IBFLOW_BASE's 1 VL $(route_s "$d/l1base.json") s"
+	fi
 	sls=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sls"])' "$d/l8.json")
 	echo
-	echo "## $spec: $(grep -c '^Ca' "$topo") hosts, $(grep -c '^Switch' "$topo") switches; layered 1 VL routed in $(printf '%.1f' "$(echo "$t1 - $t0" | bc -l)") s wall"
+	echo "## $spec: $(grep -c '^Ca' "$topo") hosts, $(grep -c '^Switch' "$topo") switches; routed in $times"
 	echo
 	echo "| routing | CDG on SL 0 | linear, SL 0 | pairwise, SL 0 | eval ${PATS//,/ | } |"
 	echo "|---|---|---|---|---|---|---|---|"
 	rows+=("layered, 1 VL (default)|$d/l1.lfts|")
+	[ -n "${IBFLOW_BASE:-}" ] &&
+		rows+=("layered, 1 VL, IBFLOW_BASE build|$d/l1base.lfts|")
 	rows+=("layered --vls 8 ($sls SLs), on SL 0|$d/l8.lfts|")
 	for e in nue updn minhop; do
 		[ -f "$d/$e/lfts" ] && rows+=("OpenSM $e|$d/$e/lfts|")

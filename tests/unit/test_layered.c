@@ -342,8 +342,10 @@ static void check_all(const char *spec, ibf_layer_method_t m)
 
 /* With the default budget of one VL: every route on SL 0, tables
  * complete, the one CDG acyclic (the test's own Kahn check), also where
- * whole layers need more than 8 VLs (dragonfly:4,2,3); and with a budget
- * of 2 VLs no SL beyond 1. */
+ * whole layers need more than 8 VLs (dragonfly:4,2,3) and where switches
+ * have more switch links than the escape tree takes children of one
+ * (slimfly:7, hyperx:2:6:1: 10); and with a budget of 2 VLs no SL
+ * beyond 1. */
 static void check_budget(const char *spec, unsigned vls)
 {
 	ibf_fabric_t *f = tu_gen(spec, 2);
@@ -367,6 +369,7 @@ static void test_budget(void **state)
 	static const char *const cases[] = {
 		"slimfly:5", "dragonfly:4,2,2", "dragonfly:4,2,3",
 		"hyperx:2:4:1", "jellyfish:16,4,2:7", "xgft:2:4,4:1,4",
+		"slimfly:7", "hyperx:2:6:1",
 	};
 	unsigned i;
 

@@ -18,11 +18,12 @@
  *  - Switch LIDs are routed like layer 0.
  *  - A budget of VLs the traffic may rely on (--vls, default 1: MPI over
  *    UCX sends every packet on one SL, UCX_IB_SL).  Within the budget
- *    every DLID's route tree is grown switch by switch inside a VL, each
- *    switch joining by a link whose new dependency keeps the VL's
+ *    every DLID's route tree is grown inside a VL by a load-weighted
+ *    Dijkstra search, each switch joining by a link whose new
+ *    dependency keeps the VL's
  *    channel dependency graph acyclic (incremental topological order
  *    after Pearce & Kelly), else in the next VL, else the DLID takes its
- *    escape route in one BFS spanning tree ("budget placement" below).
+ *    escape route in one spanning tree ("budget placement" below).
  *    The idea of guaranteeing progress with escape paths inside one CDG
  *    is Nue's (Domke, Hoefler, Matsuoka, HPDC'16); the granularity here
  *    is a DLID's tree, as an LFT holds it.
@@ -50,6 +51,13 @@
 #include "routing/route_internal.h"
 
 #define LAYERED_MAX_VLS 15u /* data VLs 0..14; SL 15 -> VL15 is management */
+
+/* A frontier entry of the tree search: switch s joining by edge e, as
+ * its channel (chan()), at the weighted cost of its way to t. */
+struct hent {
+	double cost;
+	uint32_t ch;
+};
 
 /* One VL: its channel dependency graph and what it carries. */
 struct vl {
@@ -82,13 +90,17 @@ struct lay {
 	uint32_t *mark, epoch;      /* [nswitches] in the tree being grown */
 	uint32_t *nh;               /* [nswitches] its edge toward t */
 	uint32_t *depth;            /* [nswitches] its hops to t */
+	double *cost;               /* [nswitches] its weighted way to t */
+	struct hent *heap;          /* [2 nedges + 1] the search's frontier */
+	uint32_t nheap;
+	const uint8_t *mask;        /* links of the layer being routed */
+	uint64_t use_total;         /* sum of use[] */
 	uint32_t *esc_nh, *esc_ord; /* [nswitches] escape routes toward esc_for */
 	uint32_t esc_for;
 	uint32_t *seed, seed_epoch; /* [nswitches] put on escape routes */
 	uint32_t nseeded, nstuck;
 	uint64_t seeded_switches;   /* over all DLIDs, for the report */
 	uint32_t *order;            /* [nswitches] switches still to join */
-	uint32_t *tried, tstamp;    /* [max degree] links tried by join() */
 	uint32_t escape_dlids;      /* DLIDs on their escape route */
 	bool budget_fallback;       /* whole layers needed too many VLs */
 	bool overflowed;            /* ... found by this run */
@@ -408,9 +420,10 @@ static ibf_status_t route_dest(struct lay *L, unsigned i, uint32_t t,
 	uint32_t k;
 	unsigned o, first = 0, dlid;
 
-	if (i == 0)
+	L->mask = mask; /* budget mode: grow_once() searches on its own */
+	if (i == 0 && !L->budget)
 		candidates(L, mask, t);
-	else
+	else if (!L->budget)
 		updn_candidates(L, mask, rank, t);
 	if (i == 0) {
 		dlid = ibf_port_base_lid(f, ibf_node_port_id(f,
@@ -605,16 +618,18 @@ static ibf_status_t place_dlid(struct lay *L, unsigned dlid, uint32_t *done,
 
 /* ---- budget placement ---------------------------------------------------
  *
- * A DLID's tree is grown from its switch t outward, switch by switch in
- * order of distance in the layer: a switch joins the tree through a
- * neighbour already in it (a route cannot loop) whose one new dependency
- * (this link -> the neighbour's link toward t) keeps the VL's graph
- * acyclic: first among its layer's next hops, then any link, each time
- * the neighbour fewest hops from t, then the least used port; switches
- * that cannot join yet are tried again once the tree has grown.  A
- * switch that can never join is an impasse: the tree is taken back and
- * grown in the next VL; after the last the DLID takes its escape route,
- * the path in one BFS spanning tree of all switches, in the first VL it
+ * A DLID's tree is grown from its switch t outward by a Dijkstra search
+ * on link costs (link_cost: a hop, more off the DLID's layer, more the
+ * more traffic the link carries already): the cheapest switch joins the
+ * tree through a neighbour already in it (a route cannot loop) if its
+ * one new dependency (this link -> the neighbour's link toward t) keeps
+ * the VL's graph acyclic; otherwise that way in is dropped and the
+ * switch waits for another neighbour to join.  So routes bend around
+ * dependencies that would close a cycle at the least cost, and no
+ * switch is left out while any acyclic way remains.  A switch that can
+ * never join is an impasse: the tree is taken back and grown in the next
+ * VL; after the last the DLID takes its escape route,
+ * the path in one spanning tree of all switches, in the first VL it
  * fits.  The first run is optimistic; if an escape route fits nowhere,
  * the run starts again with every dependency between two tree links put
  * into the last VL before anything else (a walk that never turns back
@@ -632,14 +647,54 @@ static uint32_t chan(const ibf_rgraph_t *g, uint32_t e, uint32_t s)
 	return g->ea[e] == s ? 2 * e : 2 * e + 1;
 }
 
-/* The escape tree: BFS over all links from the router of least
- * eccentricity (first in NodeGUID order on ties), so tree paths stay
- * short; tree[e] marks its links. */
+/* At most this many children per switch in the escape tree, while the
+ * tree can be completed so: every turn of the tree is in the one VL's
+ * CDG, so routes between the subtrees of a switch always pass it
+ * acyclically and a hub with all its neighbours as children draws much
+ * traffic (Slim Fly q = 11 with 17 switch links: 2.4x its all-to-all
+ * time at no cap, docs/benchmarks.md).  7-8 was best on the four
+ * fabrics measured there; 5 and 12 were worse. */
+#define LAYERED_ESCAPE_CHILDREN 8u
+
+/* One breadth-first pass of the escape tree over the switches in
+ * L->queue[0..*tail): each adopts neighbours not in the tree yet while
+ * it has fewer than cap children. */
+static void escape_pass(struct lay *L, uint32_t root, uint32_t cap,
+			uint32_t *tail)
+{
+	const ibf_rgraph_t *g = &L->g;
+	uint32_t head, k;
+
+	for (head = 0; head < *tail; head++) {
+		uint32_t u = L->queue[head], nc = 0;
+
+		for (k = g->adj_off[u]; k < g->adj_off[u + 1]; k++)
+			nc += L->tree[g->adj_edge[k]];
+		nc -= u != root; /* the link to its parent */
+		for (k = g->adj_off[u]; k < g->adj_off[u + 1] && nc < cap;
+		     k++) {
+			uint32_t e = g->adj_edge[k], y = ibf_rgraph_other(g, e, u);
+
+			if (!L->mark[y]) {
+				L->mark[y] = 1;
+				L->tree[e] = 1;
+				L->queue[(*tail)++] = y;
+				nc++;
+			}
+		}
+	}
+}
+
+/* The escape tree: breadth first over all links from the router of
+ * least eccentricity (first in NodeGUID order on ties), so tree paths
+ * stay short, with at most LAYERED_ESCAPE_CHILDREN children a switch
+ * (one more each pass while switches are left out); tree[e] marks its
+ * links. */
 static void escape_tree(struct lay *L)
 {
 	const ibf_rgraph_t *g = &L->g;
 	uint32_t i, u, root = g->ord[0], best = UINT32_MAX;
-	uint32_t head = 0, tail = 0, k;
+	uint32_t tail = 0, k, cap;
 
 	for (i = 0; i < g->n; i++) {
 		uint32_t ecc = 0;
@@ -657,18 +712,8 @@ static void escape_tree(struct lay *L)
 	memset(L->tree, 0, g->nedges);
 	L->mark[root] = 1;
 	L->queue[tail++] = root;
-	while (head < tail) {
-		u = L->queue[head++];
-		for (k = g->adj_off[u]; k < g->adj_off[u + 1]; k++) {
-			uint32_t e = g->adj_edge[k], y = ibf_rgraph_other(g, e, u);
-
-			if (!L->mark[y]) {
-				L->mark[y] = 1;
-				L->tree[e] = 1;
-				L->queue[tail++] = y;
-			}
-		}
-	}
+	for (cap = LAYERED_ESCAPE_CHILDREN; tail < g->n; cap++)
+		escape_pass(L, root, cap, &tail);
 	memset(L->mark, 0, g->n * sizeof(*L->mark));
 }
 
@@ -760,76 +805,6 @@ static int try_join(struct lay *L, struct vl *c, uint32_t s, uint32_t e,
 	return 1;
 }
 
-/* Preference among s's links: the neighbour fewest hops from t in the
- * tree grown so far (not in it yet: last), then the least used port. */
-static uint64_t key(const struct lay *L, uint32_t s, uint32_t e,
-		    ibf_port_id_t pid)
-{
-	uint32_t y = ibf_rgraph_other(&L->g, e, s);
-	uint64_t d = L->mark[y] == L->epoch ? L->depth[y] : (1u << 20);
-
-	return d << 40 | L->use[pid];
-}
-
-/* The least used edge of s's candidates (or, all: of its links) that
- * joins; 1 joined, 0 none, -1 out of memory. */
-static int join(struct lay *L, struct vl *c, uint32_t s, uint32_t t,
-		bool all)
-{
-	const ibf_fabric_t *f = L->f;
-	const ibf_rgraph_t *g = &L->g;
-	const uint32_t *v = all ? g->adj_edge + g->adj_off[s]
-				: L->cand + L->cand_off[s];
-	uint32_t n = all ? g->adj_off[s + 1] - g->adj_off[s]
-			 : L->cand_off[s + 1] - L->cand_off[s];
-	uint32_t tried = 0, k, stamp = ++L->tstamp;
-	int rc;
-
-	while (tried < n) {
-		uint32_t bk = n;
-		ibf_port_id_t bid = IBF_NO_ID;
-
-		for (k = 0; k < n; k++) {
-			ibf_port_id_t pid = ibf_node_port_id(f,
-				f->switches[s], ibf_rgraph_port(g, v[k], s));
-
-			if (L->tried[k] == stamp)
-				continue;
-			if (bid == IBF_NO_ID || key(L, s, v[k], pid) <
-						key(L, s, v[bk], bid)) {
-				bid = pid;
-				bk = k;
-			}
-		}
-		L->tried[bk] = stamp;
-		tried++;
-		rc = try_join(L, c, s, v[bk], t);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-/* Switches but t by distance in the layer (L->dist; unreachable ones
- * last), into L->order: a counting sort. */
-static uint32_t by_distance(struct lay *L, uint32_t t)
-{
-	const ibf_rgraph_t *g = &L->g;
-	uint32_t *cnt = L->queue, s, d, i, n = g->n; /* [n + 1] */
-
-	for (d = 0; d <= n; d++)
-		cnt[d] = 0;
-	for (s = 0; s < g->n; s++)
-		if (s != t)
-			cnt[L->dist[s] < n ? L->dist[s] : n]++;
-	for (d = 1; d <= n; d++)
-		cnt[d] += cnt[d - 1];
-	for (i = g->n; i-- > 0;) /* stable: NodeGUID order within a distance */
-		if ((s = g->ord[i]) != t)
-			L->order[--cnt[L->dist[s] < n ? L->dist[s] : n]] = s;
-	return g->n - 1;
-}
-
 /* Take back the dependencies logged in L->dep_a/b, newest first. */
 static void take_back(struct lay *L, struct vl *c)
 {
@@ -841,66 +816,150 @@ static void take_back(struct lay *L, struct vl *c)
 	}
 }
 
-/* One try at the tree toward t in VL c, seeded switches first: 1 every
- * switch joined, 0 an impasse (dependencies taken back; nstuck switches
- * left in L->order), -1 out of memory. */
-static int grow_once(struct lay *L, struct vl *c, uint32_t t)
-{
-	uint32_t n = by_distance(L, t), left, k, m;
-	int rc = 1, progress = 1;
+/* What a route pays for leaving switch s by edge e: one hop, one more
+ * off the layer being routed, and the traffic its port carries already
+ * relative to the mean channel, so that trees spread over the fabric
+ * (weights raised on used links, as Nue and DFSSSP balance). */
+#define LAYERED_OFF_LAYER_COST 1.0
+#define LAYERED_LOAD_COST 1.0
 
-	L->epoch++;
-	L->ndep = 0;
-	L->mark[t] = L->epoch;
-	L->depth[t] = 0;
-	for (k = 0; k < n; k++)
-		L->nh[L->order[k]] = NO_EDGE;
-	/* seeded switches first, on their escape routes (t outward) */
-	for (k = 1; L->nseeded && k < L->g.n && rc >= 0; k++) {
-		uint32_t x = L->esc_ord[k];
+static double link_cost(const struct lay *L, uint32_t s, uint32_t e)
+{
+	const ibf_fabric_t *f = L->f;
+	ibf_port_id_t pid = ibf_node_port_id(f, f->switches[s],
+					     ibf_rgraph_port(&L->g, e, s));
+	double mean = (double)L->use_total / (L->nch ? L->nch : 1);
+
+	return 1.0 + (L->mask[e] ? 0.0 : LAYERED_OFF_LAYER_COST) +
+	       LAYERED_LOAD_COST * (double)L->use[pid] / (mean > 1 ? mean : 1);
+}
+
+/* The frontier: a binary heap, cheapest first, ties by channel id (a
+ * numbering by GUIDs and ports, so node order does not matter). */
+static bool hent_less(const struct hent *a, const struct hent *b)
+{
+	return a->cost < b->cost || (a->cost == b->cost && a->ch < b->ch);
+}
+
+static void heap_push(struct lay *L, double cost, uint32_t ch)
+{
+	struct hent *h = L->heap, x = { cost, ch };
+	uint32_t i = L->nheap++;
+
+	while (i > 0 && hent_less(&x, &h[(i - 1) / 2])) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = x;
+}
+
+static struct hent heap_pop(struct lay *L)
+{
+	struct hent *h = L->heap, top = h[0], x = h[--L->nheap];
+	uint32_t i = 0, c;
+
+	while ((c = 2 * i + 1) < L->nheap) {
+		if (c + 1 < L->nheap && hent_less(&h[c + 1], &h[c]))
+			c++;
+		if (!hent_less(&h[c], &x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+	return top;
+}
+
+/* Switch s has joined: its neighbours outside the tree may join by it. */
+static void relax(struct lay *L, uint32_t s)
+{
+	const ibf_rgraph_t *g = &L->g;
+	uint32_t k;
+
+	for (k = g->adj_off[s]; k < g->adj_off[s + 1]; k++) {
+		uint32_t e = g->adj_edge[k], x = ibf_rgraph_other(g, e, s);
+
+		if (L->mark[x] != L->epoch)
+			heap_push(L, L->cost[s] + link_cost(L, x, e),
+				  chan(g, e, x));
+	}
+}
+
+/* Seeded switches join on their escape routes, t outward: 1 done, 0 one
+ * did not fit (only outside the escape VL), -1 out of memory. */
+static int join_seeded(struct lay *L, struct vl *c, uint32_t t)
+{
+	const ibf_rgraph_t *g = &L->g;
+	uint32_t k;
+	int rc;
+
+	for (k = 1; L->nseeded && k < g->n; k++) {
+		uint32_t x = L->esc_ord[k], e = L->esc_nh[x];
 
 		if (L->seed[x] != L->seed_epoch)
 			continue;
-		rc = try_join(L, c, x, L->esc_nh[x], t);
-		if (rc == 1)
-			L->mark[x] = L->epoch;
-		else
-			rc = -2; /* cannot happen in the escape VL */
+		rc = try_join(L, c, x, e, t);
+		if (rc != 1)
+			return rc;
+		L->mark[x] = L->epoch;
+		L->cost[x] = L->cost[ibf_rgraph_other(g, e, x)] +
+			     link_cost(L, x, e);
+	}
+	return 1;
+}
+
+/* One try at the tree toward t in VL c, seeded switches first, then a
+ * Dijkstra search from t over the links by link_cost(): the cheapest
+ * frontier entry joins if its one new dependency keeps the VL acyclic
+ * (try_join), else it is dropped (a dependency that closes a cycle
+ * keeps closing one while the VL only grows) and the switch waits for
+ * another way in.  1 every switch joined, 0 an impasse (dependencies
+ * taken back; the nstuck switches left in L->order), -1 out of memory. */
+static int grow_once(struct lay *L, struct vl *c, uint32_t t)
+{
+	const ibf_rgraph_t *g = &L->g;
+	uint32_t s, left = 0;
+	int rc;
+
+	L->epoch++;
+	L->ndep = 0;
+	L->nheap = 0;
+	for (s = 0; s < g->n; s++)
+		L->nh[s] = NO_EDGE;
+	L->mark[t] = L->epoch;
+	L->depth[t] = 0;
+	L->cost[t] = 0;
+	L->nstuck = 0;
+	rc = join_seeded(L, c, t);
+	for (s = 0; rc == 1 && s < g->n; s++)
+		if (L->mark[s] == L->epoch)
+			relax(L, s);
+	while (rc >= 0 && L->nheap) {
+		struct hent h = heap_pop(L);
+		uint32_t e = h.ch / 2;
+
+		s = h.ch & 1 ? g->eb[e] : g->ea[e];
+		if (L->mark[s] == L->epoch)
+			continue;
+		rc = try_join(L, c, s, e, t);
+		if (rc == 1) {
+			L->mark[s] = L->epoch;
+			L->cost[s] = h.cost;
+			relax(L, s);
+		}
 	}
 	if (rc < 0) {
 		take_back(L, c);
-		return rc == -1 ? -1 : 0;
+		return -1;
 	}
-	for (k = m = 0; k < n; k++) /* the others, by distance */
-		if (L->mark[L->order[k]] != L->epoch)
-			L->order[m++] = L->order[k];
-	n = m;
-	for (left = n; left && progress && rc >= 0;) {
-		progress = 0;
-		for (k = m = 0; k < left; k++) {
-			uint32_t s = L->order[k];
-
-			rc = join(L, c, s, t, false);
-			if (rc == 0)
-				rc = join(L, c, s, t, true);
-			if (rc < 0)
-				break;
-			if (rc) {
-				L->mark[s] = L->epoch;
-				progress = 1;
-			} else {
-				L->order[m++] = s;
-			}
-		}
-		if (rc < 0)
-			break;
-		left = m;
-	}
-	if (rc >= 0 && !left)
+	for (s = 0; s < g->n; s++) /* NodeGUID order, as before */
+		if (L->mark[g->ord[s]] != L->epoch)
+			L->order[left++] = g->ord[s];
+	if (!left)
 		return 1;
 	take_back(L, c);
 	L->nstuck = left;
-	return rc < 0 ? -1 : 0;
+	return 0;
 }
 
 /* Grow the tree toward t in VL c: 1 every switch joined, 0 an impasse
@@ -960,6 +1019,7 @@ static void tree_use(struct lay *L, uint32_t t, unsigned dlid)
 				break;
 			pid = ibf_node_port_id(f, f->switches[x], p);
 			L->use[pid] += k;
+			L->use_total += k;
 			x = f->switch_index[f->ports[f->ports[pid].peer].node];
 		}
 	}
@@ -1362,11 +1422,12 @@ static void lay_free(struct lay *L)
 	free(L->mark);
 	free(L->nh);
 	free(L->depth);
+	free(L->cost);
+	free(L->heap);
 	free(L->esc_nh);
 	free(L->esc_ord);
 	free(L->seed);
 	free(L->order);
-	free(L->tried);
 	free(L->dep_a);
 	free(L->dep_b);
 	free(L->smark);
@@ -1404,16 +1465,6 @@ static void count_sls(struct lay *L)
 			L->r->nsls = v + 1;
 }
 
-static uint32_t max_degree(const ibf_rgraph_t *g)
-{
-	uint32_t u, m = 0;
-
-	for (u = 0; u < g->n; u++)
-		if (g->adj_off[u + 1] - g->adj_off[u] > m)
-			m = g->adj_off[u + 1] - g->adj_off[u];
-	return m;
-}
-
 /* Every DLID placed as it is routed, within max_vls VLs (see the top of
  * the file); destinations outer, layers inner, so no layer is favoured
  * by coming first. */
@@ -1430,15 +1481,17 @@ static ibf_status_t build_budget(struct lay *L, ibf_err_t *err)
 	L->mark = calloc(ns, sizeof(*L->mark));
 	L->nh = malloc(ns * sizeof(*L->nh));
 	L->depth = malloc(ns * sizeof(*L->depth));
+	L->cost = malloc(ns * sizeof(*L->cost));
+	L->heap = malloc((2 * (size_t)L->g.nedges + 1) * sizeof(*L->heap));
 	L->esc_nh = malloc(ns * sizeof(*L->esc_nh));
 	L->esc_ord = malloc(ns * sizeof(*L->esc_ord));
 	L->seed = calloc(ns, sizeof(*L->seed));
 	L->esc_for = UINT32_MAX;
 	L->order = malloc(ns * sizeof(*L->order));
-	L->tried = calloc(max_degree(&L->g) + 1, sizeof(*L->tried));
 	L->r->sl_by_dlid = calloc((size_t)f->lid_top + 1, 1);
-	if (!L->tree || !L->mark || !L->nh || !L->depth || !L->esc_nh ||
-	    !L->esc_ord || !L->seed || !L->order || !L->tried ||
+	if (!L->tree || !L->mark || !L->nh || !L->depth || !L->cost ||
+	    !L->heap || !L->esc_nh ||
+	    !L->esc_ord || !L->seed || !L->order ||
 	    !L->r->sl_by_dlid || alloc_channels(L))
 		return nomem(err);
 	while (L->nvl < L->max_vls)
