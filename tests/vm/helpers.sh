@@ -70,3 +70,63 @@ vm_wait_listen() {
 	done
 	return 1
 }
+
+# vm_link_ends STATE NODE:PORT: the two ends of a link of a running
+# netns-fabric, "NETNS IFACE" a line each ("-" = the root namespace),
+# from the maps in its state directory STATE (docs/formats-netns.md).
+# NODE is a host's name or a switch's NodeDescription without blanks.
+vm_link_ends() {
+	awk -v node="${2%:*}" -v port="${2##*:}" '
+		FNR == 1 { f++ } /^#/ { next }
+		f == 1 && $1 == node && $4 == port { ns = $2; ifc = $3 }
+		f == 2 && $NF == node { ns = $2; ifc = "p" port }
+		f == 3 && ifc != "" && (($3 == ns && $4 == ifc) || ($7 == ns && $8 == ifc)) {
+			print $3, $4; print $7, $8; exit }' \
+		"$1/hosts" "$1/switches" "$1/links"
+}
+
+# vm_netem NETNS IFACE DELAY|none: put a netem delay on IFACE (replacing
+# its root qdisc), or remove the root qdisc ("none").  netns-fabric puts
+# netem as the root qdisc of both ends of a delayed link; this changes a
+# delay on a running fabric without bringing it down and up again.
+vm_netem() {
+	local nsopt=()
+
+	[ "$1" = - ] || nsopt=(-n "$1")
+	if [ "$3" = none ]; then
+		# No root qdisc is not an error; a netem left behind is.
+		tc "${nsopt[@]}" qdisc del dev "$2" root 2>/dev/null
+		! tc "${nsopt[@]}" qdisc show dev "$2" | grep -q netem
+		return
+	fi
+	tc "${nsopt[@]}" qdisc replace dev "$2" root netem delay "$3"
+}
+
+# vm_link_netem STATE NODE:PORT DELAY|none: the same on both ends of a
+# link, as netns-fabric's --delay does; false unless both were set.
+vm_link_netem() {
+	local ns ifc n=0
+
+	while read -r ns ifc; do
+		[ -n "$ifc" ] && vm_netem "$ns" "$ifc" "$3" && n=$((n + 1))
+	done < <(vm_link_ends "$1" "$2")
+	[ "$n" -eq 2 ]
+}
+
+# vm_fabric_netem STATE none: every link's delay removed.
+# vm_fabric_netem STATE FILE: the delays of a --delay-file ("LINK DELAY"
+# lines, LINK as NODE:PORT) set on a running fabric.
+vm_fabric_netem() {
+	local a ai b bi link dl rc=0
+
+	if [ "$2" = none ]; then
+		while read -r _ _ a ai _ _ b bi; do
+			vm_netem "$a" "$ai" none && vm_netem "$b" "$bi" none || rc=1
+		done < <(grep -v '^#' "$1/links")
+		return $rc
+	fi
+	while read -r link dl; do
+		vm_link_netem "$1" "$link" "$dl" || rc=1
+	done < <(grep -v '^#' "$2")
+	return $rc
+}
