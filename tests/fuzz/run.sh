@@ -118,9 +118,9 @@ fi
 extra_sources() {
 	case $1 in
 	fuzz_export)
-		echo "$REPO/ucx_component/src/fabric/export.c" \
+		echo "$REPO/ucx_component/src/fabric/ucx_export.c" \
 			"$REPO/ucx_component/src/fabric/map.c" \
-			"$REPO/ucx_component/src/core/status.c" ;;
+			"$REPO/ucx_component/src/core/ucx_status.c" ;;
 	esac
 }
 extra_flags() {
