@@ -342,17 +342,28 @@ static void take_one(const sim_t *s, const ibf_ucxi_a2a_plan_t *p,
 }
 
 /* Every rank takes its part, one after the other (the planner too, as
- * in the runtime; its figures are not the others'). */
+ * in the runtime; its figures are not the others'); or the planner and
+ * ranks 1, 1 + every, 1 + 2 every, ... */
 static void take_all(const sim_t *s, const ibf_ucxi_a2a_plan_t *p,
-		     views_t *v, a2a_sim_result_t *res)
+		     views_t *v, uint32_t every, a2a_sim_result_t *res)
 {
-	for (uint32_t r = 0; r < s->u.size && !res->bad[0]; r++)
+	take_one(s, p, v, 0, res);
+	for (uint32_t r = 1; r < s->u.size && !res->bad[0]; r += every)
 		take_one(s, p, v, r, res);
 }
 
 int a2a_sim_run(const char *spec, const char *engine, uint32_t nhosts,
 		const uint32_t *ppn, uint64_t max_transfers, bool check,
 		a2a_sim_result_t *res)
+{
+	return a2a_sim_run_every(spec, engine, nhosts, ppn, max_transfers,
+				 check, 1, res);
+}
+
+int a2a_sim_run_every(const char *spec, const char *engine,
+		      uint32_t nhosts, const uint32_t *ppn,
+		      uint64_t max_transfers, bool check, uint32_t every,
+		      a2a_sim_result_t *res)
 {
 	ibf_ucxi_a2a_ask_t ask = { .max_transfers = max_transfers };
 	ibf_ucxi_a2a_plan_t p;
@@ -380,11 +391,11 @@ int a2a_sim_run(const char *spec, const char *engine, uint32_t nhosts,
 	if (p.hdr.verdict == IBF_UCX_OK) {
 		res->slices_bytes = p.off[nhosts] * sizeof(uint32_t);
 		if (!check) {
-			take_all(&s, &p, NULL, res);
+			take_all(&s, &p, NULL, every ? every : 1, res);
 		} else if (views_alloc(&v, &s, p.hdr.nframes) != 0) {
 			snprintf(res->bad, sizeof(res->bad), "out of memory");
 		} else {
-			take_all(&s, &p, &v, res);
+			take_all(&s, &p, &v, 1, res);
 			check_views(&v, res);
 			if (!res->bad[0])
 				check_links(s.f, s.ro->lfts, s.u.hosts.ports,
