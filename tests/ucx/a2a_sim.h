@@ -11,7 +11,8 @@
  * a host pair's frame as its senders and its receivers keep it, every
  * other host's ranks once per rank, each frame's host pairs sharing no
  * egress port (traced through the LFTs here), and every release a rank
- * waits for sent by exactly one rank's list.
+ * waits for sent by exactly one rank's list; up to 64 hosts, the
+ * slices' predecessor and release lists against a brute force.
  */
 #ifndef IBFLOW_TEST_A2A_SIM_H
 #define IBFLOW_TEST_A2A_SIM_H
