@@ -6,6 +6,8 @@
 # planner and slice code), median of RUNS per shape.
 #   tests/bench/bench_a2a_setup.sh [RUNS] [SHAPE...]
 # SHAPE: SPEC:ENGINE:HOSTS:PPN (default: the 16,384-rank shapes below).
+# Of the non-planner ranks one per host takes its part (a host's ranks
+# get one slice); ALL_RANKS=1: every rank.
 # Needs a configured build tree (BUILD_DIR, default build).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,14 +20,18 @@ if [ $# -eq 0 ]; then
 	set -- "pgft:3:16,8,8:1,8,8:1,1,1:dmodk:128:128" \
 		"pgft:3:16,8,8:1,8,8:1,1,1:dmodk:1024:16" \
 		"dragonfly:8,4,4:minhop:1024:16" \
-		"pgft:3:16,8,32:1,8,8:1,1,1:dmodk:4096:4"
+		"pgft:3:16,8,32:1,8,8:1,1,1:dmodk:4096:4" \
+		"dragonfly:8,4,4:minhop:128:128" \
+		"dragonfly:8,16,4:minhop:4096:4"
 fi
 echo "machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "| fabric (routing) | hosts x ranks | frames / bound (round robin) | planner CPU s | slices MB | other rank: CPU s | kept MB | peak MB |"
 echo "|---|---|---|---|---|---|---|---|"
 for shape in "$@"; do
 	read -r spec engine hosts ppn <<<"$(echo "$shape" | sed 's/:\([a-z]*\):\([0-9]*\):\([0-9]*\)$/ \1 \2 \3/')"
-	"$prog" "$spec" "$engine" "$hosts" "$ppn" "$runs" | awk -v spec="$spec" \
+	every=$ppn
+	[ "${ALL_RANKS:-0}" = 1 ] && every=1
+	"$prog" "$spec" "$engine" "$hosts" "$ppn" "$runs" "$every" | awk -v spec="$spec" \
 		-v eng="$engine" -v h="$hosts" -v p="$ppn" '
 	function med(a, n,   i, j, t) {
 		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)

@@ -3,7 +3,10 @@
  * The all-to-all setup's cost at a communicator shape, simulated ranks
  * in one process (a2a_sim.h): one line per run.
  *
- *   ibflow-a2a-setup-bench SPEC ENGINE HOSTS PPN [RUNS]
+ *   ibflow-a2a-setup-bench SPEC ENGINE HOSTS PPN [RUNS [EVERY]]
+ *
+ * EVERY (default 1): of the non-planner ranks only 1, 1 + EVERY, ...
+ * take their part (EVERY = PPN: one rank per host).
  *
  * prints "ranks R hosts H frames F bound D rr RR planner_cpu_s P
  * slices_bytes S rank_cpu_s T rank_kept_bytes K rank_peak_bytes M ok"
@@ -16,14 +19,16 @@
 
 int main(int argc, char **argv)
 {
-	unsigned long hosts, ppn, runs = 1;
+	unsigned long hosts, ppn, runs = 1, every = 1;
 	uint32_t *p;
 	a2a_sim_result_t r;
 
 	if (argc < 5 || !(hosts = strtoul(argv[3], NULL, 10)) ||
 	    !(ppn = strtoul(argv[4], NULL, 10)) ||
-	    (argc > 5 && !(runs = strtoul(argv[5], NULL, 10)))) {
-		fprintf(stderr, "usage: %s SPEC ENGINE HOSTS PPN [RUNS]\n",
+	    (argc > 5 && !(runs = strtoul(argv[5], NULL, 10))) ||
+	    (argc > 6 && !(every = strtoul(argv[6], NULL, 10)))) {
+		fprintf(stderr, "usage: %s SPEC ENGINE HOSTS PPN [RUNS "
+			"[EVERY]]\n",
 			argv[0]);
 		return 2;
 	}
@@ -33,8 +38,8 @@ int main(int argc, char **argv)
 	for (unsigned long h = 0; h < hosts; h++)
 		p[h] = (uint32_t)ppn;
 	for (unsigned long k = 0; k < runs; k++) {
-		if (a2a_sim_run(argv[1], argv[2], (uint32_t)hosts, p, 0, false,
-				&r) != 0) {
+		if (a2a_sim_run_every(argv[1], argv[2], (uint32_t)hosts, p, 0,
+				      false, (uint32_t)every, &r) != 0) {
 			fprintf(stderr, "%s\n", r.why);
 			return 1;
 		}

@@ -179,6 +179,206 @@ out:
 	free(order);
 }
 
+/* ---- predecessors by brute force ----------------------------------------
+ *
+ * Small plans only (BRUTE_MAX_HOSTS): every host pair's path traced here
+ * through the LFTs, each link's user per frame in a table, and the lists
+ * the slices carry computed again from their definition, pair by pair in
+ * frame order: a pair waits for the latest earlier user of each of its
+ * links, unless that one is already on the list of another of them; in
+ * the next call, on each link it is the first to use, for that link's
+ * last user.  The slices' lists must be exactly these (as multisets of
+ * hosts, and of host and frame for the releases). */
+
+#define BRUTE_MAX_HOSTS 64
+
+typedef struct brute {
+	uint32_t nh, nf, np;           /* hosts, frames, nh * nh */
+	uint32_t *len, *hop;           /* [np], [np * HOPS_MAX] paths */
+	uint32_t *user;                /* [nports * nf] pair using a link */
+	uint32_t *npred, *pred;        /* [np], [np * HOPS_MAX] */
+	uint32_t *nxpred, *xpred;
+	const uint32_t *frame;         /* [np] v->send_frame */
+} brute_t;
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool on_list(const uint32_t *l, uint32_t n, uint32_t q)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (l[i] == q)
+			return true;
+	return false;
+}
+
+/* Pair k's two lists from the users of its links. */
+static void brute_lists(brute_t *b, uint32_t nports, uint32_t k)
+{
+	uint32_t cand[HOPS_MAX], nc = 0, fk = b->frame[k];
+	uint32_t *pr = b->pred + (size_t)k * HOPS_MAX;
+	uint32_t *xp = b->xpred + (size_t)k * HOPS_MAX;
+
+	(void)nports;
+	for (uint32_t i = 0; i < b->len[k]; i++) {
+		const uint32_t *u = b->user + (size_t)b->hop[(size_t)k *
+							HOPS_MAX + i] * b->nf;
+		uint32_t last = IBF_UCXI_NOPEER, g;
+
+		for (g = fk; g-- > 0 && u[g] == IBF_UCXI_NOPEER;)
+			;
+		if (g != UINT32_MAX) {
+			if (!on_list(cand, nc, u[g]))
+				cand[nc++] = u[g];
+			continue;
+		}
+		for (g = b->nf; g-- > 0 && last == IBF_UCXI_NOPEER;)
+			last = u[g];
+		if (!on_list(xp, b->nxpred[k], last))
+			xp[b->nxpred[k]++] = last;
+	}
+	for (uint32_t i = 0; i < nc; i++) {
+		bool implied = false;
+
+		for (uint32_t j = 0; j < nc && !implied; j++)
+			implied = j != i && on_list(b->pred + (size_t)cand[j] *
+						    HOPS_MAX, b->npred[cand[j]],
+						    cand[i]);
+		if (!implied)
+			pr[b->npred[k]++] = cand[i];
+	}
+}
+
+/* Host x's list of relation r (0 pred, 1 xpred, 2 succ, 3 xsucc) for
+ * peer y, as keys (host, or host << 32 | frame), sorted; its length. */
+static uint32_t slice_list(const uint32_t *w, uint32_t n, int r, uint32_t y,
+			   uint64_t *out)
+{
+	size_t at = 3 + 2 * (size_t)n;
+	uint32_t m = 0;
+
+	for (int q = 0; q < r; q++)
+		at += n + 1 + (q < 2 ? 1 : 2) * (size_t)w[at + n];
+	for (uint32_t e = w[at + y]; e < w[at + y + 1]; e++, m++) {
+		const uint32_t *x = w + at + n + 1 + (r < 2 ? e : 2 * e);
+
+		out[m] = r < 2 ? x[0] : (uint64_t)x[0] << 32 | x[1];
+	}
+	qsort(out, m, sizeof(*out), cmp_u64);
+	return m;
+}
+
+/* The same list from the brute force: k's predecessors by destination, or
+ * the pairs whose lists hold k by source and frame. */
+static uint32_t brute_list(const brute_t *b, int r, uint32_t k, uint64_t *out)
+{
+	uint32_t m = 0;
+
+	if (r < 2) {
+		const uint32_t *l = (r ? b->xpred : b->pred) +
+				    (size_t)k * HOPS_MAX;
+		uint32_t c = r ? b->nxpred[k] : b->npred[k];
+
+		for (uint32_t i = 0; i < c; i++)
+			out[m++] = l[i] % b->nh;
+	} else {
+		for (uint32_t q = 0; q < b->np; q++)
+			if (b->len[q] && on_list((r == 3 ? b->xpred : b->pred) +
+						 (size_t)q * HOPS_MAX, r == 3 ?
+						 b->nxpred[q] : b->npred[q], k))
+				out[m++] = (uint64_t)(q / b->nh) << 32 |
+					   b->frame[q];
+	}
+	qsort(out, m, sizeof(*out), cmp_u64);
+	return m;
+}
+
+static bool brute_alloc(brute_t *b, uint32_t nports)
+{
+	size_t big = (size_t)b->np * HOPS_MAX + 1;
+
+	b->len = calloc(b->np + 1, sizeof(uint32_t));
+	b->hop = malloc(big * sizeof(uint32_t));
+	b->user = malloc(((size_t)nports * b->nf + 1) * sizeof(uint32_t));
+	b->npred = calloc(b->np + 1, sizeof(uint32_t));
+	b->nxpred = calloc(b->np + 1, sizeof(uint32_t));
+	b->pred = malloc(big * sizeof(uint32_t));
+	b->xpred = malloc(big * sizeof(uint32_t));
+	if (!b->len || !b->hop || !b->user || !b->npred || !b->nxpred ||
+	    !b->pred || !b->xpred)
+		return false;
+	memset(b->user, 0xff, ((size_t)nports * b->nf + 1) * sizeof(uint32_t));
+	return true;
+}
+
+static void brute_free(brute_t *b)
+{
+	free(b->len);
+	free(b->hop);
+	free(b->user);
+	free(b->npred);
+	free(b->nxpred);
+	free(b->pred);
+	free(b->xpred);
+}
+
+static void check_preds(const ibf_fabric_t *f, const ibf_lfts_t *l,
+			const ibf_port_id_t *ports, const views_t *v,
+			const ibf_ucxi_a2a_plan_t *p, a2a_sim_result_t *res)
+{
+	brute_t b = { .nh = v->nh, .nf = v->nf, .np = v->nh * v->nh,
+		      .frame = v->send_frame };
+	uint64_t want[2 * HOPS_MAX * BRUTE_MAX_HOSTS];
+	uint64_t got[2 * HOPS_MAX * BRUTE_MAX_HOSTS];
+	ibf_port_id_t hops[HOPS_MAX];
+	unsigned m;
+
+	if (!brute_alloc(&b, f->nports)) {
+		bad(res, "out of memory (%u %u %u)", 1, 0, 0);
+		goto out;
+	}
+	for (uint32_t k = 0; k < b.np; k++) {
+		uint32_t x = k / b.nh, y = k % b.nh;
+
+		if (x == y)
+			continue;
+		if (ibf_trace(l, ports[x], ibf_port(f, ports[y])->lid, hops,
+			      HOPS_MAX, &m) != IBF_TRACE_OK || !m)
+			bad(res, "no route %u -> %u (%u)", x, y, 1);
+		for (unsigned j = 0; j < m; j++) {
+			b.hop[(size_t)k * HOPS_MAX + j] = hops[j];
+			b.user[(size_t)hops[j] * b.nf + b.frame[k]] = k;
+		}
+		b.len[k] = m;
+	}
+	/* frame order: every pair's earlier users have their lists */
+	for (uint32_t fr = 0; fr < b.nf; fr++)
+		for (uint32_t k = 0; k < b.np; k++)
+			if (b.len[k] && b.frame[k] == fr)
+				brute_lists(&b, f->nports, k);
+	for (uint32_t k = 0; k < b.np && !res->bad[0]; k++) {
+		uint32_t x = k / b.nh, y = k % b.nh;
+
+		for (int r = 0; b.len[k] && r < 4; r++) {
+			uint32_t h = r < 2 ? x : y, peer = r < 2 ? y : x;
+			uint32_t nw = brute_list(&b, r, k, want);
+			uint32_t ng = slice_list(p->words + p->off[h], b.nh, r,
+						 peer, got);
+
+			if (nw != ng || memcmp(want, got, nw * sizeof(*got)))
+				bad(res, "host pair %u -> %u: relation %u "
+				    "differs from the brute force", x, y,
+				    (uint32_t)r);
+		}
+	}
+out:
+	brute_free(&b);
+}
+
 typedef struct sim {
 	ibf_fabric_t *f;
 	ibf_routing_t *ro;
@@ -342,17 +542,28 @@ static void take_one(const sim_t *s, const ibf_ucxi_a2a_plan_t *p,
 }
 
 /* Every rank takes its part, one after the other (the planner too, as
- * in the runtime; its figures are not the others'). */
+ * in the runtime; its figures are not the others'); or the planner and
+ * ranks 1, 1 + every, 1 + 2 every, ... */
 static void take_all(const sim_t *s, const ibf_ucxi_a2a_plan_t *p,
-		     views_t *v, a2a_sim_result_t *res)
+		     views_t *v, uint32_t every, a2a_sim_result_t *res)
 {
-	for (uint32_t r = 0; r < s->u.size && !res->bad[0]; r++)
+	take_one(s, p, v, 0, res);
+	for (uint32_t r = 1; r < s->u.size && !res->bad[0]; r += every)
 		take_one(s, p, v, r, res);
 }
 
 int a2a_sim_run(const char *spec, const char *engine, uint32_t nhosts,
 		const uint32_t *ppn, uint64_t max_transfers, bool check,
 		a2a_sim_result_t *res)
+{
+	return a2a_sim_run_every(spec, engine, nhosts, ppn, max_transfers,
+				 check, 1, res);
+}
+
+int a2a_sim_run_every(const char *spec, const char *engine,
+		      uint32_t nhosts, const uint32_t *ppn,
+		      uint64_t max_transfers, bool check, uint32_t every,
+		      a2a_sim_result_t *res)
 {
 	ibf_ucxi_a2a_ask_t ask = { .max_transfers = max_transfers };
 	ibf_ucxi_a2a_plan_t p;
@@ -380,15 +591,18 @@ int a2a_sim_run(const char *spec, const char *engine, uint32_t nhosts,
 	if (p.hdr.verdict == IBF_UCX_OK) {
 		res->slices_bytes = p.off[nhosts] * sizeof(uint32_t);
 		if (!check) {
-			take_all(&s, &p, NULL, res);
+			take_all(&s, &p, NULL, every ? every : 1, res);
 		} else if (views_alloc(&v, &s, p.hdr.nframes) != 0) {
 			snprintf(res->bad, sizeof(res->bad), "out of memory");
 		} else {
-			take_all(&s, &p, &v, res);
+			take_all(&s, &p, &v, 1, res);
 			check_views(&v, res);
 			if (!res->bad[0])
 				check_links(s.f, s.ro->lfts, s.u.hosts.ports,
 					    &v, res);
+			if (!res->bad[0] && nhosts <= BRUTE_MAX_HOSTS)
+				check_preds(s.f, s.ro->lfts, s.u.hosts.ports,
+					    &v, &p, res);
 		}
 	}
 	views_free(&v);

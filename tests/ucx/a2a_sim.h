@@ -11,7 +11,8 @@
  * a host pair's frame as its senders and its receivers keep it, every
  * other host's ranks once per rank, each frame's host pairs sharing no
  * egress port (traced through the LFTs here), and every release a rank
- * waits for sent by exactly one rank's list.
+ * waits for sent by exactly one rank's list; up to 64 hosts, the
+ * slices' predecessor and release lists against a brute force.
  */
 #ifndef IBFLOW_TEST_A2A_SIM_H
 #define IBFLOW_TEST_A2A_SIM_H
@@ -43,5 +44,12 @@ typedef struct a2a_sim_result {
 int a2a_sim_run(const char *spec, const char *engine, uint32_t nhosts,
 		const uint32_t *ppn, uint64_t max_transfers, bool check,
 		a2a_sim_result_t *res);
+/* The same, with (check false) only the planner and every every-th other
+ * rank taking its part: ranks 1, 1 + every, ...  With every = ranks per
+ * host, one rank of each host (a host's ranks get one slice). */
+int a2a_sim_run_every(const char *spec, const char *engine,
+		      uint32_t nhosts, const uint32_t *ppn,
+		      uint64_t max_transfers, bool check, uint32_t every,
+		      a2a_sim_result_t *res);
 
 #endif

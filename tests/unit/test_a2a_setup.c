@@ -93,6 +93,20 @@ static void test_mixed(void **state)
 	run_case("xgft:2:4,4:1,4", "dmodk", 1, &one, 6);
 }
 
+/* Up to 64 hosts the slices' predecessor and release lists are also
+ * computed again by brute force from the traced paths (a2a_sim.c,
+ * check_preds): a tree, a Dragonfly, 64 hosts of the scale table's PGFT */
+static void test_brute(void **state)
+{
+	uint32_t *p = fill(64, 3);
+
+	(void)state;
+	run_case("xgft:2:4,4:1,4", "dmodk", 16, p, 48);
+	run_case("dragonfly:4,2,2", "minhop", 32, p, 96);
+	run_case("pgft:3:16,8,8:1,8,8:1,1,1", "dmodk", 64, p, 192);
+	free(p);
+}
+
 /* A limit below the host pairs: the verdict, with the reason */
 static void test_limit(void **state)
 {
@@ -113,6 +127,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_limit),
 		cmocka_unit_test(test_mixed),
+		cmocka_unit_test(test_brute),
 		cmocka_unit_test(test_2048),
 		cmocka_unit_test(test_16384),
 	};

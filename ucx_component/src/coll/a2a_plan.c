@@ -57,11 +57,6 @@
  * has none. */
 #define PLAN_MAX_TRANSFERS ((uint64_t)IBF_LIQUID_MAX_TRANSFERS)
 
-static uint32_t tr_index(uint32_t n, uint32_t i, uint32_t j)
-{
-	return i * (n - 1) + (j < i ? j : j - 1);
-}
-
 static void refuse(ibf_ucxi_a2a_hdr_t *h, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -172,8 +167,8 @@ static bool plan_applies(const ibf_ucx_t *u)
 
 /* The host pairs' frames and predecessor lists: from the node-aware
  * planner (hp, its pairs numbered in frame order) or from the link-set
- * traffic (t, frame_of and d, pairs numbered by tr_index).  out/in:
- * scratch of nhosts, host me's pairs to and from each host. */
+ * traffic (t, frame_of and d, pairs numbered as build_traffic lists
+ * them: X * (nhosts - 1) + (Y < X ? Y : Y - 1)). */
 typedef struct planned {
 	uint32_t nhosts;
 	ibf_liquid_hplan_t *hp;
@@ -182,36 +177,44 @@ typedef struct planned {
 	uint32_t *frame_of;
 	ibf_liquid_deps_t d;
 	bool have_deps;
-	uint32_t *out, *in;
+	const uint64_t *off64[4];   /* rels_bind: the node-aware planner's */
+	const uint32_t *off32[4];   /* or the link-set traffic's offsets */
+	const uint32_t *val[4];
 } planned_t;
 
 /* The relations of a pair: its predecessors, the next call's, its
  * successors, the next call's. */
 enum { REL_PRED, REL_XPRED, REL_SUCC, REL_XSUCC };
 
-static const uint32_t *rel_list(const planned_t *pl, int rel, uint32_t k,
-				uint32_t *len)
+/* The four relations' lists, bound once (rels_bind) from whichever
+ * planner ran: the slices read them for every host pair. */
+static void rels_bind(planned_t *pl)
 {
 	const ibf_liquid_hplan_view_t *v = &pl->v;
 	const ibf_liquid_deps_t *d = &pl->d;
+	const uint64_t *o64[] = { v->pred_off, v->xpred_off, v->succ_off,
+				  v->xsucc_off };
+	const uint32_t *o32[] = { d->pred_off, d->xpred_off, d->succ_off,
+				  d->xsucc_off };
+	const uint32_t *hl[] = { v->pred, v->xpred, v->succ, v->xsucc };
+	const uint32_t *dl[] = { d->pred, d->xpred, d->succ, d->xsucc };
 
-	if (pl->hp) {
-		const uint64_t *o[] = { v->pred_off, v->xpred_off,
-					v->succ_off, v->xsucc_off };
-		const uint32_t *l[] = { v->pred, v->xpred, v->succ,
-					v->xsucc };
-
-		*len = (uint32_t)(o[rel][k + 1] - o[rel][k]);
-		return l[rel] + o[rel][k];
-	} else {
-		const uint32_t *o[] = { d->pred_off, d->xpred_off,
-					d->succ_off, d->xsucc_off };
-		const uint32_t *l[] = { d->pred, d->xpred, d->succ,
-					d->xsucc };
-
-		*len = o[rel][k + 1] - o[rel][k];
-		return l[rel] + o[rel][k];
+	for (int rel = 0; rel < 4; rel++) {
+		pl->off64[rel] = pl->hp ? o64[rel] : NULL;
+		pl->off32[rel] = pl->hp ? NULL : o32[rel];
+		pl->val[rel] = pl->hp ? hl[rel] : dl[rel];
 	}
+}
+
+static const uint32_t *rel_list(const planned_t *pl, int rel, uint32_t k,
+				uint32_t *len)
+{
+	if (pl->off64[rel]) {
+		*len = (uint32_t)(pl->off64[rel][k + 1] - pl->off64[rel][k]);
+		return pl->val[rel] + pl->off64[rel][k];
+	}
+	*len = pl->off32[rel][k + 1] - pl->off32[rel][k];
+	return pl->val[rel] + pl->off32[rel][k];
 }
 
 static uint32_t pair_src(const planned_t *pl, uint32_t k)
@@ -227,26 +230,6 @@ static uint32_t pair_dst(const planned_t *pl, uint32_t k)
 static uint32_t pair_frame(const planned_t *pl, uint32_t k)
 {
 	return pl->hp ? pl->v.pair_frame[k] : pl->frame_of[k];
-}
-
-/* Host me's pairs to and from each host into pl->out and pl->in. */
-static void pairs_of(const planned_t *pl, uint32_t me)
-{
-	uint32_t n = pl->nhosts;
-
-	for (uint32_t i = 0; i + 1 < n; i++) {
-		uint32_t o, in;
-
-		if (pl->hp) {
-			o = pl->v.send_pair[(size_t)me * (n - 1) + i];
-			in = pl->v.recv_pair[(size_t)me * (n - 1) + i];
-		} else {
-			o = tr_index(n, me, i < me ? i : i + 1);
-			in = tr_index(n, i < me ? i : i + 1, me);
-		}
-		pl->out[pair_dst(pl, o)] = o;
-		pl->in[pair_src(pl, in)] = in;
-	}
 }
 
 /* The node-aware planner over the hosts' ports (one unit per host):
@@ -303,91 +286,178 @@ static bool frames_by_schedule(planned_t *pl, ibf_ucxi_a2a_hdr_t *h)
 	return pl->frame_of != NULL;
 }
 
-/* Host me's slice (layout below) into w, or only its length (w NULL);
- * returns the words.  All in hosts and host-pair frames:
+/* Host X's slice (layout below), all in hosts and host-pair frames:
  *
- *   n (hosts), me, nframes
- *   sfr[n], rfr[n]      frame of (me, X) / (X, me) (NOPEER: X is me)
- *   poff[n + 1], pdst[poff[n]]      the send to X waits for the ranks of
+ *   n (hosts), X, nframes
+ *   sfr[n], rfr[n]      frame of (X, Y) / (Y, X) (NOPEER: Y is X)
+ *   poff[n + 1], pdst[poff[n]]      the send to Y waits for the ranks of
  *                       host pdst[k] (one entry per predecessor: its
  *                       destination)
  *   xpoff[n + 1], xpdst[...]        the same for the next call
- *   roff[n + 1], rel[2 roff[n]]     the arrival from X releases the
+ *   roff[n + 1], rel[2 roff[n]]     the arrival from Y releases the
  *                       sends (host rel[2k], frame rel[2k + 1])
- *   xroff[n + 1], xrel[...]         the same for the next call */
-static size_t slice_fill(const planned_t *pl, uint32_t me, uint32_t nframes,
-			 uint32_t *w)
+ *   xroff[n + 1], xrel[...]         the same for the next call
+ *
+ * Built in passes over the host pairs in their own order (frame order
+ * from the node-aware planner: each pair's lists are read once, in the
+ * order they are stored), never host by host: a host's pairs are spread
+ * over all frames, and walking them per host costs a cache miss per
+ * list at 16 million pairs.  Pass 1 counts each relation's entries per
+ * host, pass 2 writes the frames and the lists' lengths, pass 3 the
+ * entries after each host's offsets are summed. */
+
+/* Which host's slice a relation of pair k goes to, the index there, and
+ * the words per entry: predecessors to the sender's slice by
+ * destination, successors to the receiver's by source. */
+static uint32_t rel_host(const planned_t *pl, int rel, uint32_t k,
+			 uint32_t *idx)
 {
-	uint32_t n = pl->nhosts, x, k, len;
-	size_t at = 3 + 2 * (size_t)n;
-	const uint32_t *l;
+	bool send = rel == REL_PRED || rel == REL_XPRED;
 
-	pairs_of(pl, me);
-#define PUT(i, v) do { if (w) w[i] = (v); } while (0)
-	PUT(0, n);
-	PUT(1, me);
-	PUT(2, nframes);
-	for (x = 0; x < n; x++) {
-		PUT(3 + x, x == me ? IBF_UCXI_NOPEER :
-		    pair_frame(pl, pl->out[x]));
-		PUT(3 + n + x, x == me ? IBF_UCXI_NOPEER :
-		    pair_frame(pl, pl->in[x]));
-	}
-	for (int rel = REL_PRED; rel <= REL_XPRED; rel++) {
-		size_t base = at, e = at + n + 1, m = 0;
+	*idx = send ? pair_dst(pl, k) : pair_src(pl, k);
+	return send ? pair_src(pl, k) : pair_dst(pl, k);
+}
 
-		for (x = 0; x < n; x++) {
-			PUT(base + x, (uint32_t)m);
-			if (x == me)
-				continue;
-			l = rel_list(pl, rel, pl->out[x], &len);
-			for (k = 0; k < len; k++, m++)
-				PUT(e + m, pair_dst(pl, l[k]));
+static uint32_t rel_width(int rel)
+{
+	return rel == REL_PRED || rel == REL_XPRED ? 1 : 2;
+}
+
+/* The layout's order of the relations: pred, xpred, succ, xsucc. */
+static const int rel_order[4] = { REL_PRED, REL_XPRED, REL_SUCC, REL_XSUCC };
+
+/* base[r * n + h]: where relation rel_order[r]'s offsets start in host h's
+ * slice; p->off the slices' starts. */
+static bool slices_size(const planned_t *pl, ibf_ucxi_a2a_plan_t *p,
+			uint64_t *base)
+{
+	uint32_t n = pl->nhosts, len;
+	uint64_t T = (uint64_t)n * (n - 1), *cnt = base;
+
+	memset(cnt, 0, 4 * (size_t)n * sizeof(*cnt));
+	for (uint64_t k = 0; k < T; k++)
+		for (int r = 0; r < 4; r++) {
+			uint32_t idx, h = rel_host(pl, rel_order[r],
+						   (uint32_t)k, &idx);
+
+			rel_list(pl, rel_order[r], (uint32_t)k, &len);
+			cnt[(size_t)r * n + h] += len;
 		}
-		PUT(base + n, (uint32_t)m);
-		at = e + m;
-	}
-	for (int rel = REL_SUCC; rel <= REL_XSUCC; rel++) {
-		size_t base = at, e = at + n + 1, m = 0;
+	p->off[0] = 0;
+	for (uint32_t h = 0; h < n; h++) {
+		uint64_t at = 3 + 2 * (uint64_t)n;
 
-		for (x = 0; x < n; x++) {
-			PUT(base + x, (uint32_t)m);
-			if (x == me)
-				continue;
-			l = rel_list(pl, rel, pl->in[x], &len);
-			for (k = 0; k < len; k++, m++) {
-				PUT(e + 2 * m, pair_src(pl, l[k]));
-				PUT(e + 2 * m + 1, pair_frame(pl, l[k]));
+		for (int r = 0; r < 4; r++) {
+			uint64_t c = cnt[(size_t)r * n + h];
+
+			base[(size_t)r * n + h] = at;
+			at += n + 1 + rel_width(rel_order[r]) * c;
+		}
+		if (at > UINT32_MAX)
+			return false;
+		p->off[h + 1] = p->off[h] + at;
+	}
+	return true;
+}
+
+/* Pass 2: frames and list lengths; then each host's offsets summed. */
+static void slices_heads(const planned_t *pl, ibf_ucxi_a2a_plan_t *p,
+			 const uint64_t *base)
+{
+	uint32_t n = pl->nhosts, len;
+	uint64_t T = (uint64_t)n * (n - 1);
+
+	for (uint64_t k = 0; k < T; k++) {
+		uint32_t s = pair_src(pl, (uint32_t)k), d = pair_dst(pl,
+			(uint32_t)k), f = pair_frame(pl, (uint32_t)k);
+
+		p->words[p->off[s] + 3 + d] = f;
+		p->words[p->off[d] + 3 + n + s] = f;
+		for (int r = 0; r < 4; r++) {
+			uint32_t idx, h = rel_host(pl, rel_order[r],
+						   (uint32_t)k, &idx);
+
+			rel_list(pl, rel_order[r], (uint32_t)k, &len);
+			p->words[p->off[h] + base[(size_t)r * n + h] + idx] =
+				len;
+		}
+	}
+	for (uint32_t h = 0; h < n; h++) {
+		uint32_t *w = p->words + p->off[h];
+
+		w[0] = n;
+		w[1] = h;
+		w[2] = p->hdr.nframes;
+		w[3 + h] = w[3 + n + h] = IBF_UCXI_NOPEER;
+		for (int r = 0; r < 4; r++) {
+			uint32_t *o = w + base[(size_t)r * n + h], m = 0;
+
+			o[h] = 0;
+			for (uint32_t x = 0; x < n; x++) {
+				uint32_t c = o[x];
+
+				o[x] = m;
+				m += c;
+			}
+			o[n] = m;
+		}
+	}
+}
+
+/* Pass 3: the entries. */
+static void slices_lists(const planned_t *pl, ibf_ucxi_a2a_plan_t *p,
+			 const uint64_t *base)
+{
+	uint32_t n = pl->nhosts, len;
+	uint64_t T = (uint64_t)n * (n - 1);
+
+	for (uint64_t k = 0; k < T; k++)
+		for (int r = 0; r < 4; r++) {
+			int rel = rel_order[r];
+			uint32_t idx, h = rel_host(pl, rel, (uint32_t)k, &idx);
+			const uint32_t *l = rel_list(pl, rel, (uint32_t)k, &len);
+			uint32_t *o = p->words + p->off[h] +
+				      base[(size_t)r * n + h];
+			uint32_t *e = o + n + 1 + rel_width(rel) * o[idx];
+
+			for (uint32_t i = 0; i < len; i++) {
+				if (rel_width(rel) == 1) {
+					e[i] = pair_dst(pl, l[i]);
+				} else {
+					e[2 * i] = pair_src(pl, l[i]);
+					e[2 * i + 1] = pair_frame(pl, l[i]);
+				}
 			}
 		}
-		PUT(base + n, (uint32_t)m);
-		at = e + 2 * m;
-	}
-#undef PUT
-	return at;
 }
 
 static bool slices(const planned_t *pl, ibf_ucxi_a2a_plan_t *p)
 {
 	uint32_t n = pl->nhosts;
+	uint64_t *base = malloc((4 * (size_t)n + 1) * sizeof(*base));
 
 	p->nhosts = n;
 	p->off = malloc(((size_t)n + 1) * sizeof(*p->off));
-	if (!p->off || !pl->out || !pl->in) {
+	if (!p->off || !base) {
+		free(base);
 		refuse_nomem(&p->hdr, "the slices' offsets");
 		return false;
 	}
-	p->off[0] = 0;
-	for (uint32_t h = 0; h < n; h++)
-		p->off[h + 1] = p->off[h] +
-				slice_fill(pl, h, p->hdr.nframes, NULL);
+	if (!slices_size(pl, p, base)) {
+		free(base);
+		refuse(&p->hdr, "all-to-all schedule: a host's slice of "
+		       "more than 2^32 words");
+		return false;
+	}
 	p->words = malloc((p->off[n] + 1) * sizeof(uint32_t));
 	if (!p->words) {
+		free(base);
 		refuse_nomem(&p->hdr, "the slices");
 		return false;
 	}
-	for (uint32_t h = 0; h < n; h++)
-		slice_fill(pl, h, p->hdr.nframes, p->words + p->off[h]);
+	slices_heads(pl, p, base);
+	slices_lists(pl, p, base);
+	free(base);
 	return true;
 }
 
@@ -460,8 +530,7 @@ static void plan_hosts(const ibf_ucx_t *u, const ibf_ucxi_a2a_ask_t *ask,
 		return;
 	if (ask->need_gain > 0 && !worth_it(ask, &p->hdr))
 		return;
-	pl->out = malloc((n + 1) * sizeof(uint32_t));
-	pl->in = malloc((n + 1) * sizeof(uint32_t));
+	rels_bind(pl);
 	slices(pl, p);
 }
 
@@ -500,8 +569,6 @@ void ibf_ucxi_a2a_plan(const ibf_ucx_t *u, const ibf_ucxi_a2a_ask_t *ask,
 	ibf_liquid_traffic_destroy(pl.t);
 	ibf_liquid_hplan_destroy(pl.hp);
 	free(pl.frame_of);
-	free(pl.out);
-	free(pl.in);
 	if (p->hdr.verdict == IBF_UCX_OK)
 		p->hdr.us = (uint32_t)((ibf_ucxi_now() - t0) * 1e6);
 	else
