@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
-# Helpers shared by the UCX component's fabric tests (ucx_probe_netns.sh on
-# the machine, vm/ucx_probe_netem.sh in the VM); source after tests/lib.sh.
+# Helpers shared by the UCX component's tests (the ucx_* suites on the
+# machine, vm/ucx_probe_netem.sh in the VM); source after tests/lib.sh.
+#   ucx_libpath                LD_LIBRARY_PATH to the build tree's
+#                              libibflow_ucx and libibflow
+#   ucx_env_clear              no UCX_IBFLOW_* of the caller's
 #   ucx_chain_topo FILE        three switches chain-A - chain-B - chain-C
 #                              (links A:8-B:8, B:7-C:7), hosts h1..h6 two
 #                              per switch on ports 1 and 2, LMC 0
@@ -12,9 +15,29 @@
 #                              once: the tool must exit 3, naming the rank
 #                              it killed, leaving no process behind
 #   ucx_mpi_setup SUITE PROG   MPI suites: MPILIB (libibflow_mpi),
-#                              LD_LIBRARY_PATH to the build tree; skips
-#                              SUITE unless mpirun, PROG and MPILIB are
-#                              there; then ucx_mpi_env
+#                              ucx_libpath; skips SUITE unless mpirun,
+#                              PROG and MPILIB are there; then ucx_mpi_env
+#   ucx_a2a_setup SUITE PROG   the all-to-all suites: ucx_mpi_setup, the
+#                              per-communicator counters on
+#                              (IBFLOW_MPI_STATS), F the ucx_two_leaves
+#                              fabric with its host map in $T_TMP/map,
+#                              ucx_coll_path
+#   ucx_coll_path              cpath: coll/ibflow's component path (empty
+#                              when it is not built or there is no
+#                              ompi_info)
+#   ucx_netns_setup SUITE CMD...
+#                              the tools' emulated-fabric suites:
+#                              tests/netns_lib.sh (NF, STATE, netns_spawn),
+#                              PROBE (ibflow-probe), ucx_libpath; skips
+#                              SUITE unless ibflow-probe is built, it runs
+#                              as root and every CMD is installed
+#   ucx_spawn NAME DIR OUT ARGS...
+#                              after ucx_netns_setup: ibflow-probe ARGS on
+#                              every host of fabric NAME (netns_spawn,
+#                              own bootstrap) with $PROBE_ENV, export
+#                              directory DIR and the fabric's address map;
+#                              OUT.out rank 0's output, OUT.err every
+#                              rank's; false if any failed
 #   ucx_mpi_env                for mpirun jobs on this machine: no
 #                              UCX_IBFLOW_* of the caller's, UCX over TCP
 #                              on the loopback, a 30 s timeout
@@ -104,12 +127,20 @@ ucx_stopped_child() {
 	fi
 }
 
-ucx_mpi_env() {
+ucx_libpath() {
+	export LD_LIBRARY_PATH=$T_BUILD_DIR/ucx_component/.libs:$T_BUILD_DIR/common/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+}
+
+ucx_env_clear() {
 	local v
 
 	for v in $(env | sed -n 's/^\(UCX_IBFLOW_[A-Z_]*\)=.*/\1/p'); do
 		unset "$v"
 	done
+}
+
+ucx_mpi_env() {
+	ucx_env_clear
 	# UCX over the loopback only: with every device, a context also
 	# listens and connects on the root namespace's veths and bridges of
 	# emulated fabrics that other jobs bring up and tear down
@@ -132,10 +163,8 @@ ucx_two_leaves() {
 }
 
 ucx_mpi_setup() {
-	local b=$T_BUILD_DIR
-
-	MPILIB=$b/ucx_component/.libs/libibflow_mpi.so
-	export LD_LIBRARY_PATH=$b/ucx_component/.libs:$b/common/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	MPILIB=$T_BUILD_DIR/ucx_component/.libs/libibflow_mpi.so
+	ucx_libpath
 	if ! t_need mpirun || [ ! -x "$2" ] || [ ! -f "$MPILIB" ]; then
 		t_skip "$1" "libibflow_mpi is not built (needs UCX and mpicc; see configure's summary)"
 		t_done
@@ -150,4 +179,59 @@ ucx_mpirun() {
 	timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" \
 		--mca pml ob1 --mca mpi_yield_when_idle 1 -x LD_LIBRARY_PATH \
 		-x UCX_IBFLOW_TIMEOUT -x UCX_TLS -x UCX_IBFLOW_NET_DEVICES "$@"
+}
+
+ucx_a2a_setup() {
+	ucx_mpi_setup "$1" "$2"
+	export IBFLOW_MPI_STATS=1
+	F=$T_TMP/fab
+	ucx_two_leaves "$F" "$T_TMP/map" ||
+		t_fail "fabric for the tests" "ibflow gen/route failed"
+	ucx_coll_path
+}
+
+# shellcheck disable=SC2034 # cpath is the caller's
+ucx_coll_path() {
+	local coll=$T_BUILD_DIR/ucx_component/.libs/mca_coll_ibflow.so
+
+	cpath=
+	if [ -f "$coll" ] && t_need ompi_info; then
+		cpath="$(dirname "$coll"):$(ompi_info --path pkglibdir | sed 's/.*: *//')"
+	fi
+}
+
+ucx_netns_setup() {
+	local suite=$1
+
+	shift
+	# shellcheck source=netns_lib.sh
+	. "$T_REPO/tests/netns_lib.sh"
+	PROBE=$T_BUILD_DIR/ucx_component/ibflow-probe
+	ucx_libpath
+	if [ ! -x "$PROBE" ]; then
+		t_skip "$suite" "the UCX component is not built"
+		t_done
+	fi
+	if [ "$(id -u)" -ne 0 ] || ! t_need ip "$@"; then
+		t_skip "$suite" "needs root, ip$(printf ', %s' "$@")"
+		t_done
+	fi
+	if [ ! -x "$NF" ]; then
+		t_skip "$suite" "no scripts/netns-fabric"
+		t_done
+	fi
+}
+
+ucx_spawn() {
+	local name=$1 dir=$2 out=$3 rc=0
+
+	shift 3
+	# shellcheck disable=SC2086 # PROBE_ENV is a word list
+	netns_spawn "$name" "$out" $PROBE_ENV \
+		LD_LIBRARY_PATH="$LD_LIBRARY_PATH" UCX_IBFLOW_FABRIC="$dir" \
+		UCX_IBFLOW_ADDRMAP="$STATE/$name/hosts" \
+		timeout 600 "$PROBE" "$@" || rc=1
+	cat "$out.out.0" >"$out.out"
+	cat "$out".err.* >"$out.err"
+	return $rc
 }

@@ -94,20 +94,23 @@ static bool parse_args(int argc, char **argv, struct sim_args *a, int *rc)
 		IBF_OPT_UINT("mtu", &a->mtu, "BYTES", 256, 4096, "payload per "
 			     "packet: the path MTU (no\ntopology format "
 			     "carries one; ibsim's\nports have 2048)",
-			     .def = "2048", .section = "model:"),
+			     .def = IBF_OPT_NUM(IBF_SIM_MTU_DEFAULT),
+			     .section = "model:"),
 		IBF_OPT_UINT("buffer", &a->buffer, "BYTES", 320, 1u << 24,
 			     "receive buffer per input port and VL",
-			     .def = "32768"),
+			     .def = IBF_OPT_NUM(IBF_SIM_BUFFER_DEFAULT)),
 		IBF_OPT_REAL("rate", &a->rate, "GBPS", 0.0, 1e6, "data rate of "
 			     "every link (0: width x speed\nafter line "
 			     "encoding)", .def = "0", .lo_incl = true),
 		IBF_OPT_REAL("latency", &a->latency, "NS", 0.0, 1e9, "per hop "
 			     "(wire + switch), also for credits",
-			     .def = "100", .lo_incl = true),
+			     .def = IBF_OPT_NUM(IBF_SIM_LATENCY_NS_DEFAULT),
+			     .lo_incl = true),
 		IBF_OPT_UINT("window", &a->window, "N", 0, 1u << 30, "messages "
 			     "in flight per host (0: no limit)", .def = "0"),
 		IBF_OPT_UINT("max-vls", &a->max_vls, "N", 1, IBF_SIM_MAX_VLS,
-			     "data VLs (VL = SL mod N)", .def = "8"),
+			     "data VLs (VL = SL mod N)",
+			     .def = IBF_OPT_NUM(IBF_SIM_MAX_VLS_DEFAULT)),
 		IBF_OPT_CALL("vl-high", parse_vl_high, &a->vl_high, "LIST",
 			     "VLs arbitrated before the others\n(high "
 			     "priority), e.g. 1 or 0,2"),
@@ -115,7 +118,8 @@ static bool parse_args(int argc, char **argv, struct sim_args *a, int *rc)
 			       "(base LID) or lmc (packets spread\nover the "
 			       "2^LMC LIDs)", .def = "single"),
 		IBF_OPT_UINT("ctrl-bytes", &a->ctrl_bytes, "N", 0, 256,
-			     "payload of control messages", .def = "8"),
+			     "payload of control messages",
+			     .def = IBF_OPT_NUM(IBF_SIM_CTRL_BYTES_DEFAULT)),
 		IBF_OPT_CHOICE("ctrl-lane", &a->ctrl_lane, "Y", yes_no,
 			       "control messages on a VL of their own,\n"
 			       "arbitrated first (the UCX runtime's\ncontrol "

@@ -33,18 +33,12 @@
 #include <ibflow/route.h>
 #include <ibflow/trace.h>
 
-#define NSW 8
-#define NPS 4      /* nodes per switch */
+/* Allocations are classed by the table of Figure 15 alone; the schedules
+ * trace the fabric's own LFTs. */
+#include "../swisst1_fig15.h"
 
-/* The paper's routing (Figure 15), switch-level, 0-based: via[i][j] =
- * intermediate + 1, 0 when linked or equal.  Used only to class the
- * allocations quickly; the schedules trace the fabric's own LFTs. */
-static const int VIA[NSW][NSW] = {
-	{ 0, 0, 2, 0, 4, 0, 8, 0 }, { 0, 0, 0, 7, 0, 3, 0, 5 },
-	{ 2, 0, 0, 0, 4, 0, 8, 0 }, { 0, 7, 0, 0, 0, 7, 0, 3 },
-	{ 4, 0, 4, 0, 0, 0, 6, 0 }, { 0, 3, 0, 7, 0, 0, 0, 1 },
-	{ 8, 0, 8, 0, 6, 0, 0, 0 }, { 0, 5, 0, 3, 0, 1, 0, 0 },
-};
+#define NSW T1_NSW
+#define NPS 4      /* nodes per switch */
 
 static double now(void)
 {
@@ -59,34 +53,6 @@ static int cmp_d(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
-}
-
-/* Duration of an allocation: the processor links carry n each, the
- * inter-switch link u -> v the sum of a_i a_j over the pairs routed
- * through it. */
-static unsigned duration(const int *a, unsigned n)
-{
-	unsigned load[NSW][NSW] = { { 0 } }, d = n;
-
-	for (int i = 0; i < NSW; i++)
-		for (int j = 0; j < NSW; j++) {
-			unsigned c = (unsigned)(a[i] * a[j]);
-			int k = VIA[i][j] - 1;
-
-			if (i == j || !c)
-				continue;
-			if (k < 0) {
-				load[i][j] += c;
-			} else {
-				load[i][k] += c;
-				load[k][j] += c;
-			}
-		}
-	for (int i = 0; i < NSW; i++)
-		for (int j = 0; j < NSW; j++)
-			if (load[i][j] > d)
-				d = load[i][j];
-	return d;
 }
 
 struct cls {
@@ -122,7 +88,7 @@ static unsigned classes(struct cls *c)
 		}
 		if (!n)
 			continue;
-		d = duration(a, n);
+		d = t1_duration(a, n);
 		if (!seen[n][d]) {
 			seen[n][d] = (int)++nc;
 			c[nc - 1] = (struct cls){ n, d, 0, { 0 } };

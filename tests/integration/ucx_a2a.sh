@@ -27,14 +27,10 @@ B=$T_BUILD_DIR
 CHECK=$B/tests/ucx/ibflow-a2a-check
 # shellcheck source=../ucx_lib.sh
 . "$T_REPO/tests/ucx_lib.sh"
-ucx_mpi_setup ucx_a2a "$CHECK"
-export IBFLOW_MPI_STATS=1
-
 # ---- a fabric: 8 hosts, 2 leaves, 2 spines; rank N on host h000N ----------
 # ranks 0..3 on hosts of two leaves (h0000 h0004 h0001 h0005): three
-# frames at best, and the liquid schedule reaches it
-F=$W/fab
-ucx_two_leaves "$F" "$W/map" || t_fail "fabric for the tests" "ibflow gen/route failed"
+# frames at best, and the liquid schedule reaches it (F, $W/map)
+ucx_a2a_setup ucx_a2a "$CHECK"
 # the same fabric with a hole: s1-1 has no entry for h0000's LID 1, so the
 # route from rank 1 to rank 0 cannot be traced and there is no schedule
 cp -r "$F" "$W/hole"
@@ -131,9 +127,7 @@ nw=$(grep -c "^ibflow-mpi: warning: .*no route; using the MPI library's all-to-a
 [ -n "$n" ] || t_fail "variant liquid ran" "$(head -c 300 "$W/$name.out")"
 
 # ---- the Open MPI component coll/ibflow (no preload) ------------------------
-COLL=$B/ucx_component/.libs/mca_coll_ibflow.so
-if [ -f "$COLL" ] && t_need ompi_info; then
-	cpath="$(dirname "$COLL"):$(ompi_info --path pkglibdir | sed 's/.*: *//')"
+if [ -n "$cpath" ]; then
 	OMPI_MCA_mca_base_component_path=$cpath ompi_info >"$W/ompi_info" 2>&1
 	grep -q 'MCA coll: ibflow' "$W/ompi_info" &&
 		t_pass "ompi_info lists coll/ibflow (component path $cpath)" ||

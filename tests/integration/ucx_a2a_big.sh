@@ -23,10 +23,7 @@ if [ "$T_QUICK" = 1 ]; then
 	t_skip ucx_a2a_big "--quick: 8 GB and minutes of all-to-alls"
 	t_done
 fi
-ucx_mpi_setup ucx_a2a_big "$BIG"
-export IBFLOW_MPI_STATS=1
-F=$W/fab
-ucx_two_leaves "$F" "$W/map" || t_fail "fabric for the tests" "ibflow gen/route failed"
+ucx_a2a_setup ucx_a2a_big "$BIG"
 
 # ints a block, 2 blocks a rank, 4 bytes an int: 2.06 GiB a rank, past
 # 2^31 bytes, where the machine's free memory allows (at most 60 % of
@@ -47,10 +44,6 @@ for n in $count $vcount; do
 done
 size="$(gib "$count") GiB a rank ($(gib "$vcount") with the vector type)"
 
-COLL=$B/ucx_component/.libs/mca_coll_ibflow.so
-cpath=
-[ -f "$COLL" ] && t_need ompi_info &&
-	cpath="$(dirname "$COLL"):$(ompi_info --path pkglibdir | sed 's/.*: *//')"
 # The four kinds (in place and separate, MPI_INT and the vector type),
 # shared out between the integrations (the packing code is the same):
 # a case of this size takes a minute on a busy machine.

@@ -28,18 +28,10 @@ COMMS=$B/tests/ucx/ibflow-a2a-comms
 EDGE=$B/tests/ucx/ibflow-a2a-edge
 # shellcheck source=../ucx_lib.sh
 . "$T_REPO/tests/ucx_lib.sh"
-ucx_mpi_setup ucx_a2a_comms "$COMMS"
-export IBFLOW_MPI_STATS=1
-F=$W/fab
-ucx_two_leaves "$F" "$W/map" || t_fail "fabric for the tests" "ibflow gen/route failed"
+ucx_a2a_setup ucx_a2a_comms "$COMMS"
 for i in 0 1 2 3 4 5 6 7; do
 	echo "rank:$i \"h000$i HCA-1\""
 done >"$W/map8"
-
-COLL=$B/ucx_component/.libs/mca_coll_ibflow.so
-cpath=
-[ -f "$COLL" ] && t_need ompi_info &&
-	cpath="$(dirname "$COLL"):$(ompi_info --path pkglibdir | sed 's/.*: *//')"
 
 # job NAME NP PROG ARGS...: the integration's mpirun ($env, $margs)
 job() {

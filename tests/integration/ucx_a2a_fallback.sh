@@ -21,17 +21,7 @@ B=$T_BUILD_DIR
 CHECK=$B/tests/ucx/ibflow-a2a-check
 # shellcheck source=../ucx_lib.sh
 . "$T_REPO/tests/ucx_lib.sh"
-ucx_mpi_setup ucx_a2a_fallback "$CHECK"
-export IBFLOW_MPI_STATS=1
-
-F=$W/fab
-ucx_two_leaves "$F" "$W/map" || t_fail "fabric for the tests" "ibflow gen/route failed"
-
-COLL=$B/ucx_component/.libs/mca_coll_ibflow.so
-cpath=
-if [ -f "$COLL" ] && command -v ompi_info >/dev/null; then
-	cpath="$(dirname "$COLL"):$(ompi_info --path pkglibdir | sed 's/.*: *//')"
-fi
+ucx_a2a_setup ucx_a2a_fallback "$CHECK"
 
 # ranks_with FILE WHO NAME COND: counter lines of communicator NAME
 # matching COND ($7 liquid, $9 pairwise, $11 frames)

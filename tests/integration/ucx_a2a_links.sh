@@ -23,17 +23,16 @@ W=$T_TMP
 B=$T_BUILD_DIR
 CHECK=$B/tests/ucx/ibflow-a2a-check
 MPILIB=$B/ucx_component/.libs/libibflow_mpi.so
-COLL=$B/ucx_component/.libs/mca_coll_ibflow.so
 JUDGE=$T_REPO/tests/a2a_trace_judge.py
-export LD_LIBRARY_PATH=$B/ucx_component/.libs:$B/common/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# shellcheck source=../ucx_lib.sh
+. "$T_REPO/tests/ucx_lib.sh"
+ucx_libpath
 
 if ! t_need mpirun || ! t_need python3 || [ ! -x "$CHECK" ] || [ ! -f "$MPILIB" ]; then
 	t_skip ucx_a2a_links "libibflow_mpi is not built (needs UCX and mpicc; see configure's summary)"
 	t_done
 fi
-for v in $(env | sed -n 's/^\(UCX_IBFLOW_[A-Z_]*\)=.*/\1/p'); do
-	unset "$v"
-done
+ucx_env_clear
 export UCX_IBFLOW_TIMEOUT=60s UCX_TLS=tcp,self UCX_IBFLOW_NET_DEVICES=lo
 SEED=${T_SEED:-$$}
 echo "# seed $SEED (T_SEED=$SEED to repeat)"
@@ -125,8 +124,8 @@ case_run mixed "jellyfish:6,3,2:$((SEED % 1000))" minhop 8/mixed -x LD_PRELOAD="
 # blocks cut into 48 KiB pieces, each a run of the schedule
 case_run segments dragonfly:2,1,1 minhop 6 -x LD_PRELOAD="$MPILIB" \
 	-x UCX_IBFLOW_ALLTOALL_SEGMENT=49152
-if [ -f "$COLL" ] && t_need ompi_info; then
-	cpath="$(dirname "$COLL"):$(ompi_info --path pkglibdir | sed 's/.*: *//')"
+ucx_coll_path
+if [ -n "$cpath" ]; then
 	case_run coll xgft:2:4,2:1,2 dmodk 6 --mca mca_base_component_path "$cpath"
 else
 	t_skip "coll/ibflow" "not built (needs Open MPI's developer headers) or no ompi_info"

@@ -36,12 +36,14 @@ set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 # shellcheck source=../netns_lib.sh
 . "$T_REPO/tests/netns_lib.sh"
+# shellcheck source=../ucx_lib.sh
+. "$T_REPO/tests/ucx_lib.sh"
 
 W=$T_TMP
 B=$T_BUILD_DIR
 INFER=$B/ucx_component/ibflow-infer
 NAME=ibfbw
-export LD_LIBRARY_PATH=$B/ucx_component/.libs:$B/common/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+ucx_libpath
 
 if [ ! -x "$INFER" ]; then
 	t_skip ucx_bwmap "the UCX component is not built (see configure's summary)"
@@ -51,9 +53,7 @@ if ! t_need python3; then
 	t_skip ucx_bwmap "python3 not installed"
 	t_done
 fi
-for v in $(env | sed -n 's/^\(UCX_IBFLOW_[A-Z_]*\)=.*/\1/p'); do
-	unset "$v"
-done
+ucx_env_clear
 export UCX_IBFLOW_TIMEOUT=30s UCX_IBFLOW_TLS=tcp UCX_RNDV_THRESH=inf
 
 # ---- one machine ------------------------------------------------------------

@@ -41,10 +41,8 @@ INFER=$B/ucx_component/ibflow-infer
 PROBE=$B/ucx_component/ibflow-probe
 CHECK=$B/tests/ucx/ibflow-a2a-check
 MPILIB=$B/ucx_component/.libs/libibflow_mpi.so
-NF=$T_REPO/scripts/netns-fabric
 CHAIN=ibfic
-STATE=${NETNS_FABRIC_STATE:-/run/ibflow-netns}
-export LD_LIBRARY_PATH=$B/ucx_component/.libs:$B/common/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+ucx_libpath
 
 if [ ! -x "$INFER" ]; then
 	t_skip ucx_infer "the UCX component is not built (see configure's summary)"
@@ -54,9 +52,7 @@ if ! t_need python3; then
 	t_skip ucx_infer "python3 not installed"
 	t_done
 fi
-for v in $(env | sed -n 's/^\(UCX_IBFLOW_[A-Z_]*\)=.*/\1/p'); do
-	unset "$v"
-done
+ucx_env_clear
 export UCX_IBFLOW_TIMEOUT=30s UCX_IBFLOW_TLS=tcp
 
 # structure CANON TRACE NHOSTS PAIRS_PRINTED: hosts, tree shape, trace

@@ -31,25 +31,12 @@ set -uo pipefail
 . "$T_REPO/tests/ucx_lib.sh"
 
 W=$T_TMP
-B=$T_BUILD_DIR
-NF=$T_REPO/scripts/netns-fabric
-PROBE=$B/ucx_component/ibflow-probe
 NAME=ibfhl
-STATE=${NETNS_FABRIC_STATE:-/run/ibflow-netns}
 SLOW_LINK=s1-1:6
 SLOW_RATE=10mbit
 SIZE=24576
-export LD_LIBRARY_PATH=$B/ucx_component/.libs:$B/common/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PROBE_ENV="UCX_IBFLOW_PROBE_SIZE=$SIZE UCX_IBFLOW_PROBE_STALL=10 UCX_IBFLOW_PROBE_MAX=40 UCX_IBFLOW_PROBE_RUNS=5 UCX_IBFLOW_TIMEOUT=120s UCX_IBFLOW_TLS=tcp UCX_IBFLOW_NET_DEVICES=fab1"
-
-if [ ! -x "$PROBE" ]; then
-	t_skip ucx_probe_health "the UCX component is not built"
-	t_done
-fi
-if [ "$(id -u)" -ne 0 ] || ! t_need ip tc python3; then
-	t_skip ucx_probe_health "needs root, ip, tc and python3"
-	t_done
-fi
+ucx_netns_setup ucx_probe_health tc python3
 trap '"$NF" --name "$NAME" down >/dev/null 2>&1; t__cleanup' EXIT
 "$NF" --name "$NAME" down >/dev/null 2>&1
 
@@ -60,27 +47,8 @@ mkdir -p "$W/fab"
 ucx_export_dir "$W/fab" 16 8
 
 run_exec() { # OUT: one process per host via netns-fabric exec
-	local out=$1 n r=0 boot h pids=() rc=0
-	n=$(grep -vc '^#' "$STATE/$NAME/hosts")
-	boot=$(awk '!/^#/ { print $9; exit }' "$STATE/$NAME/hosts"):$((20000 + RANDOM % 20000))
-	for h in $(awk '!/^#/ { print $1 }' "$STATE/$NAME/hosts"); do
-		# shellcheck disable=SC2086
-		"$NF" --name "$NAME" exec "$h" env $PROBE_ENV \
-			LD_LIBRARY_PATH="$LD_LIBRARY_PATH" IBFLOW_BOOT_ADDR="$boot" \
-			IBFLOW_BOOT_RANK=$r IBFLOW_BOOT_SIZE="$n" \
-			UCX_IBFLOW_FABRIC="$W/fab" UCX_IBFLOW_ADDRMAP="$STATE/$NAME/hosts" \
-			timeout 600 "$PROBE" --json "$out.json" --prom "$out.prom" \
-			--rtt-out "$out.rtt" --plan-out "$out.plan" \
-			>"$out.out.$r" 2>"$out.err.$r" &
-		pids+=($!)
-		r=$((r + 1))
-	done
-	for h in "${pids[@]}"; do
-		wait "$h" || rc=1
-	done
-	cat "$out.out.0" >"$out.out"
-	cat "$out".err.* >"$out.err"
-	return $rc
+	ucx_spawn "$NAME" "$W/fab" "$1" --json "$1.json" --prom "$1.prom" \
+		--rtt-out "$1.rtt" --plan-out "$1.plan"
 }
 
 # verdict OUT: "SUSPECTS|NOISE|LINKS..." from the JSON (links of every

@@ -44,31 +44,13 @@ set -uo pipefail
 . "$T_REPO/tests/ucx_lib.sh"
 
 W=$T_TMP
-B=$T_BUILD_DIR
-NF=$T_REPO/scripts/netns-fabric
-PROBE=$B/ucx_component/ibflow-probe
 TREE=ibfut
 CHAIN=ibfuc
-STATE=${NETNS_FABRIC_STATE:-/run/ibflow-netns}
-export IBFLOW=$t_ibflow
-export LD_LIBRARY_PATH=$B/ucx_component/.libs:$B/common/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # The paper's repeat rule (10 / 30 / 3) leaves a few minima of 80-150 us
 # among ~33 us ones when 16 processes share 2 loaded cores; 20 / 100 / 5
 # brought every pair to its floor in the runs behind docs/ucx.md.
 PROBE_ENV="UCX_IBFLOW_PROBE_STALL=20 UCX_IBFLOW_PROBE_MAX=100 UCX_IBFLOW_PROBE_RUNS=5 UCX_IBFLOW_TIMEOUT=60s UCX_IBFLOW_TLS=tcp UCX_IBFLOW_NET_DEVICES=fab1"
-
-if [ ! -x "$PROBE" ]; then
-	t_skip ucx_probe_netns "the UCX component is not built"
-	t_done
-fi
-if [ "$(id -u)" -ne 0 ] || ! t_need ip python3 mpirun; then
-	t_skip ucx_probe_netns "needs root, ip, python3 and mpirun"
-	t_done
-fi
-if [ ! -x "$NF" ]; then
-	t_skip ucx_probe_netns "no scripts/netns-fabric"
-	t_done
-fi
+ucx_netns_setup ucx_probe_netns python3 mpirun
 
 nf_down() {
 	"$NF" --name "$TREE" down >/dev/null 2>&1
@@ -127,27 +109,9 @@ run_mpi() { # NAME DIR OUT [ARGS]: ibflow-probe on every host under mpirun
 }
 
 run_exec() { # NAME DIR OUT [ARGS]: one process per host via netns-fabric exec
-	local name=$1 dir=$2 out=$3 n r=0 boot h pids=() rc=0
+	local name=$1 dir=$2 out=$3
 	shift 3
-	n=$(grep -vc '^#' "$STATE/$name/hosts")
-	boot=$(awk '!/^#/ { print $9; exit }' "$STATE/$name/hosts"):$((20000 + RANDOM % 20000))
-	for h in $(awk '!/^#/ { print $1 }' "$STATE/$name/hosts"); do
-		# shellcheck disable=SC2086
-		"$NF" --name "$name" exec "$h" env $PROBE_ENV \
-			LD_LIBRARY_PATH="$LD_LIBRARY_PATH" IBFLOW_BOOT_ADDR="$boot" \
-			IBFLOW_BOOT_RANK=$r IBFLOW_BOOT_SIZE="$n" \
-			UCX_IBFLOW_FABRIC="$dir" UCX_IBFLOW_ADDRMAP="$STATE/$name/hosts" \
-			timeout 600 "$PROBE" --verbose --json "$out.json" "$@" \
-			>"$out.out.$r" 2>"$out.err.$r" &
-		pids+=($!)
-		r=$((r + 1))
-	done
-	for h in "${pids[@]}"; do
-		wait "$h" || rc=1
-	done
-	cat "$out.out.0" >"$out.out"
-	cat "$out".err.* >"$out.err"
-	return $rc
+	ucx_spawn "$name" "$dir" "$out" --verbose --json "$out.json" "$@"
 }
 
 # Every rank mapped by the host map at its own fabric address.

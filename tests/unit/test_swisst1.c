@@ -23,29 +23,10 @@
 #include <ibflow/liquid.h>
 #include <ibflow/route.h>
 
-#define NSW 8
+#include "../swisst1_fig15.h"
+
+#define NSW T1_NSW
 #define NPS 4    /* nodes per switch, 2 processors each */
-
-/* Figure 15 as printed: row i, column j is the switch a transmission from
- * switch i to switch j goes through, ">" where the two are linked. */
-static const char *const FIG15[NSW] = {
-	"- > 2 > 4 > 8 >",
-	"> - > 7 > 3 > 5",
-	"2 > - > 4 > 8 >",
-	"> 7 > - > 7 > 3",
-	"4 > 4 > - > 6 >",
-	"> 3 > 7 > - > 1",
-	"8 > 8 > 6 > - >",
-	"> 5 > 3 > 1 > -",
-};
-
-/* 0-based intermediate switch of i -> j, -1 when linked or i == j. */
-static int via(int i, int j)
-{
-	char c = FIG15[i][2 * j];
-
-	return c >= '1' && c <= '8' ? c - '1' : -1;
-}
 
 static ibf_fabric_t *swisst1(void)
 {
@@ -113,7 +94,7 @@ static void test_fabric(void **state)
 		for (int b = 1; b <= NSW; b++) {
 			assert_int_equal(links[a][b], (a + b) % 2);
 			assert_int_equal(links[a][b],
-					 a != b && via(a - 1, b - 1) < 0);
+					 a != b && t1_via(a - 1, b - 1) < 0);
 			total += (unsigned)links[a][b];
 		}
 	}
@@ -177,7 +158,7 @@ static void test_routes(void **state)
 		for (uint32_t b = 0; b < f->nendpoints; b++) {
 			ibf_port_id_t s = f->endpoints[a], d = f->endpoints[b];
 			int i = host_switch(f, s), j = host_switch(f, d);
-			int want[3] = { i, via(i - 1, j - 1) + 1, j };
+			int want[3] = { i, t1_via(i - 1, j - 1) + 1, j };
 			unsigned nw = i == j ? 1 : want[1] ? 3 : 2;
 
 			if (a == b)
@@ -203,34 +184,6 @@ static void test_routes(void **state)
 
 /* ---- the 362 classes ------------------------------------------------------ */
 
-/* The liquid bound of an allocation (a[s] nodes on switch s, n in all)
- * from the table alone: a processor link carries n transfers, a switch
- * link the sum of a_i a_j over the switch pairs routed over it. */
-static unsigned duration(const int *a, unsigned n)
-{
-	unsigned load[NSW][NSW] = { { 0 } }, d = n;
-
-	for (int i = 0; i < NSW; i++)
-		for (int j = 0; j < NSW; j++) {
-			unsigned c = (unsigned)(a[i] * a[j]);
-			int k = via(i, j);
-
-			if (i == j || !c)
-				continue;
-			if (k < 0) {
-				load[i][j] += c;
-			} else {
-				load[i][k] += c;
-				load[k][j] += c;
-			}
-		}
-	for (int i = 0; i < NSW; i++)
-		for (int j = 0; j < NSW; j++)
-			if (load[i][j] > d)
-				d = load[i][j];
-	return d;
-}
-
 struct cls {
 	unsigned n, dur;
 	int a[NSW];
@@ -255,7 +208,7 @@ static unsigned classes(struct cls *c, unsigned max)
 		}
 		if (!n)
 			continue;
-		d = duration(a, n);
+		d = t1_duration(a, n);
 		assert_true(d <= NSW * NPS * NSW * NPS);
 		if (seen[n][d])
 			continue;

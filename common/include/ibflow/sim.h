@@ -69,6 +69,14 @@ typedef struct ibf_sim_opts {
 	uint64_t max_events;  /* stop after this many events; 0: none */
 } ibf_sim_opts_t;
 
+/* The defaults of ibf_sim_opts_default, plain numbers so that option
+ * tables can show them (IBF_OPT_NUM). */
+#define IBF_SIM_MTU_DEFAULT 2048
+#define IBF_SIM_BUFFER_DEFAULT 32768
+#define IBF_SIM_LATENCY_NS_DEFAULT 100
+#define IBF_SIM_MAX_VLS_DEFAULT 8
+#define IBF_SIM_CTRL_BYTES_DEFAULT 8
+
 /* MTU 2048, 32 KiB buffers, link rates from the fabric, 100 ns per hop,
  * no window, 8 VLs, no high-priority VL, base LIDs, 8-byte control
  * messages on their own high-priority VL (ctrl_lane). */

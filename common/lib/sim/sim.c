@@ -17,13 +17,13 @@
 void ibf_sim_opts_default(ibf_sim_opts_t *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->mtu = 2048;
+	o->mtu = IBF_SIM_MTU_DEFAULT;
 	/* 32 KiB per VL: the order of a current switch's per-port buffer
 	 * shared among its VLs (docs/sim.md). */
-	o->buffer = 32768;
-	o->latency_ns = 100.0;
-	o->max_vls = 8;
-	o->ctrl_bytes = 8;
+	o->buffer = IBF_SIM_BUFFER_DEFAULT;
+	o->latency_ns = IBF_SIM_LATENCY_NS_DEFAULT;
+	o->max_vls = IBF_SIM_MAX_VLS_DEFAULT;
+	o->ctrl_bytes = IBF_SIM_CTRL_BYTES_DEFAULT;
 	o->ctrl_lane = true;
 }
 
