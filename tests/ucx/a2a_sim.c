@@ -354,7 +354,17 @@ int a2a_sim_run(const char *spec, const char *engine, uint32_t nhosts,
 		const uint32_t *ppn, uint64_t max_transfers, bool check,
 		a2a_sim_result_t *res)
 {
-	ibf_ucxi_a2a_ask_t ask = { .max_transfers = max_transfers };
+	return a2a_sim_run_gain(spec, engine, nhosts, ppn, max_transfers, 0,
+				check, res);
+}
+
+int a2a_sim_run_gain(const char *spec, const char *engine, uint32_t nhosts,
+		     const uint32_t *ppn, uint64_t max_transfers,
+		     double need_gain, bool check, a2a_sim_result_t *res)
+{
+	ibf_ucxi_a2a_ask_t ask = { .max_transfers = max_transfers,
+				   .need_gain = need_gain,
+				   .transport = "RDMA" };
 	ibf_ucxi_a2a_plan_t p;
 	sim_t s;
 	views_t v;

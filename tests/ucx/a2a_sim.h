@@ -43,5 +43,9 @@ typedef struct a2a_sim_result {
 int a2a_sim_run(const char *spec, const char *engine, uint32_t nhosts,
 		const uint32_t *ppn, uint64_t max_transfers, bool check,
 		a2a_sim_result_t *res);
+/* The same as auto asks it: the least gain need_gain (0: any). */
+int a2a_sim_run_gain(const char *spec, const char *engine, uint32_t nhosts,
+		     const uint32_t *ppn, uint64_t max_transfers,
+		     double need_gain, bool check, a2a_sim_result_t *res);
 
 #endif
