@@ -313,8 +313,9 @@ else:
 print(textwrap.fill(
     "Why the default declined: over TCP `auto` never takes liquid (TCP "
     "shares links fairly; on the fabrics the rule was measured on, no gain "
-    "beyond noise), over RDMA always (credit flow control stalls the flows "
-    "behind a busy link); docs/ucx-alltoall.md.",
+    "beyond noise), over RDMA wherever it is predicted at least as fast as "
+    "linear and pairwise (credit flow control stalls the flows behind a "
+    "busy link); docs/ucx-alltoall.md.",
     width=74, initial_indent="  ", subsequent_indent="  "))
 # The same tree and hosts as InfiniBand: ibflow sim's schedules.
 print()

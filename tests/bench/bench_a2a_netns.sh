@@ -34,7 +34,11 @@
 # A2A_BENCH_HOSTS (other hosts), A2A_BENCH_QUEUE (tbf queue limit, e.g.
 # 5ms), A2A_BENCH_IDLE=0 (no TCP slow start after idle on the hosts),
 # A2A_BENCH_TABLE=1 (only the table of the runs in A2A_BENCH_OUT),
-# A2A_BENCH_X (e.g. UCX_IBFLOW_ALLTOALL_SYNC=barrier for libibflow_mpi).
+# A2A_BENCH_X (e.g. UCX_IBFLOW_ALLTOALL_SYNC=barrier for libibflow_mpi),
+# A2A_BENCH_PPN (ranks per host, default 1: consecutive ranks on a host;
+# the bound is then the host pairs', `ibflow liquid --ppn`: the busiest
+# link's blocks, K^2 per host pair, and the aggregate counts the blocks
+# between hosts only).
 set -uo pipefail
 
 FAB=${1:?usage: $0 ft|df|t1 [RATE] [SIZES] [ITERS] [RUNS]}
@@ -104,13 +108,20 @@ HOSTS=${A2A_BENCH_HOSTS:-$HOSTS}   # a subset, for diagnosis
 # A2A_BENCH_CTL= (empty) for links without it
 A2A_BENCH_CTL=${A2A_BENCH_CTL-20480-20607}
 N=$(echo "$HOSTS" | wc -w)
+PPN=${A2A_BENCH_PPN:-1}
 [ "$TABLE_ONLY" = 1 ] || for h in $HOSTS; do echo "\"$h HCA-1\""; done >"$OUT/hosts.txt"
 [ "$TABLE_ONLY" = 1 ] || {
 "$I" liquid --topo "$F/ibflow-topology.ibnd" --lfts "$F/ibflow-lfts.dump" \
 	--alltoall "$OUT/hosts.txt" --time-limit 10 >"$OUT/liquid.txt.new" 2>&1 &&
 	mv "$OUT/liquid.txt.new" "$OUT/liquid.txt"; }
-DUR=$(awk '$1 == "duration" { print $2 }' "$OUT/liquid.txt")
+[ "$TABLE_ONLY" = 1 ] || [ "$PPN" = 1 ] ||
+"$I" liquid --topo "$F/ibflow-topology.ibnd" --lfts "$F/ibflow-lfts.dump" \
+	--alltoall "$OUT/hosts.txt" --ppn "$PPN" >"$OUT/liquid-ppn.txt" 2>&1
+DUR=$(awk '$1 == "duration" { print $2; exit }' "$OUT/liquid.txt")
 RR=$(awk '$1 == "round" && $2 == "robin" && $4 == "frames" { print $3 }' "$OUT/liquid.txt")
+# the bound in block-times: the host-level bound's blocks with PPN ranks
+BOUND=$DUR
+[ "$PPN" = 1 ] || BOUND=$(awk '$1 == "bound" { print $2 }' "$OUT/liquid-ppn.txt")
 
 ALGS=${A2A_BENCH_ALGS:-liquid liquidbar pairwise ompi ompi1 ompi2 ompi3 ompi4}
 if [ "$TABLE_ONLY" != 1 ]; then
@@ -177,15 +188,16 @@ fi
 FLOW=$(tcp_flow)
 echo "$FLOW" >"$OUT/flow.txt"
 MNET=$(sed -n 's/^# name .* mgmt \(10\.[0-9]*\.0\.0\/16\).*/\1/p' "$STATE/$NAME/hosts")
-HL=$(echo "$HOSTS" | tr ' ' ',')
+HL=$(for h in $HOSTS; do printf '%s:%s,' "$h" "$PPN"; done)
+HL=${HL%,}
 
 # bench ALG RUN [mpirun args]: one ibflow-a2a-bench run into ALG.RUN.out
 bench() {
 	local alg=$1 run=$2
 	shift 2
 	echo "$alg $run $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/load.txt"
-	timeout 900 mpirun --allow-run-as-root --oversubscribe -np "$N" \
-		-H "$HL" --mca plm_rsh_agent "$STATE/$NAME/rsh" \
+	timeout 900 mpirun --allow-run-as-root --oversubscribe \
+		-np $((N * PPN)) -H "$HL" --mca plm_rsh_agent "$STATE/$NAME/rsh" \
 		--mca oob_tcp_if_include "$MNET" --mca pml ucx \
 		--mca pml_ucx_tls any --mca pml_ucx_devices any \
 		-x UCX_TLS=tcp,self -x UCX_NET_DEVICES=fab1 -x UCX_RNDV_THRESH \
@@ -214,15 +226,15 @@ fi
 FLOW=$(cat "$OUT/flow.txt" 2>/dev/null)
 
 # the table: median over runs of each size's max-over-ranks time
-echo "# fabric $FAB ($N hosts: $HOSTS), links $RATE, UCX_RNDV_THRESH=${UCX_RNDV_THRESH:-inf}, slow start after idle ${A2A_BENCH_IDLE:-1}, $ITERS iterations (+1 warm-up), median of the runs present (of $RUNS)"
+echo "# fabric $FAB ($N hosts: $HOSTS; $PPN ranks each), links $RATE, UCX_RNDV_THRESH=${UCX_RNDV_THRESH:-inf}, slow start after idle ${A2A_BENCH_IDLE:-1}, $ITERS iterations (+1 warm-up), median of the runs present (of $RUNS)"
 echo "# one TCP flow along a path: $FLOW MB/s (link rate $RATE)"
 [ -s "$OUT/load.txt" ] && awk '{ if (!n++ || $3 < lo) lo = $3; if ($3 > hi) hi = $3 }
 	END { printf "# load average (1 min) at the start of the runs: %.2f .. %.2f\n", lo, hi }' "$OUT/load.txt"
-echo "# liquid duration $DUR block-times, round robin $RR frames (ibflow liquid); bound = N(N-1) blocks in $DUR block-times"
+echo "# liquid duration $DUR block-times, round robin $RR frames (ibflow liquid); bound = N(N-1) PPN^2 blocks in $BOUND block-times"
 echo "# block_bytes algorithm median_max_us aggregate_MB_s percent_of_bound"
 for b in $SIZES; do
 	for alg in $ALGS; do
-		awk -v b="$b" -v alg="$alg" -v n="$N" -v dur="$DUR" -v rate="$RATE" '
+		awk -v b="$b" -v alg="$alg" -v n="$N" -v dur="$BOUND" -v ppn="$PPN" -v rate="$RATE" '
 		function bps(r) { v = r + 0; u = tolower(r); sub(/^[0-9.]+/, "", u)
 			m = u == "kbit" ? 1e3 : u == "mbit" ? 1e6 : u == "gbit" ? 1e9 : 1
 			return v * m / 8 }
@@ -234,14 +246,14 @@ for b in $SIZES; do
 			med = k % 2 ? t[(k + 1) / 2] : (t[k / 2] + t[k / 2 + 1]) / 2
 			bound_us = dur * b / bps(rate) * 1e6
 			printf "%d %s %.0f %.3f %.1f\n", b, alg, med,
-				n * (n - 1) * b / med, 100 * bound_us / med }' \
+				n * (n - 1) * ppn * ppn * b / med, 100 * bound_us / med }' \
 			"$OUT"/$alg.*.out
 	done
-	awk -v b="$b" -v n="$N" -v dur="$DUR" -v rate="$RATE" '
+	awk -v b="$b" -v n="$N" -v dur="$BOUND" -v ppn="$PPN" -v rate="$RATE" '
 	function bps(r) { v = r + 0; u = tolower(r); sub(/^[0-9.]+/, "", u)
 		m = u == "kbit" ? 1e3 : u == "mbit" ? 1e6 : u == "gbit" ? 1e9 : 1
 		return v * m / 8 }
 	BEGIN { us = dur * b / bps(rate) * 1e6
-		printf "%d bound %.0f %.3f 100.0\n", b, us, n * (n - 1) * b / us }'
+		printf "%d bound %.0f %.3f 100.0\n", b, us, n * (n - 1) * ppn * ppn * b / us }'
 done
 echo "# raw files: $OUT"

@@ -6,3 +6,4 @@
 #include "../../ucx_component/src/core/ucx_status.c"
 #include "../../ucx_component/src/fabric/ucx_route.c"
 #include "../../ucx_component/src/coll/a2a_plan.c"
+#include "../../ucx_component/src/coll/a2a_gain.c"

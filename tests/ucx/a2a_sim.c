@@ -556,8 +556,8 @@ int a2a_sim_run(const char *spec, const char *engine, uint32_t nhosts,
 		const uint32_t *ppn, uint64_t max_transfers, bool check,
 		a2a_sim_result_t *res)
 {
-	return a2a_sim_run_every(spec, engine, nhosts, ppn, max_transfers,
-				 check, 1, res);
+	return a2a_sim_run_with(spec, engine, nhosts, ppn, max_transfers, 0,
+				check, 1, res);
 }
 
 int a2a_sim_run_every(const char *spec, const char *engine,
@@ -565,7 +565,27 @@ int a2a_sim_run_every(const char *spec, const char *engine,
 		      uint64_t max_transfers, bool check, uint32_t every,
 		      a2a_sim_result_t *res)
 {
-	ibf_ucxi_a2a_ask_t ask = { .max_transfers = max_transfers };
+	return a2a_sim_run_with(spec, engine, nhosts, ppn, max_transfers, 0,
+				check, every, res);
+}
+
+int a2a_sim_run_gain(const char *spec, const char *engine, uint32_t nhosts,
+		     const uint32_t *ppn, uint64_t max_transfers,
+		     double need_gain, bool check, a2a_sim_result_t *res)
+{
+	return a2a_sim_run_with(spec, engine, nhosts, ppn, max_transfers,
+				need_gain, check, 1, res);
+}
+
+int a2a_sim_run_with(const char *spec, const char *engine, uint32_t nhosts,
+		     const uint32_t *ppn, uint64_t max_transfers,
+		     double need_gain, bool check, uint32_t every,
+		     a2a_sim_result_t *res)
+{
+	ibf_ucxi_a2a_ask_t ask = { .max_transfers = max_transfers,
+				   .need_gain = need_gain,
+				   .transport = "RDMA" };
+
 	ibf_ucxi_a2a_plan_t p;
 	sim_t s;
 	views_t v;

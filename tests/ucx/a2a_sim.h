@@ -51,5 +51,15 @@ int a2a_sim_run_every(const char *spec, const char *engine,
 		      uint32_t nhosts, const uint32_t *ppn,
 		      uint64_t max_transfers, bool check, uint32_t every,
 		      a2a_sim_result_t *res);
+/* The same as auto asks it: the least gain need_gain (0: any). */
+int a2a_sim_run_gain(const char *spec, const char *engine, uint32_t nhosts,
+		     const uint32_t *ppn, uint64_t max_transfers,
+		     double need_gain, bool check, a2a_sim_result_t *res);
+/* All of the above: need_gain as auto asks it, every as in _every. */
+int a2a_sim_run_with(const char *spec, const char *engine, uint32_t nhosts,
+		     const uint32_t *ppn, uint64_t max_transfers,
+		     double need_gain, bool check, uint32_t every,
+		     a2a_sim_result_t *res);
+
 
 #endif

@@ -84,11 +84,38 @@ static inline void *ibf_ucxi_rblock(const ibf_ucxi_blocks_t *b, uint32_t p,
 }
 
 /* ALLTOALL_GAIN=auto by transport (docs/ucx-alltoall.md, "auto"): over
- * RDMA any schedule at least as good as round robin; over TCP none (its
- * fair sharing makes the MPI library's all-at-once algorithms as fast as
- * liquid within 10 %, either way) */
+ * RDMA any schedule predicted at least as fast as the best of linear and
+ * pairwise (ibf_ucxi_a2a_predict); over TCP none (its fair sharing makes
+ * the MPI library's all-at-once algorithms as fast as liquid within
+ * 10 %, either way) */
 #define IBF_UCXI_GAIN_TCP HUGE_VAL
 #define IBF_UCXI_GAIN_RDMA 1.0
+
+/* ---- auto's prediction (a2a_gain.c) --------------------------------------
+ *
+ * The plan's figures, host pairs' blocks: bound_blocks and plan_blocks
+ * from the node-aware planner (0 and 0 where the link-set planner ran:
+ * then its frames stand for the chain). */
+typedef struct ibf_ucxi_a2a_figures {
+	uint64_t bound_blocks;    /* the busiest link's blocks */
+	uint64_t plan_blocks;     /* the plan's chain of volumes */
+	uint32_t nframes, duration, rr_frames;
+	bool shared;              /* some host runs more than one rank */
+} ibf_ucxi_a2a_figures_t;
+
+/* The best of linear and pairwise above the bound wherever round robin
+ * over the hosts is not contention-free with one rank per host: the
+ * least measured in the simulator (docs/benchmarks.md), rounded down. */
+#define IBF_UCXI_A2A_OTHERS_OVER 0.09
+
+/* Completion times as multiples of the bound, and the gain others /
+ * liquid that ALLTOALL_GAIN is held against. */
+typedef struct ibf_ucxi_a2a_predict {
+	double liquid, others, gain;
+} ibf_ucxi_a2a_predict_t;
+
+void ibf_ucxi_a2a_predict(const ibf_ucxi_a2a_figures_t *f,
+			  ibf_ucxi_a2a_predict_t *p);
 
 struct ibf_ucxi_a2a {
 	uint32_t nlinks_calls;    /* ALLTOALL_SYNC=links calls so far */
@@ -126,7 +153,8 @@ typedef struct ibf_ucxi_a2a_ask {
 	uint64_t max_transfers;   /* refuse more host pairs (0: no
 				     limit but the link-set planner's,
 				     where it plans) */
-	double need_gain;         /* least rr_frames / nframes; 0: any;
+	double need_gain;         /* least predicted gain over linear and
+				     pairwise (ibf_ucxi_a2a_predict); 0: any;
 				     HUGE_VAL: decline without planning */
 	const char *transport;    /* for the decline's message */
 } ibf_ucxi_a2a_ask_t;

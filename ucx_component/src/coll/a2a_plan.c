@@ -20,7 +20,8 @@
  * find different schedules; one process (the planner) therefore computes
  * it, and with it the host pairs' predecessor lists, once.  Where routes
  * go to base LIDs it uses the node-aware planner (ibf_liquid_hplan_create
- * over the hosts' ports, one unit per host): frames, predecessors and the
+ * over every rank's host port: one unit per host, a host pair's volume
+ * its ranks' blocks, which auto's prediction needs): frames, predecessors and the
  * next call's predecessors from the paths, no link sets held, no cap on
  * host pairs (4,096 hosts are 16,773,120).  Elsewhere (LID offsets, no
  * LFTs) the host pairs' link sets go to ibf_liquid_schedule and
@@ -171,6 +172,7 @@ static bool plan_applies(const ibf_ucx_t *u)
  * them: X * (nhosts - 1) + (Y < X ? Y : Y - 1)). */
 typedef struct planned {
 	uint32_t nhosts;
+	ibf_ucxi_a2a_figures_t fig;   /* for auto's prediction */
 	ibf_liquid_hplan_t *hp;
 	ibf_liquid_hplan_view_t v;
 	ibf_liquid_traffic_t *t;
@@ -232,18 +234,31 @@ static uint32_t pair_frame(const planned_t *pl, uint32_t k)
 	return pl->hp ? pl->v.pair_frame[k] : pl->frame_of[k];
 }
 
-/* The node-aware planner over the hosts' ports (one unit per host):
- * frames and both relations without the link-set traffic, no cap on
- * host pairs. */
+/* The node-aware planner over every rank's host port (one unit per
+ * host, numbered as the hosts are: by first rank), so that each host
+ * pair's volume is its ranks' blocks and the plan's chain what auto
+ * holds against the bound: frames and both relations without the
+ * link-set traffic, no cap on host pairs. */
 static bool frames_by_hplan(const ibf_ucx_t *u, planned_t *pl,
 			    ibf_ucxi_a2a_hdr_t *h)
 {
 	ibf_liquid_opts_t o = { .time_limit = SCHED_TIME_LIMIT };
 	const ibf_liquid_hplan_info_t *info;
+	ibf_port_id_t *rank_port = malloc(((size_t)u->size + 1) *
+					  sizeof(*rank_port));
+	ibf_status_t st;
 	ibf_err_t e;
 
-	if (ibf_liquid_hplan_create(u->fab.lfts, u->hosts.ports, u->nhosts,
-				    &o, &pl->hp, &e) != IBF_OK) {
+	if (!rank_port) {
+		refuse_nomem(h, "the ranks' ports");
+		return false;
+	}
+	for (uint32_t r = 0; r < u->size; r++)
+		rank_port[r] = u->hosts.ports[u->rank_host[r]];
+	st = ibf_liquid_hplan_create(u->fab.lfts, rank_port, u->size, &o,
+				     &pl->hp, &e);
+	free(rank_port);
+	if (st != IBF_OK) {
 		refuse_lib(h, &e);
 		return false;
 	}
@@ -258,6 +273,8 @@ static bool frames_by_hplan(const ibf_ucx_t *u, planned_t *pl,
 	h->duration = info->duration;
 	h->liquid = info->nframes == info->duration;
 	h->rr_frames = info->rr_frames;
+	pl->fig.bound_blocks = info->bound_blocks;
+	pl->fig.plan_blocks = info->plan_blocks;
 	return true;
 }
 
@@ -461,19 +478,26 @@ static bool slices(const planned_t *pl, ibf_ucxi_a2a_plan_t *p)
 	return true;
 }
 
-/* auto's rule: liquid where it promises at least need_gain over round
- * robin's frames (docs/ucx-alltoall.md, "auto"). */
-static bool worth_it(const ibf_ucxi_a2a_ask_t *ask, ibf_ucxi_a2a_hdr_t *h)
+/* auto's rule: liquid where its predicted gain over the best of linear
+ * and pairwise is at least need_gain (docs/ucx-alltoall.md, "auto"). */
+static bool worth_it(const ibf_ucxi_a2a_ask_t *ask, planned_t *pl,
+		     ibf_ucxi_a2a_hdr_t *h)
 {
-	if ((double)h->rr_frames >= ask->need_gain * h->nframes)
+	ibf_ucxi_a2a_predict_t pr;
+
+	pl->fig.nframes = h->nframes;
+	pl->fig.duration = h->duration;
+	pl->fig.rr_frames = h->rr_frames;
+	ibf_ucxi_a2a_predict(&pl->fig, &pr);
+	if (pr.gain >= ask->need_gain)
 		return true;
 	h->verdict = IBF_UCX_ERR_DECLINED;
 	snprintf(h->why, sizeof(h->why), "all-to-all: auto: liquid %u "
-		 "frames, round robin %u: gain %.2f below %.2f (%s, "
-		 "%sALLTOALL_GAIN)", h->nframes, h->rr_frames,
-		 h->nframes ? (double)h->rr_frames / h->nframes : 0.0,
-		 ask->need_gain, ask->transport ? ask->transport : "?",
-		 IBF_UCX_VAR_PREFIX);
+		 "frames, round robin %u: gain %.2f below %.2f (predicted "
+		 "%.3fx the bound, linear/pairwise %.3fx; %s, "
+		 "%sALLTOALL_GAIN)", h->nframes, h->rr_frames, pr.gain,
+		 ask->need_gain, pr.liquid, pr.others,
+		 ask->transport ? ask->transport : "?", IBF_UCX_VAR_PREFIX);
 	return false;
 }
 
@@ -528,7 +552,7 @@ static void plan_hosts(const ibf_ucx_t *u, const ibf_ucxi_a2a_ask_t *ask,
 	if (node_aware ? !frames_by_hplan(u, pl, &p->hdr) :
 	    !frames_by_traffic(u, pl, &p->hdr))
 		return;
-	if (ask->need_gain > 0 && !worth_it(ask, &p->hdr))
+	if (ask->need_gain > 0 && !worth_it(ask, pl, &p->hdr))
 		return;
 	rels_bind(pl);
 	slices(pl, p);
@@ -538,7 +562,8 @@ void ibf_ucxi_a2a_plan(const ibf_ucx_t *u, const ibf_ucxi_a2a_ask_t *ask,
 		       ibf_ucxi_a2a_plan_t *p)
 {
 	uint64_t n = u->nhosts, nt = n * (n ? n - 1 : 0);
-	planned_t pl = { .nhosts = u->nhosts };
+	planned_t pl = { .nhosts = u->nhosts,
+			 .fig.shared = u->size > u->nhosts };
 	double t0 = ibf_ucxi_now();
 
 	memset(p, 0, sizeof(*p));

@@ -403,9 +403,10 @@ static ucs_config_field_t ibf_ucx_config_table[] = {
 	  UCS_CONFIG_TYPE_ENUM(a2a_sync_names) },
 
 	{ "ALLTOALL_GAIN", "auto",
-	  "auto: the least gain the liquid schedule must promise over round\n"
-	  "robin (round robin's frames over the liquid schedule's, for the\n"
-	  "participants' routed paths) before it replaces the caller's own\n"
+	  "auto: the least gain the liquid schedule must promise over the\n"
+	  "best of linear and pairwise (predicted for the participants'\n"
+	  "routed paths: the plan's chain against the bound, and a rule\n"
+	  "measured in the simulator) before it replaces the caller's own\n"
 	  "algorithm; below it the first call declines and the caller's\n"
 	  "algorithm runs from then on.  auto: 1 over RDMA (credit flow\n"
 	  "control: all-at-once exchanges lose to head-of-line blocking), and\n"
