@@ -312,8 +312,10 @@ else:
     ok = False
 print(textwrap.fill(
     "Why the default declined: over TCP `auto` never takes liquid (TCP "
-    "shares links fairly; on the fabrics the rule was measured on, no gain "
-    "beyond noise), over RDMA wherever it is predicted at least as fast as "
+    "shares links fairly; where round robin meets contention liquid was "
+    "within noise or behind; on trees like this one, contention-free, "
+    "forcing it wins, as the row above shows), over RDMA wherever it is "
+    "predicted at least as fast as "
     "linear and pairwise (credit flow control stalls the flows behind a "
     "busy link); docs/ucx-alltoall.md.",
     width=74, initial_indent="  ", subsequent_indent="  "))
