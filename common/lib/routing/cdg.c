@@ -22,7 +22,9 @@ int ibf_cdg_init(ibf_cdg_t *g, uint32_t nch, bool ordered)
 	g->ord = malloc(((size_t)nch + 1) * sizeof(*g->ord));
 	g->out = calloc((size_t)nch + 1, sizeof(*g->out));
 	g->in = calloc((size_t)nch + 1, sizeof(*g->in));
-	if (!g->ord || !g->out || !g->in)
+	g->refused = calloc((size_t)nch * IBF_CDG_WORDS + 1,
+			    sizeof(*g->refused));
+	if (!g->ord || !g->out || !g->in || !g->refused)
 		return -1;
 	for (i = 0; i < nch; i++)
 		g->ord[i] = i;
@@ -32,11 +34,15 @@ int ibf_cdg_init(ibf_cdg_t *g, uint32_t nch, bool ordered)
 void ibf_cdg_free(ibf_cdg_t *g)
 {
 	uint32_t i;
+	size_t k;
 
 	for (i = 0; g->out && g->in && i < g->nch; i++) {
 		free(g->out[i].v);
 		free(g->in[i].v);
 	}
+	for (k = 0; g->refused && k < (size_t)g->nch * IBF_CDG_WORDS; k++)
+		free(g->refused[k]);
+	free(g->refused);
 	free(g->ord);
 	free(g->out);
 	free(g->in);
@@ -212,7 +218,10 @@ static int pk_reorder(ibf_cdg_t *g, ibf_cdg_scratch_t *s, uint32_t a,
 
 	if (lb >= ub)
 		return 0;
-	s->epoch++;
+	if (++s->epoch == 0) { /* marks of 2^32 searches ago look fresh */
+		memset(s->mark, 0, ((size_t)g->nch + 1) * sizeof(*s->mark));
+		s->epoch = 1;
+	}
 	/* forward from b inside (lb, ub): meeting a is a cycle */
 	if (pk_search(g, s, b, 1, lb, ub, a, &nb))
 		return 1;
@@ -231,11 +240,38 @@ static int pk_reorder(ibf_cdg_t *g, ibf_cdg_scratch_t *s, uint32_t a,
 	return 0;
 }
 
+/* The stamp of a -> (port bport), NULL if its block is not there. */
+static uint32_t *refusal(const ibf_cdg_t *g, uint32_t a, unsigned bport)
+{
+	uint32_t *blk = g->refused[(size_t)a * IBF_CDG_WORDS + bport / 64];
+
+	return blk ? &blk[bport % 64] : NULL;
+}
+
+/* Remember that a -> (port bport) closes a cycle; without memory for
+ * the block it is simply searched for again next time. */
+static void refuse(ibf_cdg_t *g, uint32_t a, unsigned bport)
+{
+	uint32_t **blk = &g->refused[(size_t)a * IBF_CDG_WORDS + bport / 64];
+
+	if (!*blk)
+		*blk = calloc(64, sizeof(**blk));
+	if (*blk)
+		(*blk)[bport % 64] = g->removals + 1;
+}
+
 int ibf_cdg_insert(ibf_cdg_t *g, ibf_cdg_scratch_t *s, uint32_t a,
 		   uint32_t b, unsigned bport)
 {
-	if (pk_reorder(g, s, a, b))
+	const uint32_t *r = refusal(g, a, bport);
+
+	/* refused with nothing taken back since: the cycle is still there */
+	if (r && *r == g->removals + 1)
 		return 1;
+	if (pk_reorder(g, s, a, b)) {
+		refuse(g, a, bport);
+		return 1;
+	}
 	if (adj_push(&g->out[a], b))
 		return -1;
 	if (adj_push(&g->in[b], a)) {
@@ -254,4 +290,15 @@ void ibf_cdg_remove_newest(ibf_cdg_t *g, uint32_t a, uint32_t b,
 	g->deps[(size_t)a * IBF_CDG_WORDS + bport / 64] &=
 		~(UINT64_C(1) << (bport % 64));
 	g->ndeps--;
+	/* every refusal is now in doubt; at the wrap (stamp 0 is "never")
+	 * forget them all */
+	if (++g->removals == UINT32_MAX) {
+		size_t i;
+
+		for (i = 0; i < (size_t)g->nch * IBF_CDG_WORDS; i++)
+			if (g->refused[i])
+				memset(g->refused[i], 0,
+				       64 * sizeof(*g->refused[i]));
+		g->removals = 0;
+	}
 }

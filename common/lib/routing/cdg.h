@@ -18,6 +18,14 @@
  *    order under insertion (Pearce and Kelly, "A dynamic topological sort
  *    algorithm for directed acyclic graphs", JEA 2006) and can take back
  *    its newest dependencies.
+ *
+ * Layered routing asks again and again about the same few dependencies
+ * that close a cycle (a switch offered the same way into the tree of
+ * every DLID), and takes dependencies back seldom.  An ordered graph
+ * therefore remembers each refusal with the count of take-backs at the
+ * time: while no dependency has been taken back since, the graph only
+ * grew, the path that closed the cycle is still there, and the refusal
+ * stands without a search.
  */
 #ifndef IBFLOW_ROUTING_CDG_H
 #define IBFLOW_ROUTING_CDG_H
@@ -42,6 +50,10 @@ typedef struct ibf_cdg {
 	/* ordered graphs only: position in the topological order, arcs */
 	uint32_t *ord;
 	ibf_cdg_adj_t *out, *in;
+	/* refusals: per channel and 64 port numbers, a lazily allocated
+	 * block of stamps, removals + 1 when that dependency was refused */
+	uint32_t **refused;      /* [nch * IBF_CDG_WORDS] */
+	uint32_t removals;       /* dependencies taken back so far */
 } ibf_cdg_t;
 
 /* Work space of the ordered insertions, shared by the graphs of one run. */
