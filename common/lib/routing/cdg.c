@@ -19,6 +19,9 @@ int ibf_cdg_init(ibf_cdg_t *g, uint32_t nch, bool ordered)
 		return -1;
 	if (!ordered)
 		return 0;
+	/* witnesses average a few channels: room for many a channel */
+	g->wit_max = nch < (UINT32_MAX - 65536) / 64 ? 64 * nch + 65536 :
+						       UINT32_MAX;
 	g->ord = malloc(((size_t)nch + 1) * sizeof(*g->ord));
 	g->out = calloc((size_t)nch + 1, sizeof(*g->out));
 	g->in = calloc((size_t)nch + 1, sizeof(*g->in));
@@ -43,6 +46,7 @@ void ibf_cdg_free(ibf_cdg_t *g)
 	for (k = 0; g->refused && k < (size_t)g->nch * IBF_CDG_WORDS; k++)
 		free(g->refused[k]);
 	free(g->refused);
+	free(g->wit);
 	free(g->ord);
 	free(g->out);
 	free(g->in);
@@ -149,12 +153,13 @@ int ibf_cdg_scratch_init(ibf_cdg_scratch_t *s, uint32_t nch)
 	return IBF_CALLOC_ALL(IBF_CALLOC_ARRAY(s->mark, n),
 			      IBF_CALLOC_ARRAY(s->stack, n),
 			      IBF_CALLOC_ARRAY(s->set, n),
-			      IBF_CALLOC_ARRAY(s->set_ord, n));
+			      IBF_CALLOC_ARRAY(s->set_ord, n),
+			      IBF_CALLOC_ARRAY(s->parent, n));
 }
 
 void ibf_cdg_scratch_free(ibf_cdg_scratch_t *s)
 {
-	IBF_FREE_ALL(s->mark, s->stack, s->set, s->set_ord);
+	IBF_FREE_ALL(s->mark, s->stack, s->set, s->set_ord, s->parent);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -178,8 +183,9 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Channels reachable from `from` along out (fwd) or in (!fwd) arcs whose
- * order lies strictly between the bounds, appended to s->set from *ns.
- * Returns 1 if `stop` is reached (a cycle). */
+ * order lies strictly between the bounds, appended to s->set from *ns,
+ * each with the channel it was reached from in s->parent.  Returns 1 if
+ * `stop` is reached (a cycle; its s->parent set too). */
 static int pk_search(const ibf_cdg_t *g, ibf_cdg_scratch_t *s, uint32_t from,
 		     int fwd, uint32_t lo, uint32_t hi, uint32_t stop,
 		     uint32_t *ns)
@@ -196,12 +202,15 @@ static int pk_search(const ibf_cdg_t *g, ibf_cdg_scratch_t *s, uint32_t from,
 		for (k = 0; k < adj->n; k++) {
 			uint32_t w = adj->v[k];
 
-			if (w == stop)
+			if (w == stop) {
+				s->parent[w] = x;
 				return 1;
+			}
 			if (s->mark[w] == s->epoch || g->ord[w] <= lo ||
 			    g->ord[w] >= hi)
 				continue;
 			s->mark[w] = s->epoch;
+			s->parent[w] = x;
 			s->stack[top++] = w;
 			s->set[(*ns)++] = (uint64_t)g->ord[w] << 32 | w;
 		}
@@ -240,36 +249,113 @@ static int pk_reorder(ibf_cdg_t *g, ibf_cdg_scratch_t *s, uint32_t a,
 	return 0;
 }
 
-/* The stamp of a -> (port bport), NULL if its block is not there. */
-static uint32_t *refusal(const ibf_cdg_t *g, uint32_t a, unsigned bport)
+/* The refusal record of a -> (port bport), NULL if its block is not
+ * there. */
+static ibf_cdg_refusal_t *refusal(const ibf_cdg_t *g, uint32_t a,
+				  unsigned bport)
 {
-	uint32_t *blk = g->refused[(size_t)a * IBF_CDG_WORDS + bport / 64];
+	ibf_cdg_refusal_t *blk =
+		g->refused[(size_t)a * IBF_CDG_WORDS + bport / 64];
 
 	return blk ? &blk[bport % 64] : NULL;
 }
 
-/* Remember that a -> (port bport) closes a cycle; without memory for
- * the block it is simply searched for again next time. */
-static void refuse(ibf_cdg_t *g, uint32_t a, unsigned bport)
+static bool has_arc(const ibf_cdg_t *g, uint32_t x, uint32_t y)
 {
-	uint32_t **blk = &g->refused[(size_t)a * IBF_CDG_WORDS + bport / 64];
+	const ibf_cdg_adj_t *o = &g->out[x], *i = &g->in[y];
+	const ibf_cdg_adj_t *v = o->n <= i->n ? o : i;
+	uint32_t want = v == o ? y : x, k;
+
+	for (k = 0; k < v->n; k++)
+		if (v->v[k] == want)
+			return true;
+	return false;
+}
+
+/* Does the witness of r, a path from b back to a, still hold? */
+static bool witness_holds(const ibf_cdg_t *g, const ibf_cdg_refusal_t *r)
+{
+	const uint32_t *w = g->wit + r->off;
+	uint32_t k;
+
+	if (!r->len)
+		return false;
+	for (k = 0; k + 1 < r->len; k++)
+		if (!has_arc(g, w[k + 1], w[k]))
+			return false;
+	return true;
+}
+
+/* Room for n more witness channels: 0, or -1 (keep no witness).  Old
+ * witnesses of dependencies refused again are garbage; past the bound
+ * every witness is dropped and the store starts over. */
+static int wit_room(ibf_cdg_t *g, uint32_t n)
+{
+	uint32_t *nw;
+	size_t i;
+
+	if (n > g->wit_max / 2)
+		return -1;
+	if (g->nwit + (uint64_t)n > g->wit_max) {
+		for (i = 0; i < (size_t)g->nch * IBF_CDG_WORDS; i++) {
+			uint32_t k;
+
+			for (k = 0; g->refused[i] && k < 64; k++)
+				g->refused[i][k].len = 0;
+		}
+		g->nwit = 0;
+	}
+	nw = ibf_array_grow32(g->wit, &g->capwit, (uint64_t)g->nwit + n,
+			      sizeof(*nw));
+	if (!nw)
+		return -1;
+	g->wit = nw;
+	return 0;
+}
+
+/* Remember that a -> (port bport) closes a cycle, with the path from b
+ * to a that the search found (s->parent, from a back to b); without
+ * memory it is simply searched for again next time. */
+static void refuse(ibf_cdg_t *g, const ibf_cdg_scratch_t *s, uint32_t a,
+		   uint32_t b, unsigned bport)
+{
+	ibf_cdg_refusal_t **blk =
+		&g->refused[(size_t)a * IBF_CDG_WORDS + bport / 64];
+	ibf_cdg_refusal_t *r;
+	uint32_t n = 1, x;
 
 	if (!*blk)
 		*blk = calloc(64, sizeof(**blk));
-	if (*blk)
-		(*blk)[bport % 64] = g->removals + 1;
+	if (!*blk)
+		return;
+	r = &(*blk)[bport % 64];
+	r->stamp = g->removals + 1;
+	r->len = 0;
+	for (x = a; x != b; x = s->parent[x])
+		n++;
+	if (wit_room(g, n))
+		return;
+	r->off = g->nwit;
+	r->len = n;
+	for (x = a; x != b; x = s->parent[x])
+		g->wit[g->nwit++] = x;
+	g->wit[g->nwit++] = b;
 }
 
 int ibf_cdg_insert(ibf_cdg_t *g, ibf_cdg_scratch_t *s, uint32_t a,
 		   uint32_t b, unsigned bport)
 {
-	const uint32_t *r = refusal(g, a, bport);
+	ibf_cdg_refusal_t *r = refusal(g, a, bport);
 
 	/* refused with nothing taken back since: the cycle is still there */
-	if (r && *r == g->removals + 1)
+	if (r && r->stamp == g->removals + 1)
 		return 1;
+	if (r && witness_holds(g, r)) {
+		r->stamp = g->removals + 1;
+		return 1;
+	}
 	if (pk_reorder(g, s, a, b)) {
-		refuse(g, a, bport);
+		refuse(g, s, a, b, bport);
 		return 1;
 	}
 	if (adj_push(&g->out[a], b))
@@ -295,10 +381,12 @@ void ibf_cdg_remove_newest(ibf_cdg_t *g, uint32_t a, uint32_t b,
 	if (++g->removals == UINT32_MAX) {
 		size_t i;
 
-		for (i = 0; i < (size_t)g->nch * IBF_CDG_WORDS; i++)
-			if (g->refused[i])
-				memset(g->refused[i], 0,
-				       64 * sizeof(*g->refused[i]));
+		for (i = 0; i < (size_t)g->nch * IBF_CDG_WORDS; i++) {
+			uint32_t k;
+
+			for (k = 0; g->refused[i] && k < 64; k++)
+				g->refused[i][k].stamp = 0;
+		}
 		g->removals = 0;
 	}
 }

@@ -25,7 +25,8 @@
  * therefore remembers each refusal with the count of take-backs at the
  * time: while no dependency has been taken back since, the graph only
  * grew, the path that closed the cycle is still there, and the refusal
- * stands without a search.
+ * stands without a search.  After a take-back the path found then (its
+ * witness) is checked arc by arc before a new search.
  */
 #ifndef IBFLOW_ROUTING_CDG_H
 #define IBFLOW_ROUTING_CDG_H
@@ -43,6 +44,12 @@ typedef struct ibf_cdg_adj {
 	uint32_t n, cap;
 } ibf_cdg_adj_t;
 
+/* A refused dependency: stamp = take-backs + 1 at its last refusal (0
+ * never refused), its witness wit[off .. off + len) (0: none kept). */
+typedef struct ibf_cdg_refusal {
+	uint32_t stamp, off, len;
+} ibf_cdg_refusal_t;
+
 typedef struct ibf_cdg {
 	uint32_t nch;
 	uint64_t *deps;          /* [nch * IBF_CDG_WORDS] */
@@ -51,9 +58,11 @@ typedef struct ibf_cdg {
 	uint32_t *ord;
 	ibf_cdg_adj_t *out, *in;
 	/* refusals: per channel and 64 port numbers, a lazily allocated
-	 * block of stamps, removals + 1 when that dependency was refused */
-	uint32_t **refused;      /* [nch * IBF_CDG_WORDS] */
+	 * block of 64 */
+	ibf_cdg_refusal_t **refused; /* [nch * IBF_CDG_WORDS] */
 	uint32_t removals;       /* dependencies taken back so far */
+	uint32_t *wit, nwit, capwit; /* witnesses: a, then back to b */
+	uint32_t wit_max;        /* channels kept before starting over */
 } ibf_cdg_t;
 
 /* Work space of the ordered insertions, shared by the graphs of one run. */
@@ -62,6 +71,7 @@ typedef struct ibf_cdg_scratch {
 	uint32_t *stack;         /* [nch] */
 	uint64_t *set;           /* [nch] (ord << 32 | channel) */
 	uint32_t *set_ord;       /* [nch] */
+	uint32_t *parent;        /* [nch] where the search came from */
 } ibf_cdg_scratch_t;
 
 /* 0, or -1 out of memory (free what was set up with ibf_cdg_free). */
