@@ -379,6 +379,161 @@ static void test_budget(void **state)
 	check_budget("dragonfly:4,2,3", 2);
 }
 
+/* ---- HyperX: dimensions and dimension-order routes ---------------------- */
+
+/* The generator's coordinates of switch s: its name "hx-a-b-..." */
+static unsigned hx_coords(const ibf_fabric_t *f, uint32_t s, unsigned *c)
+{
+	const char *p = ibf_node_desc(f, f->switches[s]);
+	unsigned n = 0;
+
+	assert_true(p && strncmp(p, "hx-", 3) == 0);
+	for (p += 3; *p && n < 8; n++) {
+		char *end;
+
+		c[n] = (unsigned)strtoul(p, &end, 10);
+		assert_true(end != p);
+		p = *end == '-' ? end + 1 : end;
+	}
+	return n;
+}
+
+/* The one coordinate in which switches a and b differ (-1 if not one). */
+static int hx_dim(const ibf_fabric_t *f, uint32_t a, uint32_t b)
+{
+	unsigned ca[8], cb[8], n = hx_coords(f, a, ca), i;
+	int d = -1;
+
+	assert_int_equal(hx_coords(f, b, cb), n);
+	for (i = 0; i < n; i++)
+		if (ca[i] != cb[i]) {
+			if (d >= 0)
+				return -1;
+			d = (int)i;
+		}
+	return d;
+}
+
+/* ibf_rgraph_hamming on the switches of spec: its result and *nd; with
+ * names, every link's dimension is the coordinate in which the names of
+ * its ends differ (the dimensions numbered in some order of their own,
+ * the same for every link). */
+static int hamming_of(const char *spec, unsigned *nd, bool names)
+{
+	ibf_fabric_t *f = tu_gen(spec, 0);
+	unsigned map[8];
+	ibf_rgraph_t g;
+	ibf_err_t err;
+	uint8_t *dim;
+	uint32_t e;
+	int rc;
+
+	assert_int_equal(ibf_rgraph_build(f, &g, &err), IBF_OK);
+	dim = malloc(g.nedges);
+	assert_non_null(dim);
+	rc = ibf_rgraph_hamming(&g, dim, nd);
+	memset(map, 0xff, sizeof(map));
+	for (e = 0; rc == 1 && names && e < g.nedges; e++) {
+		int d = hx_dim(f, g.ea[e], g.eb[e]);
+
+		assert_true(d >= 0 && dim[e] < *nd);
+		if (map[dim[e]] == UINT32_MAX)
+			map[dim[e]] = (unsigned)d;
+		assert_int_equal(map[dim[e]], d);
+	}
+	free(dim);
+	ibf_rgraph_free(&g);
+	ibf_fabric_destroy(f);
+	return rc;
+}
+
+/* HyperXes are recognised as Hamming graphs with the generator's
+ * dimensions, parallel links and 2 or 3 routers a dimension included;
+ * tori of rings of 3 and 4 are ones too (a ring of 3 is a complete
+ * graph, a ring of 4 two dimensions of 2); other families and rings of 5
+ * are not. */
+static void test_hamming(void **state)
+{
+	static const struct { const char *spec; unsigned dims; } yes[] = {
+		{ "hyperx:2:4:1", 2 }, { "hyperx:3:3:2", 3 },
+		{ "hyperx:1:5:1", 1 }, { "hyperx:4:2:1", 4 },
+		{ "hyperx:2:8:1:2", 2 }, { "torus:3,3,3", 3 },
+		{ "torus:4,4,4", 6 }, { "torus:3,4,3", 4 },
+	};
+	static const char *const no[] = {
+		"slimfly:5", "slimfly:7", "dragonfly:4,2,2", "dragonfly:8,2,4",
+		"jellyfish:16,4,2:7", "xgft:2:4,4:1,4", "torus:5,5,5",
+		"torus:3,3,5",
+	};
+	unsigned i, nd;
+
+	(void)state;
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		assert_int_equal(hamming_of(yes[i].spec, &nd,
+			strncmp(yes[i].spec, "hyperx", 6) == 0), 1);
+		assert_int_equal(nd, yes[i].dims);
+	}
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		assert_int_equal(hamming_of(no[i], &nd, false), 0);
+}
+
+/* On a HyperX with one VL every base-LID route from every switch changes
+ * each coordinate at most once (minimal), and all routes change them in
+ * one order of the dimensions (dimension order): "a before b" on one
+ * route never meets "b before a" on another.  The CDG check as well. */
+static void check_dor(const char *spec)
+{
+	ibf_fabric_t *f = tu_gen(spec, 2);
+	ibf_route_opts_t o = budget_opts(4, 42);
+	ibf_routing_t r;
+	uint8_t before[8][8];
+	uint32_t s, k;
+
+	memset(before, 0, sizeof(before));
+	route_complete(f, &o, &r, spec);
+	assert_true(report_int(&r, "dimension_order_trees") > 0);
+	for (k = 0; k < f->nendpoints; k++) {
+		unsigned dlid = f->ports[f->endpoints[k]].lid;
+
+		for (s = 0; s < f->nswitches; s++) {
+			unsigned seen = 0, last = 8;
+			uint32_t x = s;
+
+			for (;;) {
+				unsigned p = ibf_lfts_get(r.lfts, x, dlid);
+				ibf_port_id_t q = f->ports[ibf_node_port_id(f,
+					f->switches[x], p)].peer;
+				uint32_t y;
+				int d;
+
+				if (!ibf_node_is_switch(f, f->ports[q].node))
+					break;
+				y = f->switch_index[f->ports[q].node];
+				d = hx_dim(f, x, y);
+				assert_true(d >= 0 && !(seen >> d & 1));
+				seen |= 1u << d;
+				if (last < 8) {
+					assert_false(before[d][last]);
+					before[last][d] = 1;
+				}
+				last = (unsigned)d;
+				x = y;
+			}
+		}
+	}
+	check_deadlock(&r);
+	routing_free(&r);
+	ibf_fabric_destroy(f);
+}
+
+static void test_dor(void **state)
+{
+	(void)state;
+	check_dor("hyperx:2:4:1");
+	check_dor("hyperx:3:3:2");
+	check_dor("hyperx:2:6:1:3");
+}
+
 static const char *const specs[] = {
 	"slimfly:5", "slimfly:7", "dragonfly:4,2,2", "hyperx:2:4:1",
 	"jellyfish:16,4,2:7", "xgft:2:4,4:1,4",
@@ -762,6 +917,8 @@ int main(void)
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_hamming),
+		cmocka_unit_test(test_dor),
 	};
 
 	return cmocka_run_group_tests_name("layered", tests, NULL, NULL);

@@ -199,6 +199,206 @@ void ibf_rgraph_bfs(const ibf_rgraph_t *g, const uint8_t *mask, uint32_t src,
 	}
 }
 
+/* ---- Hamming graphs (HyperX) ------------------------------------------ */
+
+struct hamming {
+	const ibf_rgraph_t *g;
+	uint64_t *adj;      /* [n * words] adjacency bits */
+	size_t words;
+	uint32_t *line;     /* [nedges] line (maximal clique) of each edge */
+	uint32_t *ldim;     /* [nedges] dimension of each line (by line id) */
+	uint32_t *mark;     /* [n] */
+	uint32_t *queue;    /* [n] */
+};
+
+static bool ham_adj(const struct hamming *h, uint32_t u, uint32_t v)
+{
+	return h->adj[(size_t)u * h->words + v / 64] >> (v % 64) & 1;
+}
+
+/* The line of edge e: its ends and their common neighbours, which must
+ * be a clique; every edge inside gets line id id.  0 ok, 1 not a line
+ * (an edge already in another one, or the set is no clique). */
+static int ham_line(struct hamming *h, uint32_t e, uint32_t id)
+{
+	const ibf_rgraph_t *g = h->g;
+	uint32_t u = g->ea[e], v = g->eb[e], m = 0, i, j, k, w;
+
+	h->queue[m++] = u;
+	h->queue[m++] = v;
+	h->mark[u] = h->mark[v] = id + 1;
+	for (k = g->adj_off[u]; k < g->adj_off[u + 1]; k++) {
+		w = ibf_rgraph_other(g, g->adj_edge[k], u);
+		if (h->mark[w] != id + 1 && ham_adj(h, v, w)) {
+			h->mark[w] = id + 1;
+			h->queue[m++] = w;
+		}
+	}
+	for (i = 0; i < m; i++)
+		for (j = i + 1; j < m; j++)
+			if (!ham_adj(h, h->queue[i], h->queue[j]))
+				return 1;
+	for (i = 0; i < m; i++) {
+		u = h->queue[i];
+		for (k = g->adj_off[u]; k < g->adj_off[u + 1]; k++) {
+			uint32_t f = g->adj_edge[k];
+
+			if (h->mark[ibf_rgraph_other(g, f, u)] != id + 1)
+				continue;
+			if (h->line[f] != UINT32_MAX && h->line[f] != id)
+				return 1;
+			h->line[f] = id;
+		}
+	}
+	return 0;
+}
+
+/* The edge from u to a neighbour w of u that is also a neighbour of x,
+ * w != skip; UINT32_MAX if none. */
+static uint32_t ham_square(const struct hamming *h, uint32_t u, uint32_t x,
+			   uint32_t skip)
+{
+	const ibf_rgraph_t *g = h->g;
+	uint32_t k;
+
+	for (k = g->adj_off[u]; k < g->adj_off[u + 1]; k++) {
+		uint32_t e = g->adj_edge[k], w = ibf_rgraph_other(g, e, u);
+
+		if (w != skip && w != x && ham_adj(h, w, x))
+			return e;
+	}
+	return UINT32_MAX;
+}
+
+/* Dimensions of the lines at v, reached from u (all of whose lines have
+ * theirs): the line of u-v has its dimension at u; any other line D at v
+ * holds some x, and u, v, x, w form a square with w on u's line of D's
+ * dimension.  0 ok, 1 inconsistent. */
+static int ham_label(struct hamming *h, uint32_t u, uint32_t v)
+{
+	const ibf_rgraph_t *g = h->g;
+	uint32_t k;
+
+	for (k = g->adj_off[v]; k < g->adj_off[v + 1]; k++) {
+		uint32_t e = g->adj_edge[k], x = ibf_rgraph_other(g, e, v);
+		uint32_t d, sq;
+
+		if (x == u) {
+			continue; /* u's own line: labelled at u */
+		} else if (ham_adj(h, u, x)) {
+			/* x on the line of u-v */
+			continue;
+		}
+		sq = ham_square(h, u, x, v);
+		if (sq == UINT32_MAX)
+			return 1;
+		d = h->ldim[h->line[sq]];
+		if (h->ldim[h->line[e]] == UINT32_MAX)
+			h->ldim[h->line[e]] = d;
+		else if (h->ldim[h->line[e]] != d)
+			return 1;
+	}
+	return 0;
+}
+
+/* Every router on exactly one line of each of the ndims dimensions. */
+static int ham_check(struct hamming *h, unsigned ndims, uint8_t *dim)
+{
+	const ibf_rgraph_t *g = h->g;
+	uint32_t u, k, e;
+
+	for (u = 0; u < g->n; u++) {
+		uint32_t seen = 0;
+
+		for (k = g->adj_off[u]; k < g->adj_off[u + 1]; k++) {
+			uint32_t d = h->ldim[h->line[g->adj_edge[k]]];
+			uint32_t l = h->line[g->adj_edge[k]];
+			uint32_t j;
+
+			if (d >= ndims)
+				return 1;
+			for (j = g->adj_off[u]; j < k; j++)
+				if (h->ldim[h->line[g->adj_edge[j]]] == d &&
+				    h->line[g->adj_edge[j]] != l)
+					return 1;
+			seen |= UINT32_C(1) << d;
+		}
+		if (seen != (UINT32_C(1) << ndims) - 1)
+			return 1;
+	}
+	for (e = 0; e < g->nedges; e++)
+		dim[e] = (uint8_t)h->ldim[h->line[e]];
+	return 0;
+}
+
+/* Lines, then their dimensions from the first router outward. */
+static int ham_find(struct hamming *h, uint8_t *dim, unsigned *ndims)
+{
+	const ibf_rgraph_t *g = h->g;
+	uint32_t e, k, nl = 0, head = 0, tail = 0, root = g->ord[0];
+	unsigned nd = 0;
+
+	for (e = 0; e < g->nedges; e++) {
+		h->adj[(size_t)g->ea[e] * h->words + g->eb[e] / 64] |=
+			UINT64_C(1) << (g->eb[e] % 64);
+		h->adj[(size_t)g->eb[e] * h->words + g->ea[e] / 64] |=
+			UINT64_C(1) << (g->ea[e] % 64);
+		h->line[e] = h->ldim[e] = UINT32_MAX;
+	}
+	for (e = 0; e < g->nedges; e++)
+		if (h->line[e] == UINT32_MAX && ham_line(h, e, nl++))
+			return 0;
+	for (k = g->adj_off[root]; k < g->adj_off[root + 1]; k++) {
+		uint32_t l = h->line[g->adj_edge[k]];
+
+		if (h->ldim[l] == UINT32_MAX) {
+			if (nd == 32)
+				return 0;
+			h->ldim[l] = nd++;
+		}
+	}
+	memset(h->mark, 0, g->n * sizeof(*h->mark));
+	h->mark[root] = 1;
+	h->queue[tail++] = root;
+	while (head < tail) {
+		uint32_t u = h->queue[head++];
+
+		for (k = g->adj_off[u]; k < g->adj_off[u + 1]; k++) {
+			uint32_t v = ibf_rgraph_other(g, g->adj_edge[k], u);
+
+			if (h->mark[v])
+				continue;
+			if (ham_label(h, u, v))
+				return 0;
+			h->mark[v] = 1;
+			h->queue[tail++] = v;
+		}
+	}
+	if (tail != g->n || nd == 0 || ham_check(h, nd, dim))
+		return 0;
+	*ndims = nd;
+	return 1;
+}
+
+int ibf_rgraph_hamming(const ibf_rgraph_t *g, uint8_t *dim, unsigned *ndims)
+{
+	struct hamming h = { .g = g, .words = (g->n + 63) / 64 };
+	int rc = -1;
+
+	*ndims = 0;
+	if (g->n < 2 || g->n > IBF_HAMMING_MAX_ROUTERS || !g->nedges)
+		return 0;
+	h.adj = calloc((size_t)g->n * h.words, sizeof(*h.adj));
+	h.line = malloc(g->nedges * sizeof(*h.line));
+	h.ldim = malloc(g->nedges * sizeof(*h.ldim));
+	h.mark = calloc(g->n, sizeof(*h.mark));
+	h.queue = malloc(g->n * sizeof(*h.queue));
+	if (h.adj && h.line && h.ldim && h.mark && h.queue)
+		rc = ham_find(&h, dim, ndims);
+	free(h.adj), free(h.line), free(h.ldim), free(h.mark), free(h.queue);
+	return rc;
+}
+
 /* ---- union-find repair ------------------------------------------------ */
 
 static uint32_t uf_find(uint32_t *par, uint32_t x)

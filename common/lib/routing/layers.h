@@ -27,6 +27,7 @@
 #ifndef IBFLOW_LAYERS_H
 #define IBFLOW_LAYERS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <ibflow/fabric.h>
@@ -67,6 +68,17 @@ void ibf_rgraph_free(ibf_rgraph_t *g);
  * all edges); UINT32_MAX where unreachable.  queue: [g->n] scratch. */
 void ibf_rgraph_bfs(const ibf_rgraph_t *g, const uint8_t *mask, uint32_t src,
 		    uint32_t *dist, uint32_t *queue);
+
+/* A Hamming graph (the switches of a HyperX or flattened butterfly: a
+ * Cartesian product of complete graphs, parallel links allowed)
+ * recognised by its lines: each link and the common neighbours of its
+ * ends form a clique (the line of one dimension), and the lines at a
+ * router map to those at its neighbour through 4-cycles.  1: it is one,
+ * dim[e] (g->nedges) the dimension of every link, *ndims their number,
+ * numbered by the first router in NodeGUID order; 0 not recognised
+ * (dim undefined); -1 out of memory. */
+#define IBF_HAMMING_MAX_ROUTERS 4096u
+int ibf_rgraph_hamming(const ibf_rgraph_t *g, uint8_t *dim, unsigned *ndims);
 
 typedef struct ibf_layers_opts {
 	unsigned n;               /* layers, >= 1 */

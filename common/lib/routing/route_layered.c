@@ -27,6 +27,8 @@
  *    The idea of guaranteeing progress with escape paths inside one CDG
  *    is Nue's (Domke, Hoefler, Matsuoka, HPDC'16); the granularity here
  *    is a DLID's tree, as an LFT holds it.
+ *  - On a HyperX (a Hamming graph, layers.h) layer 0 is routed in
+ *    dimension order first, minimal and acyclic on one VL (dor_tree).
  *  - With a budget above one VL (the applications take the SL of their
  *    route, e.g. from the PathRecord), layers are placed as whole VLs
  *    first (fewer SLs): layer 0's trees one by one into the first VL that
@@ -95,12 +97,16 @@ struct lay {
 	uint32_t nheap;
 	const uint8_t *mask;        /* links of the layer being routed */
 	uint64_t use_total;         /* sum of use[] */
+	unsigned cur_layer;         /* of the DLID being routed */
 	uint32_t *esc_nh, *esc_ord; /* [nswitches] escape routes toward esc_for */
 	uint32_t esc_for;
 	uint32_t *seed, seed_epoch; /* [nswitches] put on escape routes */
 	uint32_t nseeded, nstuck;
 	uint64_t seeded_switches;   /* over all DLIDs, for the report */
 	uint32_t *order;            /* [nswitches] switches still to join */
+	uint8_t *edim;              /* [nedges] HyperX: dimension of a link */
+	unsigned ndims;             /* > 0: layer 0 in dimension order */
+	uint32_t dor_trees;         /* trees routed so */
 	uint32_t escape_dlids;      /* DLIDs on their escape route */
 	bool budget_fallback;       /* whole layers needed too many VLs */
 	bool overflowed;            /* ... found by this run */
@@ -421,6 +427,7 @@ static ibf_status_t route_dest(struct lay *L, unsigned i, uint32_t t,
 	unsigned o, first = 0, dlid;
 
 	L->mask = mask; /* budget mode: grow_once() searches on its own */
+	L->cur_layer = i;
 	if (i == 0 && !L->budget)
 		candidates(L, mask, t);
 	else if (!L->budget)
@@ -1113,10 +1120,86 @@ static int first_vl(struct lay *L, uint32_t t, fit_fn fit)
 	return (int)L->max_vls;
 }
 
+/* Of the links from x to y in dimension d, the one whose port at y
+ * carries the least traffic so far (the first on ties). */
+static uint32_t dor_link(struct lay *L, uint32_t x, uint32_t y, unsigned d)
+{
+	const ibf_rgraph_t *g = &L->g;
+	const ibf_fabric_t *f = L->f;
+	uint32_t k, best = NO_EDGE, bu = 0;
+
+	for (k = g->adj_off[y]; k < g->adj_off[y + 1]; k++) {
+		uint32_t e = g->adj_edge[k], u;
+
+		if (L->edim[e] != d || ibf_rgraph_other(g, e, y) != x)
+			continue;
+		u = L->use[ibf_node_port_id(f, f->switches[y],
+					    ibf_rgraph_port(g, e, y))];
+		if (best == NO_EDGE || u < bu) {
+			best = e;
+			bu = u;
+		}
+	}
+	return best;
+}
+
+/* The dimension-order tree toward t into L->nh (HyperX): a route fixes
+ * the lowest differing dimension first, so the tree grows from t by the
+ * highest dimension first.  Every dependency then leads from a lower
+ * dimension to a higher one: all such trees together stay acyclic, with
+ * minimal routes.  false if the tree is not complete and minimal (the
+ * labels do not describe the fabric), L->nh then undefined. */
+static bool dor_tree(struct lay *L, uint32_t t)
+{
+	const ibf_rgraph_t *g = &L->g;
+	uint32_t n = 0, k, i, s;
+	unsigned d;
+
+	L->epoch++;
+	for (s = 0; s < g->n; s++)
+		L->nh[s] = NO_EDGE;
+	L->mark[t] = L->epoch;
+	L->depth[t] = 0;
+	L->order[n++] = t;
+	for (d = L->ndims; d-- > 0;) {
+		uint32_t m = n;
+
+		for (i = 0; i < m; i++) {
+			uint32_t x = L->order[i];
+
+			for (k = g->adj_off[x]; k < g->adj_off[x + 1]; k++) {
+				uint32_t e = g->adj_edge[k];
+				uint32_t y = ibf_rgraph_other(g, e, x);
+
+				if (L->edim[e] != d || L->mark[y] == L->epoch)
+					continue;
+				L->mark[y] = L->epoch;
+				L->nh[y] = dor_link(L, x, y, d);
+				L->depth[y] = L->depth[x] + 1;
+				L->order[n++] = y;
+			}
+		}
+	}
+	if (n != g->n)
+		return false;
+	ibf_rgraph_bfs(g, NULL, t, L->dist, L->queue2);
+	for (s = 0; s < g->n; s++)
+		if (L->depth[s] != L->dist[s])
+			return false;
+	return true;
+}
+
 static ibf_status_t route_budget(struct lay *L, uint32_t t, unsigned dlid,
 				 unsigned host_port, ibf_err_t *err)
 {
-	int v = first_vl(L, t, grow);
+	int v = (int)L->max_vls;
+
+	if (L->ndims && L->cur_layer == 0 && dor_tree(L, t)) {
+		v = first_vl(L, t, fit_routes);
+		L->dor_trees += v < (int)L->max_vls;
+	}
+	if (v == (int)L->max_vls)
+		v = first_vl(L, t, grow);
 
 	if (v == (int)L->max_vls) {
 		if (L->esc_for != t)
@@ -1389,6 +1472,9 @@ static ibf_status_t report(struct lay *L, const ibf_route_opts_t *o,
 			       json_object_new_boolean(L->escape_first));
 	json_object_object_add(r, "switches_on_escape_routes",
 			       u64(L->seeded_switches));
+	json_object_object_add(r, "hyperx_dims", u64(L->ndims));
+	json_object_object_add(r, "dimension_order_trees",
+			       u64(L->dor_trees));
 	json_object_object_add(r, "per_vl", rows_json(L, L->nvl,
 			       vl_keys, vl_row));
 	json_object_object_add(r, "diversity", diversity_json(&d));
@@ -1413,6 +1499,7 @@ static void lay_free(struct lay *L)
 	free(L->cand_off);
 	free(L->cand);
 	free(L->use);
+	free(L->edim);
 	free(L->ep_off);
 	free(L->ep);
 	free(L->ch_of_port);
@@ -1465,6 +1552,21 @@ static void count_sls(struct lay *L)
 			L->r->nsls = v + 1;
 }
 
+/* A HyperX: layer 0 in dimension order (dor_tree).  0, or -1 out of
+ * memory. */
+static int hyperx(struct lay *L)
+{
+	int rc;
+
+	L->edim = malloc((size_t)L->g.nedges + 1);
+	if (!L->edim)
+		return -1;
+	rc = ibf_rgraph_hamming(&L->g, L->edim, &L->ndims);
+	if (rc != 1)
+		L->ndims = 0;
+	return rc < 0 ? -1 : 0;
+}
+
 /* Every DLID placed as it is routed, within max_vls VLs (see the top of
  * the file); destinations outer, layers inner, so no layer is favoured
  * by coming first. */
@@ -1500,8 +1602,14 @@ static ibf_status_t build_budget(struct lay *L, ibf_err_t *err)
 	escape_tree(L);
 	if (L->escape_first)
 		st = insert_escape(L, err);
+	if (st == IBF_OK && hyperx(L) < 0)
+		return nomem(err);
+	/* the dimension-order trees first: the other layers' trees bend
+	 * around their dependencies, not they around the others' */
+	for (ti = 0; ti < L->g.n && L->ndims && st == IBF_OK; ti++)
+		st = route_dest(L, 0, L->g.ord[ti], err);
 	for (ti = 0; ti < L->g.n && st == IBF_OK; ti++)
-		for (i = 0; i < L->n && st == IBF_OK; i++)
+		for (i = L->ndims ? 1 : 0; i < L->n && st == IBF_OK; i++)
 			st = route_dest(L, i, L->g.ord[ti], err);
 	count_sls(L);
 	return st;
