@@ -116,6 +116,44 @@ else
 		t_fail "kary:4,2 gen/route" "$(t_errhead)"
 	fi
 
+	# A work budget decides where the search stops: the 64 hosts of a
+	# 4 x 4 x 4 torus (4,032 transfers, 66 on the busiest link, no
+	# liquid schedule found within the budget), planned with 10 minutes
+	# of clock, then with 5 s beside a spinning shell: the same frames.
+	if t_expect_exit 0 "$IBF" gen torus:4,4,4 -o "$W/t.topo" &&
+	   t_expect_exit 0 "$IBF" route --topo "$W/t.topo" --engine minhop \
+		-o "$W/t.lfts"; then
+		grep '^Ca' "$W/t.topo" | sed 's/.*# "\(.*\)".*/\1/' >"$W/t.hosts"
+		while read -r a; do while read -r b; do
+			[ "$a" != "$b" ] && printf '%s\t%s\n' "$a" "$b"
+		done <"$W/t.hosts"; done <"$W/t.hosts" >"$W/t.pairs"
+		T=("$IBF" liquid --topo "$W/t.topo" --lfts "$W/t.lfts"
+		   --alltoall "$W/t.hosts" --search-work 20000000)
+		ok=0
+		if t_expect_exit 0 "${T[@]}" --time-limit 600 \
+			--json "$W/t1.json"; then
+			(while :; do :; done) &
+			spin=$!
+			t_expect_exit 0 "${T[@]}" --time-limit 5 \
+				--json "$W/t2.json" && ok=1
+			kill "$spin"
+			wait "$spin" 2>/dev/null
+		fi
+		if [ "$ok" = 1 ] &&
+		   judge "$W/t1.json" 4032 66 false "$W/t.pairs" >/dev/null \
+			2>"$T_ERR" &&
+		   python3 -c 'import json, sys
+a, b = (json.load(open(f))["frames"] for f in sys.argv[1:])
+assert a == b, "the frames differ"' "$W/t1.json" "$W/t2.json" 2>"$T_ERR"
+		then
+			t_pass "--search-work: the same frames under load"
+		else
+			t_fail "--search-work" "exit $T_RC: $(t_errhead)"
+		fi
+	else
+		t_fail "torus:4,4,4 gen/route" "$(t_errhead)"
+	fi
+
 	# The paper's Swiss-T1, every node allocated: the 32 transmitting
 	# processors (even hosts) to the 32 receiving ones (odd hosts), 1,024
 	# transfers; the bound is 48 (three switch pairs share the busiest
@@ -177,6 +215,10 @@ t_check "--time-limit 0: exit 2" 2 "${L[@]}" --alltoall "$W/two.hosts" \
 	--time-limit 0
 t_check "--time-limit junk: exit 2" 2 "${L[@]}" --alltoall "$W/two.hosts" \
 	--time-limit 1x
+t_check "--work-limit junk: exit 2" 2 "${L[@]}" --alltoall "$W/two.hosts" \
+	--work-limit 1x
+t_check "--search-work 1000: exit 0" 0 "${L[@]}" --alltoall "$W/two.hosts" \
+	--search-work 1000
 t_check "missing --lfts: exit 2" 2 "$IBF" liquid --topo "$W/two.net" \
 	--alltoall "$W/two.hosts"
 t_check "--help: exit 0" 0 "$IBF" liquid --help
