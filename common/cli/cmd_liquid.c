@@ -41,15 +41,13 @@ static bool parse_args(int argc, char **argv, struct liquid_args *a, int *rc)
 			     "so far is reported (round\nrobin at worst, always "
 			     "valid)",
 			     .def = "10"),
-		IBF_OPT_U64("work-limit", &a->work, "N", "work for the "
-			    "same stages, in units of about\none link test "
-			    "(5 x 10^8 a second or more): where\nit stops the "
-			    "call before the clock, the\nschedule does not "
-			    "depend on the machine's load\n(0: none)",
-			    .def = "0"),
-		IBF_OPT_U64("search-work", &a->search_work, "N", "work "
-			    "for the exact search alone, within\nthe limits "
-			    "(0: what they leave)", .def = "0"),
+		IBF_OPT_U64("work-limit", &a->work, "N", "the same in work "
+			    "units (5 x 10^8 a second\nor more), 0: none; "
+			    "the same input then gets\nthe same schedule "
+			    "whatever the load"),
+		IBF_OPT_U64("search-work", &a->search_work, "N", "work units "
+			    "for the exact search alone\n(0: what the limits "
+			    "leave)"),
 		IBF_OPT_FLAG("exact", &a->exact, "run the exact search even when "
 			     "the greedy\ncolouring or round robin is already "
 			     "liquid"),

@@ -95,14 +95,22 @@ else
 		t_fail "traffic file with COUNT" "exit $T_RC: $(t_errhead)"
 	fi
 
-	# A generated fat tree, all-to-all.
-	if t_expect_exit 0 "$IBF" gen kary:4,2 -o "$W/k.topo" &&
-	   t_expect_exit 0 "$IBF" route --topo "$W/k.topo" --engine minhop \
-		-o "$W/k.lfts"; then
-		grep '^Ca' "$W/k.topo" | sed 's/.*# "\(.*\)".*/\1/' >"$W/k.hosts"
+	# gen_all SPEC NAME: NAME.topo routed by minhop into NAME.lfts, its
+	# hosts in NAME.hosts, every ordered pair of them in NAME.pairs.
+	gen_all() {
+		t_expect_exit 0 "$IBF" gen "$1" -o "$W/$2.topo" &&
+		t_expect_exit 0 "$IBF" route --topo "$W/$2.topo" \
+			--engine minhop -o "$W/$2.lfts" || return 1
+		grep '^Ca' "$W/$2.topo" | sed 's/.*# "\(.*\)".*/\1/' \
+			>"$W/$2.hosts"
 		while read -r a; do while read -r b; do
 			[ "$a" != "$b" ] && printf '%s\t%s\n' "$a" "$b"
-		done <"$W/k.hosts"; done <"$W/k.hosts" >"$W/k.pairs"
+		done <"$W/$2.hosts"; done <"$W/$2.hosts" >"$W/$2.pairs"
+		return 0
+	}
+
+	# A generated fat tree, all-to-all.
+	if gen_all kary:4,2 k; then
 		if t_expect_exit 0 "$IBF" liquid --topo "$W/k.topo" \
 			--lfts "$W/k.lfts" --alltoall "$W/k.hosts" --exact \
 			--json "$W/k.json" &&
@@ -120,13 +128,7 @@ else
 	# 4 x 4 x 4 torus (4,032 transfers, 66 on the busiest link, no
 	# liquid schedule found within the budget), planned with 10 minutes
 	# of clock, then with 5 s beside a spinning shell: the same frames.
-	if t_expect_exit 0 "$IBF" gen torus:4,4,4 -o "$W/t.topo" &&
-	   t_expect_exit 0 "$IBF" route --topo "$W/t.topo" --engine minhop \
-		-o "$W/t.lfts"; then
-		grep '^Ca' "$W/t.topo" | sed 's/.*# "\(.*\)".*/\1/' >"$W/t.hosts"
-		while read -r a; do while read -r b; do
-			[ "$a" != "$b" ] && printf '%s\t%s\n' "$a" "$b"
-		done <"$W/t.hosts"; done <"$W/t.hosts" >"$W/t.pairs"
+	if gen_all torus:4,4,4 t; then
 		T=("$IBF" liquid --topo "$W/t.topo" --lfts "$W/t.lfts"
 		   --alltoall "$W/t.hosts" --search-work 20000000)
 		ok=0
