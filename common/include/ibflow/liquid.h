@@ -98,9 +98,9 @@ typedef struct ibf_liquid_opts {
 	bool search_first;  /* run the exact search even if a cheap schedule
 			       is liquid (tests, benchmarks of the search) */
 	/* Work units (about one link test or one 64-bit word of a set
-	 * scanned each; 4-7 x 10^8 a second on a 2026 x86 core,
-	 * IBF_LIQUID_WORK_PER_S) after which the call stops as if the time
-	 * limit had passed; 0: none.  Unlike the clock it stops every
+	 * scanned each: 0.6-1.5 x 10^9 a second on a 2026 x86 core, first
+	 * fit at the low end, the exact search at the high one) after
+	 * which the call stops as if the time limit had passed; 0: none.  Unlike the clock it stops every
 	 * machine at the same point, so the same input gives the same
 	 * schedule whatever the load, and ranks that all reach it compute
 	 * the same one. */
@@ -113,9 +113,6 @@ typedef struct ibf_liquid_opts {
 	uint64_t search_work;
 } ibf_liquid_opts_t;
 
-/* Work units per second of CPU, as measured (docs/liquid.md, "Limits"):
- * a guide for choosing budgets, not a promise. */
-#define IBF_LIQUID_WORK_PER_S 500000000ull
 
 typedef enum ibf_liquid_method {
 	IBF_LIQUID_SEARCH = 0,      /* the exact search completed a schedule */
