@@ -147,7 +147,8 @@ typedef struct ibf_liquid_result {
 	uint32_t search_depth;      /* frames of the deepest liquid prefix */
 	uint64_t categories;        /* categories examined by the search */
 	double seconds;             /* time of ibf_liquid_schedule() */
-	uint64_t work;              /* work units spent (opts.work_limit) */
+	uint64_t work;              /* work units spent (opts.work_limit),
+				       the search's included */
 	/* Topology-unaware baseline: round-robin phases split first-fit. */
 	uint32_t rr_frames;
 } ibf_liquid_result_t;
