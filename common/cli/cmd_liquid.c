@@ -42,7 +42,7 @@ static bool parse_args(int argc, char **argv, struct liquid_args *a, int *rc)
 			     "valid)",
 			     .def = "10"),
 		IBF_OPT_U64("work-limit", &a->work, "N", "the same in work "
-			    "units (0.6-1.5 x 10^9 a\nsecond), 0: none; "
+			    "units (0.6-1.7 x 10^9 a\nsecond), 0: none; "
 			    "the same input then gets\nthe same schedule "
 			    "whatever the load"),
 		IBF_OPT_U64("search-work", &a->search_work, "N", "work units "

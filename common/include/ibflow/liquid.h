@@ -98,7 +98,7 @@ typedef struct ibf_liquid_opts {
 	bool search_first;  /* run the exact search even if a cheap schedule
 			       is liquid (tests, benchmarks of the search) */
 	/* Work units (about one link test or one 64-bit word of a set
-	 * scanned each: 0.6-1.5 x 10^9 a second on a 2026 x86 core, first
+	 * scanned each: 0.6-1.7 x 10^9 a second on a 2026 x86 core, first
 	 * fit at the low end, the exact search at the high one) after
 	 * which the call stops as if the time limit had passed; 0: none.  Unlike the clock it stops every
 	 * machine at the same point, so the same input gives the same

@@ -51,7 +51,7 @@
 /* The scheduler's limits are work, not time, so that the same job gets
  * the same plan on an idle machine and a loaded one: the exact search
  * of small unit plans (up to 181 hosts), which runs to its budget where
- * it finds no liquid schedule, gets about 1 s of CPU on an idle 2026
+ * it finds no liquid schedule, gets about 0.7 s of CPU on an idle 2026
  * x86 core (docs/ucx-alltoall.md, "The planner's limits"), the whole
  * call 20 x more, which no plan measured needs (a 4,096-host Dragonfly's
  * unit plan: 2.3 x 10^9).  The wall clock is only a ceiling for a
