@@ -16,6 +16,7 @@ static const char *const CMD = "liquid";
 struct liquid_args {
 	const char *topo, *lfts, *traffic, *alltoall, *json;
 	double limit;
+	uint64_t work, search_work;
 	unsigned lmc, ppn;
 	bool exact;
 };
@@ -40,6 +41,13 @@ static bool parse_args(int argc, char **argv, struct liquid_args *a, int *rc)
 			     "so far is reported (round\nrobin at worst, always "
 			     "valid)",
 			     .def = "10"),
+		IBF_OPT_U64("work-limit", &a->work, "N", "the same in work "
+			    "units (0.6-1.7 x 10^9 a\nsecond), 0: none; "
+			    "the same input then gets\nthe same schedule "
+			    "whatever the load"),
+		IBF_OPT_U64("search-work", &a->search_work, "N", "work units "
+			    "for the exact search alone\n(0: what the limits "
+			    "leave)"),
 		IBF_OPT_FLAG("exact", &a->exact, "run the exact search even when "
 			     "the greedy\ncolouring or round robin is already "
 			     "liquid"),
@@ -262,6 +270,8 @@ static int run_traffic(const struct liquid_args *a, const ibf_lfts_t *l,
 	if (o.time_limit < 1e-3)
 		o.time_limit = 1e-3;
 	o.search_first = a->exact;
+	o.work_limit = a->work;
+	o.search_work = a->search_work;
 	if (ibf_liquid_schedule(*t, &o, r, &err) != IBF_OK)
 		return ibf_cli_fail(CMD, &err);
 	r->seconds = now_s() - t0;
@@ -283,6 +293,8 @@ static int run_alltoall(const struct liquid_args *a, const ibf_lfts_t *l,
 	if (st == IBF_OK) {
 		o.time_limit = a->limit;
 		o.search_first = a->exact;
+		o.work_limit = a->work;
+		o.search_work = a->search_work;
 		st = ibf_liquid_plan_alltoall(l, h.ports, h.n, &o, pl, &err);
 	}
 	ibf_hostlist_free(&h);
@@ -346,7 +358,9 @@ static int run_units(const struct liquid_args *a, const ibf_lfts_t *l,
 		     const ibf_hostlist_t *h)
 {
 	ibf_liquid_opts_t o = { .time_limit = a->limit,
-				.search_first = a->exact };
+				.search_first = a->exact,
+				.work_limit = a->work,
+				.search_work = a->search_work };
 	ibf_liquid_hplan_t *p;
 	const void *ctx[2];
 	ibf_err_t err;

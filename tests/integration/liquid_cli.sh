@@ -95,14 +95,22 @@ else
 		t_fail "traffic file with COUNT" "exit $T_RC: $(t_errhead)"
 	fi
 
-	# A generated fat tree, all-to-all.
-	if t_expect_exit 0 "$IBF" gen kary:4,2 -o "$W/k.topo" &&
-	   t_expect_exit 0 "$IBF" route --topo "$W/k.topo" --engine minhop \
-		-o "$W/k.lfts"; then
-		grep '^Ca' "$W/k.topo" | sed 's/.*# "\(.*\)".*/\1/' >"$W/k.hosts"
+	# gen_all SPEC NAME: NAME.topo routed by minhop into NAME.lfts, its
+	# hosts in NAME.hosts, every ordered pair of them in NAME.pairs.
+	gen_all() {
+		t_expect_exit 0 "$IBF" gen "$1" -o "$W/$2.topo" &&
+		t_expect_exit 0 "$IBF" route --topo "$W/$2.topo" \
+			--engine minhop -o "$W/$2.lfts" || return 1
+		grep '^Ca' "$W/$2.topo" | sed 's/.*# "\(.*\)".*/\1/' \
+			>"$W/$2.hosts"
 		while read -r a; do while read -r b; do
 			[ "$a" != "$b" ] && printf '%s\t%s\n' "$a" "$b"
-		done <"$W/k.hosts"; done <"$W/k.hosts" >"$W/k.pairs"
+		done <"$W/$2.hosts"; done <"$W/$2.hosts" >"$W/$2.pairs"
+		return 0
+	}
+
+	# A generated fat tree, all-to-all.
+	if gen_all kary:4,2 k; then
 		if t_expect_exit 0 "$IBF" liquid --topo "$W/k.topo" \
 			--lfts "$W/k.lfts" --alltoall "$W/k.hosts" --exact \
 			--json "$W/k.json" &&
@@ -114,6 +122,38 @@ else
 		fi
 	else
 		t_fail "kary:4,2 gen/route" "$(t_errhead)"
+	fi
+
+	# A work budget decides where the search stops: the 64 hosts of a
+	# 4 x 4 x 4 torus (4,032 transfers, 66 on the busiest link, no
+	# liquid schedule found within the budget), planned with 10 minutes
+	# of clock, then with 5 s beside a spinning shell: the same frames.
+	if gen_all torus:4,4,4 t; then
+		T=("$IBF" liquid --topo "$W/t.topo" --lfts "$W/t.lfts"
+		   --alltoall "$W/t.hosts" --search-work 20000000)
+		ok=0
+		if t_expect_exit 0 "${T[@]}" --time-limit 600 \
+			--json "$W/t1.json"; then
+			(while :; do :; done) &
+			spin=$!
+			t_expect_exit 0 "${T[@]}" --time-limit 5 \
+				--json "$W/t2.json" && ok=1
+			kill "$spin"
+			wait "$spin" 2>/dev/null
+		fi
+		if [ "$ok" = 1 ] &&
+		   judge "$W/t1.json" 4032 66 false "$W/t.pairs" >/dev/null \
+			2>"$T_ERR" &&
+		   python3 -c 'import json, sys
+a, b = (json.load(open(f))["frames"] for f in sys.argv[1:])
+assert a == b, "the frames differ"' "$W/t1.json" "$W/t2.json" 2>"$T_ERR"
+		then
+			t_pass "--search-work: the same frames under load"
+		else
+			t_fail "--search-work" "exit $T_RC: $(t_errhead)"
+		fi
+	else
+		t_fail "torus:4,4,4 gen/route" "$(t_errhead)"
 	fi
 
 	# The paper's Swiss-T1, every node allocated: the 32 transmitting
@@ -177,6 +217,10 @@ t_check "--time-limit 0: exit 2" 2 "${L[@]}" --alltoall "$W/two.hosts" \
 	--time-limit 0
 t_check "--time-limit junk: exit 2" 2 "${L[@]}" --alltoall "$W/two.hosts" \
 	--time-limit 1x
+t_check "--work-limit junk: exit 2" 2 "${L[@]}" --alltoall "$W/two.hosts" \
+	--work-limit 1x
+t_check "--search-work 1000: exit 0" 0 "${L[@]}" --alltoall "$W/two.hosts" \
+	--search-work 1000
 t_check "missing --lfts: exit 2" 2 "$IBF" liquid --topo "$W/two.net" \
 	--alltoall "$W/two.hosts"
 t_check "--help: exit 0" 0 "$IBF" liquid --help

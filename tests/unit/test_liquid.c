@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <ibflow/gen.h>
@@ -920,6 +923,102 @@ static void test_plan_limits(void **state)
 	ibf_fabric_destroy(f);
 }
 
+/* Processes that only spin, so that the plan next gets a fraction of a
+ * core and its wall clock runs several times faster against its work. */
+static void spinners(pid_t *pid, int n)
+{
+	for (int i = 0; i < n; i++) {
+		pid[i] = fork();
+		assert_true(pid[i] >= 0);
+		if (pid[i] == 0)
+			for (volatile uint64_t x = 0;; x++)
+				;
+	}
+}
+
+static void spinners_stop(const pid_t *pid, int n)
+{
+	for (int i = 0; i < n; i++) {
+		kill(pid[i], SIGKILL);
+		waitpid(pid[i], NULL, 0);
+	}
+}
+
+/* The search's work budget rules, not the clock: a traffic whose search
+ * runs to its budget without finding a liquid schedule (the 64 hosts of
+ * a 4 x 4 x 4 torus: the prefix completed greedily, 69 frames against
+ * 66) planned alone with 10 minutes of wall clock, again beside three
+ * spinning processes, and again with a wall-clock ceiling of a second:
+ * the same schedule, categories and work every time, the work at or
+ * past the budget, and the plan valid by the test's own walk. */
+static void test_plan_budget_not_clock(void **state)
+{
+	const uint64_t budget = 20000000;   /* ~20-40 ms */
+	ibf_fabric_t *f = NULL;
+	ibf_routing_t *ro;
+	ibf_liquid_plan_t *pl[3];
+	const ibf_liquid_plan_info_t *in[3];
+	double ceiling[3] = { 600, 600, 1 };
+	ibf_err_t err;
+	uint32_t n = 0, dur;
+	ibf_port_id_t *ranks;
+	pid_t pid[3];
+
+	(void)state;
+	assert_int_equal(ibf_gen("torus:4,4,4", NULL, &f, &err), IBF_OK);
+	ro = route(f, "minhop");
+	ranks = pick_ranks(f, &n, 0);
+	for (int k = 0; k < 3; k++) {
+		ibf_liquid_opts_t o = { .time_limit = ceiling[k],
+					.search_work = budget };
+
+		if (k)
+			spinners(pid, 3);
+		assert_int_equal(ibf_liquid_plan_alltoall(ro->lfts, ranks, n,
+							  &o, &pl[k], &err),
+				 IBF_OK);
+		if (k)
+			spinners_stop(pid, 3);
+		in[k] = ibf_liquid_plan_info(pl[k]);
+		print_message("# budget %llu, ceiling %.0f s%s: %u frames "
+			      "(%s), %llu categories, %llu units, %.3f s\n",
+			      (unsigned long long)budget, ceiling[k],
+			      k ? ", 3 spinners" : "", in[k]->nframes,
+			      ibf_liquid_method_str(in[k]->method),
+			      (unsigned long long)in[k]->categories,
+			      (unsigned long long)in[k]->work,
+			      in[k]->seconds);
+	}
+	dur = judge_plan(ro->lfts, ranks, n, pl[0]);
+	assert_int_equal(in[0]->duration, dur);
+	assert_true(in[0]->nframes > dur);           /* not liquid */
+	assert_true(in[0]->nframes <= in[0]->rr_frames);
+	assert_true(in[0]->timed_out);               /* the budget ran out */
+	assert_true(in[0]->work >= budget);
+	assert_true(in[0]->categories > 0);
+	for (int k = 1; k < 3; k++) {
+		assert_int_equal(in[k]->fingerprint, in[0]->fingerprint);
+		assert_int_equal(in[k]->nframes, in[0]->nframes);
+		assert_int_equal(in[k]->method, in[0]->method);
+		assert_int_equal(in[k]->search_depth, in[0]->search_depth);
+		assert_int_equal(in[k]->categories, in[0]->categories);
+		assert_int_equal(in[k]->work, in[0]->work);
+		for (uint32_t i = 0; i < n; i++)
+			for (uint32_t j = 0; j < n; j++)
+				if (i != j)
+					assert_int_equal(
+						ibf_liquid_plan_frame(pl[k], i,
+								      j),
+						ibf_liquid_plan_frame(pl[0], i,
+								      j));
+	}
+	for (int k = 0; k < 3; k++)
+		ibf_liquid_plan_destroy(pl[k]);
+	free(ranks);
+	ibf_routing_destroy(ro);
+	ibf_fabric_destroy(f);
+}
+
 static void test_plan_bad_ranks(void **state)
 {
 	ibf_fabric_t *f = NULL;
@@ -1178,6 +1277,7 @@ int main(void)
 		cmocka_unit_test(test_plan_small_equals_schedule),
 		cmocka_unit_test(test_plan_large),
 		cmocka_unit_test(test_plan_limits),
+		cmocka_unit_test(test_plan_budget_not_clock),
 		cmocka_unit_test(test_plan_bad_ranks),
 		cmocka_unit_test(test_bad_sets),
 		cmocka_unit_test(test_deps_hand),

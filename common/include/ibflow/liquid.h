@@ -90,16 +90,29 @@ void ibf_liquid_traffic_destroy(ibf_liquid_traffic_t *t);
  * first: either one reaching the duration is liquid, hence optimal, and the
  * search is skipped. */
 typedef struct ibf_liquid_opts {
-	double time_limit;  /* seconds for the whole call; <= 0: 10 */
+	/* Wall-clock seconds for the whole call; <= 0: 10.  Where the work
+	 * limits below stop the call first, the schedule does not depend
+	 * on the machine's load; keep the clock as a ceiling above them. */
+	double time_limit;
 	bool no_search;     /* cheap schedules only */
 	bool search_first;  /* run the exact search even if a cheap schedule
 			       is liquid (tests, benchmarks of the search) */
-	/* Work units (about one link test each; ~10^8 a second) after which
-	 * the call stops as if the time limit had passed; 0: none.  Unlike
-	 * the clock it stops every machine at the same point, so ranks that
-	 * all reach it still compute the same schedule. */
+	/* Work units (about one link test or one 64-bit word of a set
+	 * scanned each: 0.6-1.7 x 10^9 a second on a 2026 x86 core, first
+	 * fit at the low end, the exact search at the high one) after
+	 * which the call stops as if the time limit had passed; 0: none.  Unlike the clock it stops every
+	 * machine at the same point, so the same input gives the same
+	 * schedule whatever the load, and ranks that all reach it compute
+	 * the same one. */
 	uint64_t work_limit;
+	/* Work units the exact search may spend, within work_limit; 0: what
+	 * the limits leave.  The other stages are bounded (polynomial);
+	 * the search is not: where no liquid schedule is found or
+	 * disproved it runs until stopped, so this is the budget that
+	 * decides its cost. */
+	uint64_t search_work;
 } ibf_liquid_opts_t;
+
 
 typedef enum ibf_liquid_method {
 	IBF_LIQUID_SEARCH = 0,      /* the exact search completed a schedule */
@@ -134,7 +147,8 @@ typedef struct ibf_liquid_result {
 	uint32_t search_depth;      /* frames of the deepest liquid prefix */
 	uint64_t categories;        /* categories examined by the search */
 	double seconds;             /* time of ibf_liquid_schedule() */
-	uint64_t work;              /* work units spent (opts.work_limit) */
+	uint64_t work;              /* work units spent (opts.work_limit),
+				       the search's included */
 	/* Topology-unaware baseline: round-robin phases split first-fit. */
 	uint32_t rr_frames;
 } ibf_liquid_result_t;
@@ -243,6 +257,8 @@ typedef struct ibf_liquid_plan_info {
 	uint32_t search_depth;      /* small plans: the exact search's */
 	uint64_t categories;
 	double seconds;             /* the whole call, tracing included */
+	uint64_t work;              /* work units spent (opts.work_limit),
+				       the search's included */
 	uint64_t fingerprint;       /* hash of the schedule */
 } ibf_liquid_plan_info_t;
 

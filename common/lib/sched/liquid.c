@@ -596,6 +596,7 @@ struct cands {
 	uint32_t *greedy, *rr, *ff;
 	uint32_t ngreedy, nrr, nff;
 	double greedy_s;
+	uint64_t greedy_work;
 };
 
 /* The greedy colouring sorts what remains for every frame: only where a
@@ -648,6 +649,7 @@ static ibf_status_t cheap_schedules(const ibf_liquid_traffic_t *t,
 				    ibf_liquid_result_t *r)
 {
 	size_t sz = ((size_t)t->ntransfers + 1) * sizeof(uint32_t);
+	uint64_t w1;
 	double t1;
 	bool cut;
 
@@ -674,11 +676,39 @@ static ibf_status_t cheap_schedules(const ibf_liquid_traffic_t *t,
 	for (uint32_t x = 0; x < t->ntransfers; x++)
 		c->greedy[x] = LQ_NONE;
 	t1 = lq_now();
+	w1 = clk->work;
 	c->ngreedy = lq_greedy(t, c->greedy, 0, clk);
 	if (c->ngreedy == LQ_NONE && !clk->expired)
 		return IBF_ERR_NOMEM;
 	c->greedy_s = lq_now() - t1;
+	c->greedy_work = clk->work - w1;
 	return IBF_OK;
+}
+
+/* The search's clock: it stops early enough to complete its deepest
+ * prefix greedily (about one greedy run, 1.5x with a margin, plus 1 % of
+ * the limit) within the call's limits, and after opts->search_work units
+ * of its own.  The reserve is counted in work where the call has a work
+ * limit, so that the point where the search stops does not depend on the
+ * machine's speed or load; the wall-clock deadline gets the same reserve
+ * in seconds. */
+static void search_clock(const struct lq_clock *clk,
+			 const ibf_liquid_opts_t *o, const struct cands *c,
+			 struct lq_clock *sc)
+{
+	*sc = *clk;
+	sc->deadline -= 1.5 * c->greedy_s + 0.01 * (clk->deadline - clk->start);
+	if (clk->work_limit != UINT64_MAX) {
+		uint64_t reserve = c->greedy_work + c->greedy_work / 2 +
+				   clk->work_limit / 100;
+
+		sc->work_limit = clk->work_limit - clk->work > reserve ?
+				 clk->work_limit - reserve : clk->work;
+	}
+	if (o->search_work && sc->work_limit - clk->work > o->search_work)
+		sc->work_limit = clk->work + o->search_work;
+	sc->next = sc->work + LQ_TICK < sc->work_limit ? sc->work + LQ_TICK :
+		   sc->work_limit;
 }
 
 static ibf_status_t run(const ibf_liquid_traffic_t *t,
@@ -698,11 +728,9 @@ static ibf_status_t run(const ibf_liquid_traffic_t *t,
 				  c->nff == r->duration ||
 				  c->nrr == r->duration)))
 		return pick_best(t, c, false, clk, r);
-	/* The search stops early enough to complete its deepest prefix
-	 * greedily (about one greedy run) within the limit. */
-	sc = *clk;
-	sc.deadline -= 1.5 * c->greedy_s + 0.01 * (clk->deadline - clk->start);
+	search_clock(clk, o, c, &sc);
 	st = lq_search(t, r->load, r->duration, &sc, r->frame_of, &so);
+	clk->work = sc.work;   /* the call's work includes the search's */
 	if (st != IBF_OK)
 		return st;
 	r->timed_out = so.timed_out;

@@ -383,7 +383,6 @@ static ibf_status_t run(ibf_liquid_plan_t *p, const ibf_liquid_opts_t *o,
 {
 	struct lq_a2a *a = p->a;
 	bool cut = false, nomem = false, grp;
-	ibf_status_t st;
 
 	if (!lq_a2a_round_robin(a, &p->best, clk, &cut))
 		return ibf_err_set(err, IBF_ERR_NOMEM, "liquid: out of memory");
@@ -392,14 +391,10 @@ static ibf_status_t run(ibf_liquid_plan_t *p, const ibf_liquid_opts_t *o,
 	p->info.timed_out = cut;
 	if (!a->complete || (p->best.nframes == a->D && !o->search_first))
 		return IBF_OK;
-	if (a->T <= LQ_SEARCH_MAX_TRANSFERS) {
-		st = small_plan(p, o, clk, err);
-		if (st != IBF_OK)
-			return st;
-		if (p->best.nframes == a->D ||
-		    (p->info.exhausted && p->best.nframes == a->D + 1))
-			return IBF_OK;
-	}
+	/* First fit before the exact search: it is bounded (tens of
+	 * milliseconds at 128 ranks), while the search runs to its budget
+	 * where it finds no liquid schedule, and a budget spent there
+	 * must not leave the plan at round robin. */
 	grp = groups_first(a);
 	try_first_fit(p, grp ? LQ_ORDER_GROUPS : LQ_ORDER_MIXED, clk, &nomem);
 	/* Within 1% of the bound the other order is not tried: where the
@@ -410,6 +405,9 @@ static ibf_status_t run(ibf_liquid_plan_t *p, const ibf_liquid_opts_t *o,
 			      &nomem);
 	if (nomem)
 		return ibf_err_set(err, IBF_ERR_NOMEM, "liquid: out of memory");
+	if (a->T <= LQ_SEARCH_MAX_TRANSFERS &&
+	    (p->best.nframes != a->D || o->search_first))
+		return small_plan(p, o, clk, err);
 	return IBF_OK;
 }
 
@@ -451,6 +449,7 @@ ibf_status_t ibf_liquid_plan_alltoall(const ibf_lfts_t *l,
 	p->info.fingerprint = fingerprint(p);
 	p->info.largest_frame = largest_frame(p);
 	p->info.seconds = lq_now() - clk.start;
+	p->info.work = clk.work;
 	*out = p;
 	return IBF_OK;
 }

@@ -68,6 +68,7 @@ struct lq_ctx {
 	uint32_t *gnext;   /* next transfer with the same link set */
 	uint64_t *tmp;     /* [W] */
 	struct lq_clock *clk;
+	uint64_t spent;    /* words scanned since the last tick */
 	uint64_t ncat;
 	bool timed_out, nomem;
 	struct lq_level **lv;
@@ -365,6 +366,7 @@ static void cov_set(struct lq_ctx *c, struct lq_level *v, uint32_t x,
 
 static void undo_to(struct lq_ctx *c, struct lq_level *v, uint32_t mark)
 {
+	c->spent += v->ntrail - mark;
 	while (v->ntrail > mark) {
 		uint32_t e = v->trail[--v->ntrail], x = e & TR_MASK;
 
@@ -385,6 +387,7 @@ static void undo_to(struct lq_ctx *c, struct lq_level *v, uint32_t mark)
 static bool remove_logged(struct lq_ctx *c, struct lq_level *v, uint64_t *s,
 			  const uint64_t *m, uint32_t op)
 {
+	c->spent += c->W;
 	for (uint32_t w = 0; w < c->W; w++) {
 		uint64_t r = s[w] & m[w];
 
@@ -452,9 +455,10 @@ static bool push_frame(struct lq_ctx *c, struct lq_level *v, uint32_t x,
 enum { EX_PRUNE, EX_LEAF, EX_BRANCH };
 
 /* Blank: an excluder transfer congests nothing left in the depot. */
-static bool blank(const struct lq_ctx *c, const struct lq_level *v,
+static bool blank(struct lq_ctx *c, const struct lq_level *v,
 		  bool dep_any, uint32_t lo, uint32_t hi)
 {
+	c->spent += c->W;
 	for (uint32_t w = 0; w < c->W; w++) {
 		uint64_t r = v->exc[w];
 
@@ -462,6 +466,7 @@ static bool blank(const struct lq_ctx *c, const struct lq_level *v,
 			uint32_t z = w * 64 + (uint32_t)__builtin_ctzll(r);
 
 			r &= r - 1;
+			c->spent += hi - lo + 1;
 			if (!dep_any ||
 			    !bmeets(c->conf + (size_t)z * c->W, v->dep, lo,
 				    hi))
@@ -474,11 +479,13 @@ static bool blank(const struct lq_ctx *c, const struct lq_level *v,
 /* Among the depot transfers in u, the one whose links are most loaded in
  * the level's traffic (busiest link, then total): links about to become
  * bottlenecks are served first, as the greedy colouring does. */
-static uint32_t busiest(const struct lq_ctx *c, const struct lq_level *v,
+static uint32_t busiest(struct lq_ctx *c, const struct lq_level *v,
 			const uint64_t *u, uint32_t lo, uint32_t hi)
 {
 	uint64_t bestk = 0;
 	uint32_t best = LQ_NONE;
+
+	c->spent += hi - lo;
 
 	for (uint32_t w = lo; w < hi; w++) {
 		uint64_t r = u[w] & v->dep[w];
@@ -489,6 +496,7 @@ static uint32_t busiest(const struct lq_ctx *c, const struct lq_level *v,
 			uint64_t mx = 0, sum = 0;
 
 			r &= r - 1;
+			c->spent += n;
 			for (uint32_t i = 0; i < n; i++) {
 				sum += v->load[ls[i]];
 				if (v->load[ls[i]] > mx)
@@ -505,11 +513,13 @@ static uint32_t busiest(const struct lq_ctx *c, const struct lq_level *v,
 
 /* Decide what to do with the level's current category: prune it, accept
  * it as a leaf (depot and excluder empty) or split it on *x. */
-static int examine(const struct lq_ctx *c, const struct lq_level *v,
+static int examine(struct lq_ctx *c, const struct lq_level *v,
 		   uint32_t *x)
 {
 	uint32_t lo = 0, hi = 0, best = LQ_NONE, bestn = UINT32_MAX;
 	bool any = brange(v->dep, c->W, &lo, &hi);
+
+	c->spent += c->W;
 
 	if (v->phase == 0) {
 		/* Idle check, and the most constrained uncovered bottleneck
@@ -523,6 +533,7 @@ static int examine(const struct lq_ctx *c, const struct lq_level *v,
 				continue;
 			if (!any)
 				return EX_PRUNE;
+			c->spent += hi - lo;
 			n = bestn > 1 ? bcount(u, v->dep, lo, hi, bestn)
 				      : bmeets(u, v->dep, lo, hi);
 			if (!n)
@@ -561,6 +572,7 @@ static bool phase_switch(struct lq_ctx *c, struct lq_level *v)
 			const uint64_t *cx = c->conf + (size_t)x * c->W;
 
 			r &= r - 1;
+			c->spent += c->W;
 			for (uint32_t k = 0; k < c->W; k++)
 				u[k] |= cx[k];
 		}
@@ -621,6 +633,18 @@ static bool force_anchor(struct lq_ctx *c, struct lq_level *v)
 	return apply_positive(c, v, x);
 }
 
+/* Count the words scanned since the last call, plus units, on the clock:
+ * a category's cost grows with the bottlenecks and the depot's span, so
+ * a budget of work, unlike a count of categories, tracks the CPU time
+ * whatever the traffic. */
+static bool charge(struct lq_ctx *c, uint64_t units)
+{
+	uint64_t u = c->spent + units;
+
+	c->spent = 0;
+	return lq_tick(c->clk, u);
+}
+
 /* The level's next full team in v->inc; false when there is none left, on
  * timeout or on allocation failure (see c->timed_out, c->nomem). */
 static bool next_team(struct lq_ctx *c, struct lq_level *v)
@@ -636,7 +660,7 @@ static bool next_team(struct lq_ctx *c, struct lq_level *v)
 	}
 	for (;;) {
 		++c->ncat;
-		if (lq_tick(c->clk, (uint64_t)v->nbn + c->W)) {
+		if (charge(c, v->nbn)) {
 			c->timed_out = true;
 			return false;
 		}
@@ -744,8 +768,8 @@ static void construct(struct lq_ctx *c, const uint32_t *load,
 		if (k < dirty)
 			dirty = k;
 		/* record() and level_child() sweep the traffic. */
-		if (lq_tick(c->clk, (uint64_t)c->W + c->L +
-			    (k + 1 > out->depth ? c->T : 0))) {
+		if (charge(c, (uint64_t)c->W + c->L +
+			   (k + 1 > out->depth ? c->T : 0))) {
 			c->timed_out = true;
 			return;
 		}

@@ -48,7 +48,20 @@
 
 #include "coll/a2a_internal.h"
 
-#define SCHED_TIME_LIMIT 2.0   /* seconds: then the best schedule found */
+/* The scheduler's limits are work, not time, so that the same job gets
+ * the same plan on an idle machine and a loaded one: the exact search
+ * of small unit plans (up to 181 hosts), which runs to its budget where
+ * it finds no liquid schedule, gets about 0.7 s of CPU on an idle 2026
+ * x86 core (docs/ucx-alltoall.md, "The planner's limits"), the whole
+ * call 20 x more, which no plan measured needs (a 4,096-host Dragonfly's
+ * unit plan: 2.3 x 10^9).  The wall clock is only a ceiling for a
+ * machine many times slower or more loaded than that. */
+#define SCHED_SEARCH_WORK 1000000000ull   /* units (ibflow/liquid.h) */
+#define SCHED_WORK_LIMIT 20000000000ull
+#define SCHED_TIME_LIMIT 60.0             /* seconds, the last resort */
+#define SCHED_OPTS { .time_limit = SCHED_TIME_LIMIT, \
+		     .work_limit = SCHED_WORK_LIMIT, \
+		     .search_work = SCHED_SEARCH_WORK }
 #define ROUTE_MAX 64
 
 /* The link-set planner's limit on host pairs: it holds their link sets
@@ -242,7 +255,7 @@ static uint32_t pair_frame(const planned_t *pl, uint32_t k)
 static bool frames_by_hplan(const ibf_ucx_t *u, planned_t *pl,
 			    ibf_ucxi_a2a_hdr_t *h)
 {
-	ibf_liquid_opts_t o = { .time_limit = SCHED_TIME_LIMIT };
+	ibf_liquid_opts_t o = SCHED_OPTS;
 	const ibf_liquid_hplan_info_t *info;
 	ibf_port_id_t *rank_port = malloc(((size_t)u->size + 1) *
 					  sizeof(*rank_port));
@@ -280,7 +293,7 @@ static bool frames_by_hplan(const ibf_ucx_t *u, planned_t *pl,
 
 static bool frames_by_schedule(planned_t *pl, ibf_ucxi_a2a_hdr_t *h)
 {
-	ibf_liquid_opts_t o = { .time_limit = SCHED_TIME_LIMIT };
+	ibf_liquid_opts_t o = SCHED_OPTS;
 	ibf_liquid_result_t r;
 	size_t nt = (size_t)pl->nhosts * (pl->nhosts - 1);
 	ibf_err_t e;
