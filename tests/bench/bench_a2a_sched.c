@@ -239,7 +239,8 @@ static void run_plan(const char *fab, const ibf_lfts_t *l,
 int main(int argc, char **argv)
 {
 	unsigned runs = 3;
-	double limit = 2.0;     /* schedule.c's SCHED_TIME_LIMIT */
+	/* wall seconds; the runtime plans by work (a2a_plan.c, SCHED_OPTS) */
+	double limit = 2.0;
 	uint64_t work = 200000000ull;   /* ~2 s at 10^8 units a second */
 	const char *only = NULL, *ns = "8,16,64,256,1024";
 
