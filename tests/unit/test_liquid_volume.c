@@ -259,7 +259,7 @@ static void test_place(void **state)
 			  4 + (uint32_t)(tu_rand(&rng) % 8), &rng);
 		before = chain = own_chain(&x, &x.v);
 		assert_int_equal(lq_volume_place(lq_plan_a2a(x.up),
-						 x.unit_off, &chain, &x.v,
+						 x.unit_off, 0, &chain, &x.v,
 						 &err), IBF_OK);
 		if (!x.v.frame_of_pair) {
 			assert_int_equal(chain, before);

@@ -606,7 +606,8 @@ static ibf_status_t try_volume_place(ibf_liquid_hplan_t *p, ibf_err_t *err)
 			       p->pair_frame, p->frame_off, NULL };
 	uint64_t chain = p->info.plan_blocks;
 	ibf_status_t st = lq_volume_place(lq_plan_a2a(p->up), p->unit_off,
-					  &chain, &v, err);
+					  p->info.bound_blocks, &chain, &v,
+					  err);
 
 	if (st != IBF_OK || !v.frame_of_pair)
 		return st;

@@ -424,15 +424,19 @@ static bool candidates(struct vq *q, struct scratch *w, uint64_t *chain,
 }
 
 ibf_status_t lq_volume_place(const struct lq_a2a *a,
-			     const uint32_t *unit_off, uint64_t *chain,
-			     struct lq_vpairs *v, ibf_err_t *err)
+			     const uint32_t *unit_off, uint64_t bound,
+			     uint64_t *chain, struct lq_vpairs *v,
+			     ibf_err_t *err)
 {
 	struct vq q = { .a = a, .unit_off = unit_off, .v = v };
 	struct scratch w = { 0 };
 	struct lq_vpairs best = { 0 };
 	bool ok;
 
-	if (v->T < 2 || !a->complete || is_uniform(unit_off, v->U))
+	/* within 1 % of the bound there is too little to win for the CPU
+	 * (1,024 hosts: a second) */
+	if (v->T < 2 || !a->complete || is_uniform(unit_off, v->U) ||
+	    *chain <= bound + bound / 100)
 		return IBF_OK;
 	ok = scratch_init(&q, &w) && candidates(&q, &w, chain, &best);
 	scratch_free(&q, &w);

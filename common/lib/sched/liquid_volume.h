@@ -34,10 +34,12 @@ uint64_t lq_volume_chain(const struct lq_a2a *a, const uint32_t *unit_off,
  * one placement's chain is below *chain, replace v's arrays by it (the
  * old ones freed), set v->frame_of_pair and *chain.  v untouched
  * otherwise (frame_of_pair stays NULL).  Hosts of equal rank counts,
- * incomplete tails or past the work budget: nothing done. */
+ * incomplete tails, *chain already within 1 % of bound (the busiest
+ * link's blocks) or past the work budget: nothing done. */
 ibf_status_t lq_volume_place(const struct lq_a2a *a,
-			     const uint32_t *unit_off, uint64_t *chain,
-			     struct lq_vpairs *v, ibf_err_t *err);
+			     const uint32_t *unit_off, uint64_t bound,
+			     uint64_t *chain, struct lq_vpairs *v,
+			     ibf_err_t *err);
 
 /* One placement (what lq_volume_place tries in several orders): the
  * pairs of v in the order prio (pair numbers), each at the earliest
