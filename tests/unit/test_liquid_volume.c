@@ -371,11 +371,10 @@ static ibf_liquid_hplan_t *plan_hosts(const ibf_routing_t *ro,
 	return p;
 }
 
-/* Hand cases.  Three hosts of 2, 1, 1 ranks on one leaf of kary:4,2:
- * host 0 sends and receives 2 + 2 blocks, the others 3 each, so the
- * bound is 4, and 0 -> 1, 0 -> 2 back to back on host 0's link with
- * 2 -> 0, 1 -> 0 opposite them and the two single blocks in the holes
- * reach it.  The 64 hosts of kary:4,3 with 1 + (h mod 8) ranks: the
+/* Hand cases.  Three hosts of 2, 1, 1 ranks on kary:4,2: host 0 sends
+ * and receives 2 + 2 blocks, the others 3 each, so the bound is 4, and
+ * 0 -> 1, 0 -> 2 back to back on host 0's link with 2 -> 0, 1 -> 0
+ * opposite them and the two single blocks in the holes reach it.  The 64 hosts of kary:4,3 with 1 + (h mod 8) ranks: the
  * busiest link carries 2,288 blocks (the unit plan's frames chained
  * 2,582, +12.85 %); placed by volume the plan is at the bound. */
 static void test_hand(void **state)
