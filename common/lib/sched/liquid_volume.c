@@ -434,9 +434,12 @@ ibf_status_t lq_volume_place(const struct lq_a2a *a,
 	bool ok;
 
 	/* within 1 % of the bound there is too little to win for the CPU
-	 * (1,024 hosts: a second) */
+	 * (1,024 hosts: a second); a pair costs at least its links in work,
+	 * so past the budget's pairs no placement could finish (and the
+	 * timelines would take 16 bytes per pair and link) */
 	if (v->T < 2 || !a->complete || is_uniform(unit_off, v->U) ||
-	    *chain <= bound + bound / 100)
+	    *chain <= bound + bound / 100 ||
+	    v->T * ((uint64_t)a->H + 1) > LQ_VOLUME_WORK)
 		return IBF_OK;
 	ok = scratch_init(&q, &w) && candidates(&q, &w, chain, &best);
 	scratch_free(&q, &w);
