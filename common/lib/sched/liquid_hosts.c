@@ -13,6 +13,7 @@
 #include "base/array.h"
 #include "base/hash.h"
 #include "sched/liquid_a2a.h"
+#include "sched/liquid_volume.h"
 
 struct ibf_liquid_hplan {
 	ibf_liquid_hplan_info_t info;
@@ -34,6 +35,7 @@ struct ibf_liquid_hplan {
 	uint32_t *tokens;            /* [npairs] release tokens of each pair */
 	uint32_t *frame_of_unit;     /* [nframes] the frame of each frame of
 					the unit plan; NULL: the same */
+	uint32_t *frame_of_pair;     /* [U * U] placed by volume, or NULL */
 };
 
 static ibf_status_t nomem(ibf_err_t *err)
@@ -595,6 +597,30 @@ static ibf_status_t try_volume_order(ibf_liquid_hplan_t *p, ibf_err_t *err)
 	return st;
 }
 
+/* Each pair placed by its volume (liquid_volume.c), kept if it chains
+ * less. */
+static ibf_status_t try_volume_place(ibf_liquid_hplan_t *p, ibf_err_t *err)
+{
+	struct lq_vpairs v = { p->info.npairs, p->info.nunits,
+			       p->info.nframes, p->pair_src, p->pair_dst,
+			       p->pair_frame, p->frame_off, NULL };
+	uint64_t chain = p->info.plan_blocks;
+	ibf_status_t st = lq_volume_place(lq_plan_a2a(p->up), p->unit_off,
+					  p->info.bound_blocks, &chain, &v,
+					  err);
+
+	if (st != IBF_OK || !v.frame_of_pair)
+		return st;
+	p->pair_src = v.src;
+	p->pair_dst = v.dst;
+	p->pair_frame = v.frame;
+	p->frame_off = v.frame_off;
+	p->info.nframes = v.nframes;
+	p->frame_of_pair = v.frame_of_pair;
+	deps_free(p);
+	return deps_build(p, err);
+}
+
 static ibf_status_t plan_units(ibf_liquid_hplan_t *p, const ibf_lfts_t *l,
 			       const ibf_liquid_opts_t *opts, ibf_err_t *err)
 {
@@ -618,6 +644,8 @@ static ibf_status_t plan_units(ibf_liquid_hplan_t *p, const ibf_lfts_t *l,
 		st = deps_build(p, err);
 	if (st == IBF_OK)
 		st = try_volume_order(p, err);
+	if (st == IBF_OK)
+		st = try_volume_place(p, err);
 	if (st == IBF_OK)
 		st = unit_lists(p, err);
 	return st;
@@ -684,6 +712,7 @@ void ibf_liquid_hplan_destroy(ibf_liquid_hplan_t *p)
 	free(p->send_pair);
 	free(p->recv_pair);
 	free(p->frame_of_unit);
+	free(p->frame_of_pair);
 	free(p);
 }
 
@@ -741,6 +770,8 @@ uint32_t ibf_liquid_hplan_frame(const ibf_liquid_hplan_t *p, uint32_t a,
 
 	if (!p->up)
 		return IBF_LIQUID_IDLE;
+	if (p->frame_of_pair)
+		return p->frame_of_pair[(uint64_t)a * p->info.nunits + b];
 	f = ibf_liquid_plan_frame(p->up, a, b);
 	return p->frame_of_unit ? p->frame_of_unit[f] : f;
 }
