@@ -227,10 +227,12 @@ static bool collect(ibf_liquid_hplan_t *p, struct pred_build *b, uint64_t k)
 		b->buf = nb;
 		b->cap = cap;
 	}
+	/* a list holds earlier pairs only: cand[i] can be on the list of
+	 * a later candidate alone (cand is ascending) */
 	for (uint32_t i = 0; i < nc; i++) {
 		bool implied = i > 0 && b->cand[i] == b->cand[i - 1];
 
-		for (uint32_t j = 0; j < nc && !implied; j++)
+		for (uint32_t j = i + 1; j < nc && !implied; j++)
 			implied = b->cand[j] != b->cand[i] &&
 				  has_pred(p, b, b->cand[j], b->cand[i]);
 		if (!implied)
