@@ -158,6 +158,9 @@ struct pred_build {
 	uint32_t *first;       /* [links] the link's first user */
 	uint32_t *last;        /* [links] the link's latest user */
 	uint64_t *wload;       /* [links] blocks over the link */
+	uint64_t *end;         /* [pairs] when the pair's blocks are in, in
+				  block times, each pair starting as soon as
+				  its predecessors have arrived */
 	uint32_t *cand;        /* [longest path + 1] */
 	uint32_t *buf;
 	uint64_t fill, cap;
@@ -193,6 +196,21 @@ static uint32_t pair_path(const struct lq_a2a *a, uint32_t s, uint32_t d,
 	out[0] = a->inj[s];
 	memcpy(out + 1, tl, (size_t)len * sizeof(uint32_t));
 	return len + 1;
+}
+
+/* k's end from its predecessors' (they are all earlier): the plan's
+ * length in block times (plan_blocks) is the latest. */
+static void chain_end(ibf_liquid_hplan_t *p, struct pred_build *b,
+		      uint64_t k)
+{
+	uint64_t start = 0;
+
+	for (uint64_t x = p->pred_off[k]; x < p->pred_off[k + 1]; x++)
+		if (b->end[b->buf[x]] > start)
+			start = b->end[b->buf[x]];
+	b->end[k] = start + volume(p, k);
+	if (b->end[k] > p->info.plan_blocks)
+		p->info.plan_blocks = b->end[k];
 }
 
 /* k's list: the distinct latest users of its links, minus any already on
@@ -239,6 +257,7 @@ static bool collect(ibf_liquid_hplan_t *p, struct pred_build *b, uint64_t k)
 			b->buf[b->fill++] = b->cand[i];
 	}
 	p->pred_off[k + 1] = b->fill;
+	chain_end(p, b, k);
 	/* k is now its links' latest user: the other pairs of its frame use
 	 * none of them */
 	for (uint32_t i = 0; i < np; i++)
@@ -256,6 +275,7 @@ static void chain(ibf_liquid_hplan_t *p, struct pred_build *b)
 		if (k)
 			b->buf[b->fill++] = (uint32_t)(k - 1);
 		p->pred_off[k + 1] = b->fill;
+		chain_end(p, b, k);
 	}
 	p->info.max_pred = p->info.npairs > 1;
 }
@@ -383,8 +403,9 @@ static ibf_status_t preds_build(ibf_liquid_hplan_t *p, ibf_err_t *err)
 	b.cand = malloc(((size_t)a->H + 2) * sizeof(uint32_t));
 	b.cap = a->complete ? 3 * T + 1024 : T + 1;
 	b.buf = malloc(b.cap * sizeof(uint32_t));
-	if (!p->pred_off || !b.first || !b.last || !b.wload || !b.cand || !b.buf ||
-	    a->H + 1 > LQ_A2A_MAX_PATH) {
+	b.end = malloc((T + 1) * sizeof(uint64_t));
+	if (!p->pred_off || !b.first || !b.last || !b.wload || !b.cand ||
+	    !b.buf || !b.end || a->H + 1 > LQ_A2A_MAX_PATH) {
 		st = a->H + 1 > LQ_A2A_MAX_PATH ?
 		     ibf_err_set(err, IBF_ERR_RANGE, "liquid hosts: a path "
 				 "of %u links: more than %u", a->H + 1,
@@ -418,6 +439,7 @@ out:
 	free(b.wload);
 	free(b.cand);
 	free(b.buf);
+	free(b.end);
 	return st;
 }
 
@@ -448,41 +470,31 @@ ibf_status_t ibf_liquid_hplan_unit_lists(ibf_liquid_hplan_t *p,
 	return IBF_OK;
 }
 
-/* The plan's length in block times when every unit pair starts as soon as
- * its predecessors have arrived (pairs come in frame order, so each one's
- * predecessors are done before it). */
-static ibf_status_t critical_path(ibf_liquid_hplan_t *p, ibf_err_t *err)
+static uint64_t fnv(uint64_t h, uint32_t v)
 {
-	uint64_t T = p->info.npairs, *end = malloc((T + 1) * sizeof(uint64_t));
-
-	if (!end)
-		return nomem(err);
-	for (uint64_t k = 0; k < T; k++) {
-		uint64_t start = 0;
-
-		for (uint64_t x = p->pred_off[k]; x < p->pred_off[k + 1]; x++)
-			if (end[p->pred[x]] > start)
-				start = end[p->pred[x]];
-		end[k] = start + volume(p, k);
-		if (end[k] > p->info.plan_blocks)
-			p->info.plan_blocks = end[k];
-	}
-	free(end);
-	return IBF_OK;
+	return (h ^ v) * 0x100000001b3ull;
 }
 
+/* Four FNV-1a lanes (sources, destinations, frames, predecessors): each
+ * a chain of multiplications, run side by side. */
 static uint64_t fingerprint(const ibf_liquid_hplan_t *p)
 {
-	uint64_t h = 0xcbf29ce484222325ull, T = p->info.npairs;
+	uint64_t h[4] = { 0xcbf29ce484222325ull, 0xcbf29ce484222325ull,
+			  0xcbf29ce484222325ull, 0xcbf29ce484222325ull };
+	uint64_t T = p->info.npairs, m = T ? p->pred_off[T] : 0;
 
 	for (uint64_t k = 0; k < T; k++) {
-		h = (h ^ p->pair_src[k]) * 0x100000001b3ull;
-		h = (h ^ p->pair_dst[k]) * 0x100000001b3ull;
-		h = (h ^ p->pair_frame[k]) * 0x100000001b3ull;
+		h[0] = fnv(h[0], p->pair_src[k]);
+		h[1] = fnv(h[1], p->pair_dst[k]);
+		h[2] = fnv(h[2], p->pair_frame[k]);
+		if (k < m)
+			h[3] = fnv(h[3], p->pred[k]);
 	}
-	for (uint64_t x = 0; T && x < p->pred_off[T]; x++)
-		h = (h ^ p->pred[x]) * 0x100000001b3ull;
-	return h;
+	for (uint64_t x = T; x < m; x++)
+		h[3] = fnv(h[3], p->pred[x]);
+	for (int i = 1; i < 4; i++)
+		h[0] = fnv(fnv(h[0], (uint32_t)h[i]), (uint32_t)(h[i] >> 32));
+	return h[0];
 }
 
 /* ---- frame order for hosts of different rank counts ------------------------ */
@@ -503,13 +515,6 @@ static void deps_free(ibf_liquid_hplan_t *p)
 	p->info.plan_blocks = 0;
 	p->info.max_pred = 0;
 	p->info.ndeps = 0;
-}
-
-static ibf_status_t deps_build(ibf_liquid_hplan_t *p, ibf_err_t *err)
-{
-	ibf_status_t st = preds_build(p, err);
-
-	return st == IBF_OK ? critical_path(p, err) : st;
 }
 
 /* New frame g is old frame ord[g]. */
@@ -613,12 +618,12 @@ static ibf_status_t try_volume_order(ibf_liquid_hplan_t *p, ibf_err_t *err)
 	deps_free(p);
 	st = frames_permute(p, ord, err);
 	if (st == IBF_OK)
-		st = deps_build(p, err);
+		st = preds_build(p, err);
 	if (st == IBF_OK && p->info.plan_blocks >= before) {
 		deps_free(p);
 		st = frames_permute(p, inv, err);
 		if (st == IBF_OK)
-			st = deps_build(p, err);
+			st = preds_build(p, err);
 		free(ord);
 		return st;
 	}
@@ -648,7 +653,7 @@ static ibf_status_t plan_units(ibf_liquid_hplan_t *p, const ibf_lfts_t *l,
 	p->info.unit_seconds = ui->seconds;
 	st = pairs_build(p, err);
 	if (st == IBF_OK)
-		st = deps_build(p, err);
+		st = preds_build(p, err);
 	if (st == IBF_OK)
 		st = try_volume_order(p, err);
 	return st;
