@@ -311,14 +311,18 @@ static bool frames_by_schedule(planned_t *pl, ibf_ucxi_a2a_hdr_t *h)
  *   n - 1 sends      {frame, Y, npred, pdst[npred]}: in `frame` X sends
  *                    to Y once the ranks of each host pdst[i] (one entry
  *                    per predecessor: its destination) have released it
- *   n - 1 receives   {frame, Y, nsucc, (host, frame)[nsucc]}: the
- *                    arrival from Y releases those sends
+ *   n - 1 receives   {frame, Y, nsucc, succ[nsucc]}: the arrival from Y
+ *                    releases those sends, each one word frame x n +
+ *                    host where n x nframes fits in 32 bits (packed),
+ *                    else two words, host then frame
  *   m, then m sends that wait in the next call: {frame, nxpred,
  *                    pdst[nxpred]}
  *   m', then m' receives that release in the next call: {frame, nxsucc,
- *                    (host, frame)[nxsucc]}
+ *                    succ[nxsucc]}
  *
- * Each section ascends by frame.  Built in two passes over the host
+ * Each section ascends by frame.  Packed successors are a fifth of the
+ * words less at 4,096 hosts (the slices' writing is most of their
+ * cost).  Built in two passes over the host
  * pairs in frame order (the node-aware planner's own order: each pair's
  * lists are read once, as they are stored), never host by host: a host's
  * pairs are spread over all frames, and walking them per host costs a
@@ -338,9 +342,15 @@ static uint32_t sec_head(int sec)
 	return sec == SEC_SEND || sec == SEC_RECV ? 3 : 2;
 }
 
-static uint32_t sec_width(int sec)
+static uint32_t sec_width(int sec, bool packed)
 {
-	return sec == SEC_SEND || sec == SEC_XSEND ? 1 : 2;
+	return sec == SEC_SEND || sec == SEC_XSEND || packed ? 1 : 2;
+}
+
+/* Successors in one word each: frame x n + host below 2^32. */
+static bool packs(uint32_t nhosts, uint32_t nframes)
+{
+	return (uint64_t)nhosts * nframes <= (uint64_t)UINT32_MAX + 1;
 }
 
 /* Which relation fills a section, and whose slice holds it: the
@@ -389,6 +399,7 @@ static bool slices_size(const planned_t *pl, ibf_ucxi_a2a_plan_t *p,
 {
 	uint32_t n = pl->nhosts, len;
 	uint64_t T = (uint64_t)n * (n - 1);
+	bool packed = packs(n, p->hdr.nframes);
 
 	memset(cur, 0, SEC_N * (size_t)n * sizeof(*cur));
 	memset(xn, 0, 2 * (size_t)n * sizeof(*xn));
@@ -400,7 +411,7 @@ static bool slices_size(const planned_t *pl, ibf_ucxi_a2a_plan_t *p,
 			if (sec >= SEC_XSEND && !len)
 				continue;
 			cur[(size_t)SEC_N * h + sec] += sec_head(sec) +
-						       sec_width(sec) * len;
+				sec_width(sec, packed) * len;
 			if (sec >= SEC_XSEND)
 				xn[2 * (size_t)h + sec - SEC_XSEND]++;
 		}
@@ -425,7 +436,7 @@ static bool slices_size(const planned_t *pl, ibf_ucxi_a2a_plan_t *p,
 
 /* Pair k's record of one section at w; its words. */
 static uint32_t record(const planned_t *pl, int sec, uint32_t k,
-		       uint32_t *w)
+		       bool packed, uint32_t *w)
 {
 	uint32_t len, peer = sec == SEC_SEND ? pair_dst(pl, k) :
 			     pair_src(pl, k);
@@ -436,16 +447,20 @@ static uint32_t record(const planned_t *pl, int sec, uint32_t k,
 	if (sec_head(sec) == 3)
 		w[1] = peer;
 	w[sec_head(sec) - 1] = len;
-	if (sec_width(sec) == 1) {
+	if (sec == SEC_SEND || sec == SEC_XSEND) {
 		for (uint32_t i = 0; i < len; i++)
 			e[i] = pair_dst(pl, l[i]);
+	} else if (packed) {
+		for (uint32_t i = 0; i < len; i++)
+			e[i] = pair_frame(pl, l[i]) * pl->nhosts +
+			       pair_src(pl, l[i]);
 	} else {
 		for (uint32_t i = 0; i < len; i++) {
 			e[2 * i] = pair_src(pl, l[i]);
 			e[2 * i + 1] = pair_frame(pl, l[i]);
 		}
 	}
-	return sec_head(sec) + sec_width(sec) * len;
+	return sec_head(sec) + sec_width(sec, packed) * len;
 }
 
 /* Pass 2: the headers, then every pair's records in frame order. */
@@ -455,6 +470,7 @@ static void slices_fill(const planned_t *pl, const uint32_t *order,
 {
 	uint32_t n = pl->nhosts, len;
 	uint64_t T = (uint64_t)n * (n - 1);
+	bool packed = packs(n, p->hdr.nframes);
 
 	for (uint32_t h = 0; h < n; h++) {
 		uint32_t *w = p->words + p->off[h];
@@ -478,7 +494,7 @@ static void slices_fill(const planned_t *pl, const uint32_t *order,
 				if (!len)
 					continue;
 			}
-			*c += record(pl, sec, k, p->words + *c);
+			*c += record(pl, sec, k, packed, p->words + *c);
 		}
 }
 
@@ -651,6 +667,7 @@ void ibf_ucxi_a2a_plan_free(ibf_ucxi_a2a_plan_t *p)
  * section's records start, and how many. */
 typedef struct slice_view {
 	uint32_t nhosts, host, nframes;
+	bool packed;                   /* successors in one word each */
 	const uint32_t *sec[SEC_N];
 	uint32_t count[SEC_N];
 } slice_view_t;
@@ -662,7 +679,7 @@ static bool section_locate(const uint32_t *w, size_t len, size_t *x,
 			   int sec, uint32_t count, slice_view_t *v,
 			   uint8_t *seen)
 {
-	uint32_t hd = sec_head(sec), wd = sec_width(sec), prev = 0;
+	uint32_t hd = sec_head(sec), wd = sec_width(sec, v->packed), prev = 0;
 
 	v->sec[sec] = w + *x;
 	v->count[sec] = count;
@@ -693,6 +710,7 @@ static bool slice_locate(const uint32_t *w, size_t len, uint32_t nframes,
 	v->nhosts = w[0];
 	v->host = w[1];
 	v->nframes = nframes;
+	v->packed = packs(v->nhosts, nframes);
 	if (v->host >= v->nhosts)
 		return false;
 	for (int sec = 0; sec < SEC_N; sec++) {
@@ -712,13 +730,14 @@ static bool slice_locate(const uint32_t *w, size_t len, uint32_t nframes,
 /* A walk through one section's records, frame by frame. */
 typedef struct rec_walk {
 	const uint32_t *at;
-	uint32_t left;
+	uint32_t left, width;
 	int sec;
 } rec_walk_t;
 
 static rec_walk_t rec_walk(const slice_view_t *v, int sec)
 {
-	rec_walk_t c = { v->sec[sec], v->count[sec], sec };
+	rec_walk_t c = { v->sec[sec], v->count[sec],
+			 sec_width(sec, v->packed), sec };
 
 	return c;
 }
@@ -736,7 +755,7 @@ static const uint32_t *rec_next(rec_walk_t *c, uint32_t f, uint32_t *len,
 	*len = r[hd - 1];
 	if (peer)
 		*peer = r[1];
-	c->at += hd + (size_t)sec_width(c->sec) * *len;
+	c->at += hd + (size_t)c->width * *len;
 	c->left--;
 	return r + hd;
 }
@@ -826,13 +845,15 @@ static bool waits(const slice_view_t *v, int cross, uint32_t me,
 	return true;
 }
 
-/* Frame f's arrival releases the sends rl[0 .. 2 nr) (host, frame). */
+/* Frame f's arrival releases the sends rl[0 .. nr) (host, frame; packed
+ * or not). */
 static bool releases(const slice_view_t *v, int cross, uint32_t me,
 		     const by_host_t *b, const uint32_t *rl, uint32_t nr,
 		     rel_out_t *o, bool fill)
 {
 	for (uint32_t k = 0; k < nr; k++) {
-		uint32_t c = rl[2 * k], fr = rl[2 * k + 1];
+		uint32_t c = v->packed ? rl[k] % v->nhosts : rl[2 * k];
+		uint32_t fr = v->packed ? rl[k] / v->nhosts : rl[2 * k + 1];
 
 		if (c >= v->nhosts || fr >= v->nframes)
 			return false;
