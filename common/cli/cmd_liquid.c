@@ -368,7 +368,8 @@ static int run_units(const struct liquid_args *a, const ibf_lfts_t *l,
 
 	ibf_err_clear(&err);
 	if (ibf_liquid_hplan_create(l, h->ports, h->n, &o, &p, &err) !=
-	    IBF_OK) {
+	    IBF_OK || ibf_liquid_hplan_unit_lists(p, &err) != IBF_OK) {
+		ibf_liquid_hplan_destroy(p);
 		prefix_path(a->alltoall, err.status, &err);
 		return ibf_cli_fail(CMD, &err);
 	}

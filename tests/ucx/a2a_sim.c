@@ -253,20 +253,50 @@ static void brute_lists(brute_t *b, uint32_t nports, uint32_t k)
 	}
 }
 
-/* Host x's list of relation r (0 pred, 1 xpred, 2 succ, 3 xsucc) for
- * peer y, as keys (host, or host << 32 | frame), sorted; its length. */
+/* The record of host x's slice for peer y (r 0, 1: x's send to y; 2,
+ * 3: its receive from y) in the layout of a2a_plan.c, above slices():
+ * sections of sends {frame, host, n, n entries}, receives {frame, host,
+ * n, n successors}, then the next call's {frame, n, ...} for sends and
+ * for receives, each after its count; a successor is one word, frame x
+ * hosts + host, where hosts x frames fit in 32 bits, else host and frame.
+ * Its entries' keys (host, or host << 32 | frame), sorted; their
+ * number. */
 static uint32_t slice_list(const uint32_t *w, uint32_t n, int r, uint32_t y,
 			   uint64_t *out)
 {
-	size_t at = 3 + 2 * (size_t)n;
-	uint32_t m = 0;
+	size_t at = 3;
+	const uint32_t *rec = NULL;
+	uint32_t m = 0, cnt[4] = { n - 1, n - 1, 0, 0 }, frame = UINT32_MAX;
+	bool packed = (uint64_t)n * w[2] <= (uint64_t)UINT32_MAX + 1;
 
-	for (int q = 0; q < r; q++)
-		at += n + 1 + (q < 2 ? 1 : 2) * (size_t)w[at + n];
-	for (uint32_t e = w[at + y]; e < w[at + y + 1]; e++, m++) {
-		const uint32_t *x = w + at + n + 1 + (r < 2 ? e : 2 * e);
+	for (int sec = 0; sec < 4; sec++) {
+		uint32_t hd = sec < 2 ? 3 : 2, wd = sec % 2 && !packed ? 2 : 1;
 
-		out[m] = r < 2 ? x[0] : (uint64_t)x[0] << 32 | x[1];
+		if (sec >= 2)
+			cnt[sec] = w[at++];
+		for (uint32_t i = 0; i < cnt[sec]; i++) {
+			const uint32_t *x = w + at;
+
+			/* sections: 0 send, 1 receive, 2 next sends, 3 next
+			 * receives; relations r: 0 pred, 1 xpred, 2 succ, 3
+			 * xsucc */
+			if (sec < 2 && sec == r / 2 && x[1] == y)
+				frame = x[0];
+			if (sec == (r % 2 ? 2 : 0) + r / 2 && x[0] == frame)
+				rec = x;
+			at += hd + (size_t)wd * x[hd - 1];
+		}
+	}
+	for (uint32_t e = 0; rec && e < rec[(r % 2 ? 2 : 3) - 1]; e++, m++) {
+		const uint32_t *x = rec + (r % 2 ? 2 : 3) +
+				    (r < 2 || packed ? e : 2 * e);
+
+		if (r < 2)
+			out[m] = x[0];
+		else if (packed)
+			out[m] = (uint64_t)(x[0] % n) << 32 | x[0] / n;
+		else
+			out[m] = (uint64_t)x[0] << 32 | x[1];
 	}
 	qsort(out, m, sizeof(*out), cmp_u64);
 	return m;
@@ -489,6 +519,7 @@ static void views_free(views_t *v)
 	free(v->msgs);
 	free(v->xmsgs);
 }
+
 
 /* Rank r takes its part; v (or NULL) notes it. */
 static void take_one(const sim_t *s, const ibf_ucxi_a2a_plan_t *p,

@@ -374,6 +374,7 @@ static void one_case(const char *spec, const char *engine, uint32_t H,
 	assert_int_equal(in->nranks, n);
 	assert_false(in->timed_out);
 	judge(ro->lfts, rp, n, p);
+	assert_int_equal(ibf_liquid_hplan_unit_lists(p, &err), IBF_OK);
 	replay(p, n, rp);
 	assert_int_equal(ibf_liquid_hplan_create(ro->lfts, rp, n, &o, &p2,
 						 &err), IBF_OK);
@@ -437,6 +438,7 @@ static void test_one_host(void **state)
 		rp[i] = f->endpoints[1];
 	assert_int_equal(ibf_liquid_hplan_create(ro->lfts, rp, 4, NULL, &p,
 						 &err), IBF_OK);
+	assert_int_equal(ibf_liquid_hplan_unit_lists(p, &err), IBF_OK);
 	assert_int_equal(ibf_liquid_hplan_info(p)->nframes, 0);
 	assert_int_equal(ibf_liquid_hplan_info(p)->local_blocks, 12);
 	assert_int_equal(ibf_liquid_hslice_pack(p, 2, w, 64, &nw, &err),
@@ -462,6 +464,9 @@ static void test_bad_slices(void **state)
 	(void)state;
 	assert_int_equal(ibf_liquid_hplan_create(ro->lfts, f->endpoints, 8,
 						 NULL, &p, &err), IBF_OK);
+	assert_int_equal(ibf_liquid_hslice_pack(p, 3, w, 512, &nw, &err),
+			 IBF_ERR_INVALID);
+	assert_int_equal(ibf_liquid_hplan_unit_lists(p, &err), IBF_OK);
 	assert_int_equal(ibf_liquid_hslice_pack(p, 3, w, 512, &nw, &err),
 			 IBF_OK);
 	assert_int_equal(ibf_liquid_hslice_parse(w, nw - 1, &s, &err),
@@ -506,6 +511,7 @@ static void test_16384(void **state)
 		rp[r] = f->endpoints[(r / 128) * 8];   /* every 8th host */
 	assert_int_equal(ibf_liquid_hplan_create(ro->lfts, rp, n, NULL, &p,
 						 &err), IBF_OK);
+	assert_int_equal(ibf_liquid_hplan_unit_lists(p, &err), IBF_OK);
 	in = ibf_liquid_hplan_info(p);
 	print_message("# 128 x 128: %u frames, duration %u, bound %llu "
 		      "blocks, plan %llu, %.3f s\n", in->nframes,

@@ -75,7 +75,8 @@ typedef struct ibf_liquid_hplan_info {
  * ibf_liquid_plan_alltoall() over the units in order of first appearance;
  * predecessors per unit pair as ibf_liquid_deps_build() defines them, from
  * the paths without storing them.  No cap on ranks or blocks: memory is
- * about 24 bytes per unit pair plus the unit plan's (liquid.h).  Fewer
+ * about 36 bytes per unit pair and 8 per predecessor entry, plus the unit
+ * plan's (liquid.h).  Fewer
  * than 2 units: a plan of no frame (everything through shared memory).
  * opts may be NULL; no time limit given: IBF_LIQUID_HPLAN_TIME_LIMIT (the
  * planner's CPU is what every rank waits for; above it only the exact
@@ -105,9 +106,11 @@ const uint32_t *ibf_liquid_hplan_unit_ranks(const ibf_liquid_hplan_t *p,
  * wait for k.  xpred_off/xpred: the plan run again right after itself (a
  * loop of calls), the pairs of the previous call k waits for: on each
  * link k is the first to use, that link's last user (as ibf_liquid_deps_t's
- * xpred); xsucc the inverse.  send_pair [nunits (nunits - 1)]: unit u's
- * sends, pairs send_pair[u (nunits - 1) ..], in frame order; recv_pair
- * likewise its receives.  Any pointer may be NULL. */
+ * xpred); xsucc the inverse (32-bit offsets: at most one entry per
+ * link).  send_pair [nunits (nunits - 1)]: unit u's sends, pairs
+ * send_pair[u (nunits - 1) ..], in frame order; recv_pair likewise its
+ * receives; NULL until ibf_liquid_hplan_unit_lists() built them.  Any
+ * pointer may be NULL. */
 typedef struct ibf_liquid_hplan_view {
 	uint64_t npairs;
 	uint32_t nframes;
@@ -115,13 +118,19 @@ typedef struct ibf_liquid_hplan_view {
 	const uint64_t *frame_off;
 	const uint64_t *pred_off, *succ_off;
 	const uint32_t *pred, *succ;
-	const uint64_t *xpred_off, *xsucc_off;
+	const uint32_t *xpred_off, *xsucc_off;
 	const uint32_t *xpred, *xsucc;
 	const uint32_t *send_pair, *recv_pair;
 } ibf_liquid_hplan_view_t;
 
 void ibf_liquid_hplan_view(const ibf_liquid_hplan_t *p,
 			   ibf_liquid_hplan_view_t *v);
+
+/* Build each unit's sends and receives in frame order (the view's
+ * send_pair, recv_pair: 8 bytes per unit pair), which the slices below
+ * read; a planner with slices of its own needs none.  Once is enough. */
+ibf_status_t ibf_liquid_hplan_unit_lists(ibf_liquid_hplan_t *p,
+					 ibf_err_t *err);
 
 /* The frame of unit pair a -> b (a != b). */
 uint32_t ibf_liquid_hplan_frame(const ibf_liquid_hplan_t *p, uint32_t a,
@@ -181,11 +190,13 @@ typedef struct ibf_liquid_hslice {
 	const ibf_liquid_hslice_succ_t *succ;   /* [nsucc] */
 } ibf_liquid_hslice_t;
 
-/* Words of rank's slice.  A unit's ranks get the same slice but for word
- * 2 (the rank): a planner may pack it once per unit and patch that word. */
+/* Words of rank's slice (0 before ibf_liquid_hplan_unit_lists()).  A
+ * unit's ranks get the same slice but for word 2 (the rank): a planner
+ * may pack it once per unit and patch that word. */
 size_t ibf_liquid_hslice_words(const ibf_liquid_hplan_t *p, uint32_t rank);
 /* Pack rank's slice into buf[0..cap-1]; *nwords receives its length.
- * IBF_ERR_RANGE if cap is too small (nothing written beyond cap).
+ * IBF_ERR_RANGE if cap is too small (nothing written beyond cap),
+ * IBF_ERR_INVALID before ibf_liquid_hplan_unit_lists().
  * O(its unit's pairs and successors). */
 ibf_status_t ibf_liquid_hslice_pack(const ibf_liquid_hplan_t *p,
 				    uint32_t rank, uint32_t *buf, size_t cap,

@@ -27,12 +27,13 @@ struct ibf_liquid_hplan {
 	uint64_t *frame_off;
 	uint64_t *pred_off, *succ_off;
 	uint32_t *pred, *succ;
-	uint64_t *xpred_off, *xsucc_off;   /* the next call's, likewise */
+	uint32_t *xpred_off, *xsucc_off;   /* the next call's, likewise (at
+					      most one entry per link) */
 	uint32_t *xpred, *xsucc;
 	/* Unit u's sends: pairs send_pair[u (U - 1) ..], frame order; its
-	 * receives recv_pair likewise. */
+	 * receives recv_pair likewise.  Only on request
+	 * (ibf_liquid_hplan_unit_lists). */
 	uint32_t *send_pair, *recv_pair;
-	uint32_t *tokens;            /* [npairs] release tokens of each pair */
 	uint32_t *frame_of_unit;     /* [nframes] the frame of each frame of
 					the unit plan; NULL: the same */
 	uint32_t *frame_of_pair;     /* [U * U] placed by volume, or NULL */
@@ -159,6 +160,9 @@ struct pred_build {
 	uint32_t *first;       /* [links] the link's first user */
 	uint32_t *last;        /* [links] the link's latest user */
 	uint64_t *wload;       /* [links] blocks over the link */
+	uint64_t *end;         /* [pairs] when the pair's blocks are in, in
+				  block times, each pair starting as soon as
+				  its predecessors have arrived */
 	uint32_t *cand;        /* [longest path + 1] */
 	uint32_t *buf;
 	uint64_t fill, cap;
@@ -196,6 +200,21 @@ static uint32_t pair_path(const struct lq_a2a *a, uint32_t s, uint32_t d,
 	return len + 1;
 }
 
+/* k's end from its predecessors' (they are all earlier): the plan's
+ * length in block times (plan_blocks) is the latest. */
+static void chain_end(ibf_liquid_hplan_t *p, struct pred_build *b,
+		      uint64_t k)
+{
+	uint64_t start = 0;
+
+	for (uint64_t x = p->pred_off[k]; x < p->pred_off[k + 1]; x++)
+		if (b->end[b->buf[x]] > start)
+			start = b->end[b->buf[x]];
+	b->end[k] = start + volume(p, k);
+	if (b->end[k] > p->info.plan_blocks)
+		p->info.plan_blocks = b->end[k];
+}
+
 /* k's list: the distinct latest users of its links, minus any already on
  * the list of another of them (it arrived before that one started).
  * Pairs come in frame order. */
@@ -228,16 +247,19 @@ static bool collect(ibf_liquid_hplan_t *p, struct pred_build *b, uint64_t k)
 		b->buf = nb;
 		b->cap = cap;
 	}
+	/* a list holds earlier pairs only: cand[i] can be on the list of
+	 * a later candidate alone (cand is ascending) */
 	for (uint32_t i = 0; i < nc; i++) {
 		bool implied = i > 0 && b->cand[i] == b->cand[i - 1];
 
-		for (uint32_t j = 0; j < nc && !implied; j++)
+		for (uint32_t j = i + 1; j < nc && !implied; j++)
 			implied = b->cand[j] != b->cand[i] &&
 				  has_pred(p, b, b->cand[j], b->cand[i]);
 		if (!implied)
 			b->buf[b->fill++] = b->cand[i];
 	}
 	p->pred_off[k + 1] = b->fill;
+	chain_end(p, b, k);
 	/* k is now its links' latest user: the other pairs of its frame use
 	 * none of them */
 	for (uint32_t i = 0; i < np; i++)
@@ -255,6 +277,7 @@ static void chain(ibf_liquid_hplan_t *p, struct pred_build *b)
 		if (k)
 			b->buf[b->fill++] = (uint32_t)(k - 1);
 		p->pred_off[k + 1] = b->fill;
+		chain_end(p, b, k);
 	}
 	p->info.max_pred = p->info.npairs > 1;
 }
@@ -288,50 +311,84 @@ static ibf_status_t succ_build(ibf_liquid_hplan_t *p, ibf_err_t *err)
 		      &p->succ, err);
 }
 
-/* The plan run again right after itself (a loop of calls): pair k waits,
- * on each link it is the first to use, for that link's last user of the
- * previous call (ibf_liquid_deps_t's xpred).  From each link's first and
- * last user (first[x] LQ_NONE: an unused link), O(links + pairs); without
- * the links (chain), the first pair waits for the last. */
-static ibf_status_t xpreds_build(ibf_liquid_hplan_t *p, const uint32_t *first,
-				 const uint32_t *last, uint32_t nlinks,
-				 ibf_err_t *err)
+/* Per pair k, the distinct val[x] of the links x with key[x] == k
+ * (LQ_NONE: an unused link), ascending: *ooff [T + 2] (the first T + 1
+ * used), 32-bit (at most one entry per link), *oval.  A counting sort by
+ * key, then unique per pair: O(links + pairs). */
+static ibf_status_t links_by(uint64_t T, const uint32_t *key,
+			     const uint32_t *val_of, uint32_t nlinks,
+			     uint32_t **ooff, uint32_t **oval, ibf_err_t *err)
 {
-	uint64_t T = p->info.npairs, *off = calloc(T + 2, sizeof(uint64_t));
+	uint32_t *off = calloc(T + 2, sizeof(uint32_t));
 	uint32_t *val = malloc(((size_t)nlinks + 2) * sizeof(uint32_t));
-	uint64_t m = 0;
+	uint32_t m = 0;
 
-	p->xpred_off = off;
-	p->xpred = val;
+	*ooff = off;
+	*oval = val;
 	if (!off || !val)
 		return nomem(err);
-	if (!first) {
-		if (T > 1) {
-			val[0] = (uint32_t)(T - 1);
-			for (uint64_t k = 1; k <= T; k++)
-				off[k] = 1;
-		}
-		return invert(T, off, val, &p->xsucc_off, &p->xsucc, err);
-	}
-	/* counting sort of (first, last) by first, then unique per pair */
 	for (uint32_t x = 0; x < nlinks; x++)
-		if (first[x] != LQ_NONE)
-			off[first[x] + 2]++;
+		if (key[x] != LQ_NONE)
+			off[key[x] + 2]++;
 	for (uint64_t k = 0; k < T; k++)
 		off[k + 2] += off[k + 1];
 	for (uint32_t x = 0; x < nlinks; x++)
-		if (first[x] != LQ_NONE)
-			val[off[first[x] + 1]++] = last[x];
+		if (key[x] != LQ_NONE)
+			val[off[key[x] + 1]++] = val_of[x];
 	for (uint64_t k = 0; k < T; k++) {
-		uint64_t from = off[k], to = off[k + 1];
+		uint32_t from = off[k], to = off[k + 1];
 
 		off[k] = m;
-		m += ibf_sort_unique_u32(val + from, (uint32_t)(to - from));
+		if (to == from)
+			continue;
+		m += ibf_sort_unique_u32(val + from, to - from);
 		memmove(val + off[k], val + from,
 			(size_t)(m - off[k]) * sizeof(uint32_t));
 	}
 	off[T] = m;
-	return invert(T, off, val, &p->xsucc_off, &p->xsucc, err);
+	return IBF_OK;
+}
+
+/* Without the links (chain): the first pair waits for the last. */
+static ibf_status_t xchain(ibf_liquid_hplan_t *p, ibf_err_t *err)
+{
+	uint64_t T = p->info.npairs;
+
+	p->xpred_off = calloc(T + 2, sizeof(uint32_t));
+	p->xsucc_off = calloc(T + 2, sizeof(uint32_t));
+	p->xpred = malloc(2 * sizeof(uint32_t));
+	p->xsucc = malloc(2 * sizeof(uint32_t));
+	if (!p->xpred_off || !p->xsucc_off || !p->xpred || !p->xsucc)
+		return nomem(err);
+	if (T > 1) {
+		p->xpred[0] = (uint32_t)(T - 1);
+		p->xsucc[0] = 0;
+		for (uint64_t k = 1; k <= T; k++)
+			p->xpred_off[k] = 1;
+		p->xsucc_off[T] = 1;
+	}
+	return IBF_OK;
+}
+
+/* The plan run again right after itself (a loop of calls): pair k waits,
+ * on each link it is the first to use, for that link's last user of the
+ * previous call (ibf_liquid_deps_t's xpred); xsucc the inverse: the
+ * first users of the links q is the last to use.  From each link's first
+ * and last user, O(links + pairs); without them (chain), xchain(). */
+static ibf_status_t xpreds_build(ibf_liquid_hplan_t *p, const uint32_t *first,
+				 const uint32_t *last, uint32_t nlinks,
+				 ibf_err_t *err)
+{
+	uint64_t T = p->info.npairs;
+	ibf_status_t st;
+
+	if (!first)
+		return xchain(p, err);
+	st = links_by(T, first, last, nlinks, &p->xpred_off, &p->xpred, err);
+	if (st == IBF_OK)
+		st = links_by(T, last, first, nlinks, &p->xsucc_off,
+			      &p->xsucc, err);
+	return st;
 }
 
 static ibf_status_t preds_build(ibf_liquid_hplan_t *p, ibf_err_t *err)
@@ -348,8 +405,9 @@ static ibf_status_t preds_build(ibf_liquid_hplan_t *p, ibf_err_t *err)
 	b.cand = malloc(((size_t)a->H + 2) * sizeof(uint32_t));
 	b.cap = a->complete ? 3 * T + 1024 : T + 1;
 	b.buf = malloc(b.cap * sizeof(uint32_t));
-	if (!p->pred_off || !b.first || !b.last || !b.wload || !b.cand || !b.buf ||
-	    a->H + 1 > LQ_A2A_MAX_PATH) {
+	b.end = malloc((T + 1) * sizeof(uint64_t));
+	if (!p->pred_off || !b.first || !b.last || !b.wload || !b.cand ||
+	    !b.buf || !b.end || a->H + 1 > LQ_A2A_MAX_PATH) {
 		st = a->H + 1 > LQ_A2A_MAX_PATH ?
 		     ibf_err_set(err, IBF_ERR_RANGE, "liquid hosts: a path "
 				 "of %u links: more than %u", a->H + 1,
@@ -383,15 +441,19 @@ out:
 	free(b.wload);
 	free(b.cand);
 	free(b.buf);
+	free(b.end);
 	return st;
 }
 
 /* Each unit's sends and receives in frame order. */
-static ibf_status_t unit_lists(ibf_liquid_hplan_t *p, ibf_err_t *err)
+ibf_status_t ibf_liquid_hplan_unit_lists(ibf_liquid_hplan_t *p,
+					 ibf_err_t *err)
 {
 	uint32_t U = p->info.nunits, *ns, *nr;
 	uint64_t T = p->info.npairs;
 
+	if (p->send_pair || U < 2)
+		return IBF_OK;
 	p->send_pair = malloc((T + 1) * sizeof(uint32_t));
 	p->recv_pair = malloc((T + 1) * sizeof(uint32_t));
 	ns = calloc(2 * (size_t)U + 1, sizeof(uint32_t));
@@ -410,48 +472,31 @@ static ibf_status_t unit_lists(ibf_liquid_hplan_t *p, ibf_err_t *err)
 	return IBF_OK;
 }
 
-/* The plan's length in block times when every unit pair starts as soon as
- * its predecessors have arrived (pairs come in frame order, so each one's
- * predecessors are done before it), and each pair's release tokens: one
- * per rank of each predecessor's receiving unit. */
-static ibf_status_t critical_path(ibf_liquid_hplan_t *p, ibf_err_t *err)
+static uint64_t fnv(uint64_t h, uint32_t v)
 {
-	uint64_t T = p->info.npairs, *end = malloc((T + 1) * sizeof(uint64_t));
-
-	p->tokens = malloc((T + 1) * sizeof(uint32_t));
-	if (!end || !p->tokens) {
-		free(end);
-		return nomem(err);
-	}
-	for (uint64_t k = 0; k < T; k++) {
-		uint64_t start = 0, tok = 0;
-
-		for (uint64_t x = p->pred_off[k]; x < p->pred_off[k + 1]; x++) {
-			if (end[p->pred[x]] > start)
-				start = end[p->pred[x]];
-			tok += ranks_of(p, p->pair_dst[p->pred[x]]);
-		}
-		p->tokens[k] = (uint32_t)tok;
-		end[k] = start + volume(p, k);
-		if (end[k] > p->info.plan_blocks)
-			p->info.plan_blocks = end[k];
-	}
-	free(end);
-	return IBF_OK;
+	return (h ^ v) * 0x100000001b3ull;
 }
 
+/* Four FNV-1a lanes (sources, destinations, frames, predecessors): each
+ * a chain of multiplications, run side by side. */
 static uint64_t fingerprint(const ibf_liquid_hplan_t *p)
 {
-	uint64_t h = 0xcbf29ce484222325ull, T = p->info.npairs;
+	uint64_t h[4] = { 0xcbf29ce484222325ull, 0xcbf29ce484222325ull,
+			  0xcbf29ce484222325ull, 0xcbf29ce484222325ull };
+	uint64_t T = p->info.npairs, m = T ? p->pred_off[T] : 0;
 
 	for (uint64_t k = 0; k < T; k++) {
-		h = (h ^ p->pair_src[k]) * 0x100000001b3ull;
-		h = (h ^ p->pair_dst[k]) * 0x100000001b3ull;
-		h = (h ^ p->pair_frame[k]) * 0x100000001b3ull;
+		h[0] = fnv(h[0], p->pair_src[k]);
+		h[1] = fnv(h[1], p->pair_dst[k]);
+		h[2] = fnv(h[2], p->pair_frame[k]);
+		if (k < m)
+			h[3] = fnv(h[3], p->pred[k]);
 	}
-	for (uint64_t x = 0; T && x < p->pred_off[T]; x++)
-		h = (h ^ p->pred[x]) * 0x100000001b3ull;
-	return h;
+	for (uint64_t x = T; x < m; x++)
+		h[3] = fnv(h[3], p->pred[x]);
+	for (int i = 1; i < 4; i++)
+		h[0] = fnv(fnv(h[0], (uint32_t)h[i]), (uint32_t)(h[i] >> 32));
+	return h[0];
 }
 
 /* ---- frame order for hosts of different rank counts ------------------------ */
@@ -462,23 +507,16 @@ static void deps_free(ibf_liquid_hplan_t *p)
 	free(p->pred);
 	free(p->succ_off);
 	free(p->succ);
-	free(p->tokens);
 	free(p->xpred_off);
 	free(p->xpred);
 	free(p->xsucc_off);
 	free(p->xsucc);
-	p->pred_off = p->succ_off = p->xpred_off = p->xsucc_off = NULL;
-	p->pred = p->succ = p->tokens = p->xpred = p->xsucc = NULL;
+	p->pred_off = p->succ_off = NULL;
+	p->xpred_off = p->xsucc_off = NULL;
+	p->pred = p->succ = p->xpred = p->xsucc = NULL;
 	p->info.plan_blocks = 0;
 	p->info.max_pred = 0;
 	p->info.ndeps = 0;
-}
-
-static ibf_status_t deps_build(ibf_liquid_hplan_t *p, ibf_err_t *err)
-{
-	ibf_status_t st = preds_build(p, err);
-
-	return st == IBF_OK ? critical_path(p, err) : st;
 }
 
 /* New frame g is old frame ord[g]. */
@@ -582,12 +620,12 @@ static ibf_status_t try_volume_order(ibf_liquid_hplan_t *p, ibf_err_t *err)
 	deps_free(p);
 	st = frames_permute(p, ord, err);
 	if (st == IBF_OK)
-		st = deps_build(p, err);
+		st = preds_build(p, err);
 	if (st == IBF_OK && p->info.plan_blocks >= before) {
 		deps_free(p);
 		st = frames_permute(p, inv, err);
 		if (st == IBF_OK)
-			st = deps_build(p, err);
+			st = preds_build(p, err);
 		free(ord);
 		return st;
 	}
@@ -618,7 +656,7 @@ static ibf_status_t try_volume_place(ibf_liquid_hplan_t *p, ibf_err_t *err)
 	p->info.nframes = v.nframes;
 	p->frame_of_pair = v.frame_of_pair;
 	deps_free(p);
-	return deps_build(p, err);
+	return preds_build(p, err);
 }
 
 static ibf_status_t plan_units(ibf_liquid_hplan_t *p, const ibf_lfts_t *l,
@@ -641,13 +679,11 @@ static ibf_status_t plan_units(ibf_liquid_hplan_t *p, const ibf_lfts_t *l,
 	p->info.unit_seconds = ui->seconds;
 	st = pairs_build(p, err);
 	if (st == IBF_OK)
-		st = deps_build(p, err);
+		st = preds_build(p, err);
 	if (st == IBF_OK)
 		st = try_volume_order(p, err);
 	if (st == IBF_OK)
 		st = try_volume_place(p, err);
-	if (st == IBF_OK)
-		st = unit_lists(p, err);
 	return st;
 }
 
@@ -744,6 +780,7 @@ void ibf_liquid_hplan_view(const ibf_liquid_hplan_t *p,
 			   ibf_liquid_hplan_view_t *v)
 {
 	static const uint64_t zero[1];
+	static const uint32_t zero32[1];
 
 	v->npairs = p->info.npairs;
 	v->nframes = p->info.nframes;
@@ -755,8 +792,8 @@ void ibf_liquid_hplan_view(const ibf_liquid_hplan_t *p,
 	v->succ_off = p->succ_off ? p->succ_off : zero;
 	v->pred = p->pred;
 	v->succ = p->succ;
-	v->xpred_off = p->xpred_off ? p->xpred_off : zero;
-	v->xsucc_off = p->xsucc_off ? p->xsucc_off : zero;
+	v->xpred_off = p->xpred_off ? p->xpred_off : zero32;
+	v->xsucc_off = p->xsucc_off ? p->xsucc_off : zero32;
 	v->xpred = p->xpred;
 	v->xsucc = p->xsucc;
 	v->send_pair = p->send_pair;
@@ -795,10 +832,21 @@ size_t ibf_liquid_hslice_words(const ibf_liquid_hplan_t *p, uint32_t rank)
 {
 	uint32_t U = p->info.nunits, m = U > 1 ? U - 1 : 0;
 
-	if (rank >= p->info.nranks)
+	if (rank >= p->info.nranks || (m && !p->recv_pair))
 		return 0;
 	return IBF_LIQUID_HSLICE_HEADER + 4 * (size_t)m + 4 * ((size_t)m + 1) +
 	       2 * unit_nsucc(p, p->unit_of[rank]);
+}
+
+/* k's release tokens: one per rank of each predecessor's receiving
+ * unit. */
+static uint32_t tokens(const ibf_liquid_hplan_t *p, uint64_t k)
+{
+	uint64_t tok = 0;
+
+	for (uint64_t x = p->pred_off[k]; x < p->pred_off[k + 1]; x++)
+		tok += ranks_of(p, p->pair_dst[p->pred[x]]);
+	return (uint32_t)tok;
 }
 
 static void pack_sends(const ibf_liquid_hplan_t *p, uint32_t u,
@@ -812,7 +860,7 @@ static void pack_sends(const ibf_liquid_hplan_t *p, uint32_t u,
 		w[0] = p->pair_frame[k];
 		w[1] = p->pair_dst[k];
 		w[2] = (uint32_t)(p->pred_off[k + 1] - p->pred_off[k]);
-		w[3] = p->tokens[k];
+		w[3] = tokens(p, k);
 	}
 }
 
@@ -849,6 +897,10 @@ ibf_status_t ibf_liquid_hslice_pack(const ibf_liquid_hplan_t *p,
 	if (rank >= p->info.nranks)
 		return ibf_err_set(err, IBF_ERR_RANGE, "liquid slice: rank %u "
 				   "of %u", rank, p->info.nranks);
+	if (m && !p->send_pair)
+		return ibf_err_set(err, IBF_ERR_INVALID, "liquid slice: the "
+				   "units' lists are not built "
+				   "(ibf_liquid_hplan_unit_lists)");
 	need = ibf_liquid_hslice_words(p, rank);
 	if (cap < need)
 		return ibf_err_set(err, IBF_ERR_RANGE, "liquid slice: %zu "

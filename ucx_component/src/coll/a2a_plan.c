@@ -207,8 +207,9 @@ static void rels_bind(planned_t *pl)
 {
 	const ibf_liquid_hplan_view_t *v = &pl->v;
 	const ibf_liquid_deps_t *d = &pl->d;
-	const uint64_t *o64[] = { v->pred_off, v->xpred_off, v->succ_off,
-				  v->xsucc_off };
+	/* the node-aware planner's next-call offsets are 32-bit */
+	const uint64_t *o64[] = { v->pred_off, NULL, v->succ_off, NULL };
+	const uint32_t *h32[] = { NULL, v->xpred_off, NULL, v->xsucc_off };
 	const uint32_t *o32[] = { d->pred_off, d->xpred_off, d->succ_off,
 				  d->xsucc_off };
 	const uint32_t *hl[] = { v->pred, v->xpred, v->succ, v->xsucc };
@@ -216,13 +217,13 @@ static void rels_bind(planned_t *pl)
 
 	for (int rel = 0; rel < 4; rel++) {
 		pl->off64[rel] = pl->hp ? o64[rel] : NULL;
-		pl->off32[rel] = pl->hp ? NULL : o32[rel];
+		pl->off32[rel] = pl->hp ? h32[rel] : o32[rel];
 		pl->val[rel] = pl->hp ? hl[rel] : dl[rel];
 	}
 }
 
-static const uint32_t *rel_list(const planned_t *pl, int rel, uint32_t k,
-				uint32_t *len)
+static inline const uint32_t *rel_list(const planned_t *pl, int rel,
+				       uint32_t k, uint32_t *len)
 {
 	if (pl->off64[rel]) {
 		*len = (uint32_t)(pl->off64[rel][k + 1] - pl->off64[rel][k]);
@@ -232,17 +233,17 @@ static const uint32_t *rel_list(const planned_t *pl, int rel, uint32_t k,
 	return pl->val[rel] + pl->off32[rel][k];
 }
 
-static uint32_t pair_src(const planned_t *pl, uint32_t k)
+static inline uint32_t pair_src(const planned_t *pl, uint32_t k)
 {
 	return pl->hp ? pl->v.pair_src[k] : pl->t->src[k];
 }
 
-static uint32_t pair_dst(const planned_t *pl, uint32_t k)
+static inline uint32_t pair_dst(const planned_t *pl, uint32_t k)
 {
 	return pl->hp ? pl->v.pair_dst[k] : pl->t->dst[k];
 }
 
-static uint32_t pair_frame(const planned_t *pl, uint32_t k)
+static inline uint32_t pair_frame(const planned_t *pl, uint32_t k)
 {
 	return pl->hp ? pl->v.pair_frame[k] : pl->frame_of[k];
 }
@@ -316,179 +317,231 @@ static bool frames_by_schedule(planned_t *pl, ibf_ucxi_a2a_hdr_t *h)
 	return pl->frame_of != NULL;
 }
 
-/* Host X's slice (layout below), all in hosts and host-pair frames:
+/* Host X's slice: its host pairs in frame order, O(its pairs) words,
+ * nothing indexed by host (32-bit words, host byte order):
  *
  *   n (hosts), X, nframes
- *   sfr[n], rfr[n]      frame of (X, Y) / (Y, X) (NOPEER: Y is X)
- *   poff[n + 1], pdst[poff[n]]      the send to Y waits for the ranks of
- *                       host pdst[k] (one entry per predecessor: its
- *                       destination)
- *   xpoff[n + 1], xpdst[...]        the same for the next call
- *   roff[n + 1], rel[2 roff[n]]     the arrival from Y releases the
- *                       sends (host rel[2k], frame rel[2k + 1])
- *   xroff[n + 1], xrel[...]         the same for the next call
+ *   n - 1 sends      {frame, Y, npred, pdst[npred]}: in `frame` X sends
+ *                    to Y once the ranks of each host pdst[i] (one entry
+ *                    per predecessor: its destination) have released it
+ *   n - 1 receives   {frame, Y, nsucc, succ[nsucc]}: the arrival from Y
+ *                    releases those sends, each one word frame x n +
+ *                    host where n x nframes fits in 32 bits (packed),
+ *                    else two words, host then frame
+ *   m, then m sends that wait in the next call: {frame, nxpred,
+ *                    pdst[nxpred]}
+ *   m', then m' receives that release in the next call: {frame, nxsucc,
+ *                    succ[nxsucc]}
  *
- * Built in passes over the host pairs in their own order (frame order
- * from the node-aware planner: each pair's lists are read once, in the
- * order they are stored), never host by host: a host's pairs are spread
- * over all frames, and walking them per host costs a cache miss per
- * list at 16 million pairs.  Pass 1 counts each relation's entries per
- * host, pass 2 writes the frames and the lists' lengths, pass 3 the
- * entries after each host's offsets are summed. */
+ * Each section ascends by frame.  Packed successors are a fifth of the
+ * words less at 4,096 hosts (the slices' writing is most of their
+ * cost).  Built in two passes over the host
+ * pairs in frame order (the node-aware planner's own order: each pair's
+ * lists are read once, as they are stored), never host by host: a host's
+ * pairs are spread over all frames, and walking them per host costs a
+ * cache miss per list at 16 million pairs.  Pass 1 sizes each host's
+ * sections; pass 2 appends each pair's records to its sender's and its
+ * receiver's sections, one section at a time (n write cursors in use,
+ * not 4 n: at 4,096 hosts 1.4 s -> 1.0 s). */
 
-/* Which host's slice a relation of pair k goes to, the index there, and
- * the words per entry: predecessors to the sender's slice by
- * destination, successors to the receiver's by source. */
-static uint32_t rel_host(const planned_t *pl, int rel, uint32_t k,
-			 uint32_t *idx)
+enum { SEC_SEND, SEC_RECV, SEC_XSEND, SEC_XRECV, SEC_N };
+
+#define SLICE_HEAD 3u
+
+/* A section's record: its header words (frame, [host,] count), the
+ * words per entry. */
+static uint32_t sec_head(int sec)
 {
-	bool send = rel == REL_PRED || rel == REL_XPRED;
-
-	*idx = send ? pair_dst(pl, k) : pair_src(pl, k);
-	return send ? pair_src(pl, k) : pair_dst(pl, k);
+	return sec == SEC_SEND || sec == SEC_RECV ? 3 : 2;
 }
 
-static uint32_t rel_width(int rel)
+static uint32_t sec_width(int sec, bool packed)
 {
-	return rel == REL_PRED || rel == REL_XPRED ? 1 : 2;
+	return sec == SEC_SEND || sec == SEC_XSEND || packed ? 1 : 2;
 }
 
-/* The layout's order of the relations: pred, xpred, succ, xsucc. */
-static const int rel_order[4] = { REL_PRED, REL_XPRED, REL_SUCC, REL_XSUCC };
+/* Successors in one word each: frame x n + host below 2^32. */
+static bool packs(uint32_t nhosts, uint32_t nframes)
+{
+	return (uint64_t)nhosts * nframes <= (uint64_t)UINT32_MAX + 1;
+}
 
-/* base[r * n + h]: where relation rel_order[r]'s offsets start in host h's
- * slice; p->off the slices' starts. */
+/* Which relation fills a section, and whose slice holds it: the
+ * sender's for predecessors, the receiver's for successors. */
+static const int sec_rel[SEC_N] = { REL_PRED, REL_SUCC, REL_XPRED,
+				    REL_XSUCC };
+
+static uint32_t sec_host(const planned_t *pl, int sec, uint32_t k)
+{
+	return sec == SEC_SEND || sec == SEC_XSEND ? pair_src(pl, k) :
+	       pair_dst(pl, k);
+}
+
+/* The pairs in frame order: NULL for the node-aware planner's (already
+ * so), else a counting sort of the link-set traffic's by frame. */
+static bool pairs_by_frame(const planned_t *pl, uint32_t nframes,
+			   uint32_t **order)
+{
+	uint64_t T = (uint64_t)pl->nhosts * (pl->nhosts - 1);
+	uint32_t *at;
+
+	*order = NULL;
+	if (pl->hp)
+		return true;
+	*order = malloc((T + 1) * sizeof(uint32_t));
+	at = calloc((size_t)nframes + 2, sizeof(uint32_t));
+	if (!*order || !at) {
+		free(at);
+		return false;
+	}
+	for (uint64_t k = 0; k < T; k++)
+		at[pl->frame_of[k] + 2]++;
+	for (uint32_t f = 0; f < nframes; f++)
+		at[f + 2] += at[f + 1];
+	for (uint64_t k = 0; k < T; k++)
+		(*order)[at[pl->frame_of[k] + 1]++] = (uint32_t)k;
+	free(at);
+	return true;
+}
+
+/* Pass 1: each host's sections' words (cur[SEC_N h + sec], headers and
+ * the x sections' counts in xn[2 h ..]); then the slices' starts in
+ * p->off and the cursors where each section's records begin. */
 static bool slices_size(const planned_t *pl, ibf_ucxi_a2a_plan_t *p,
-			uint64_t *base)
+			uint64_t *cur, uint32_t *xn)
 {
 	uint32_t n = pl->nhosts, len;
-	uint64_t T = (uint64_t)n * (n - 1), *cnt = base;
+	uint64_t T = (uint64_t)n * (n - 1);
+	bool packed = packs(n, p->hdr.nframes);
 
-	memset(cnt, 0, 4 * (size_t)n * sizeof(*cnt));
+	memset(cur, 0, SEC_N * (size_t)n * sizeof(*cur));
+	memset(xn, 0, 2 * (size_t)n * sizeof(*xn));
 	for (uint64_t k = 0; k < T; k++)
-		for (int r = 0; r < 4; r++) {
-			uint32_t idx, h = rel_host(pl, rel_order[r],
-						   (uint32_t)k, &idx);
+		for (int sec = 0; sec < SEC_N; sec++) {
+			uint32_t h = sec_host(pl, sec, (uint32_t)k);
 
-			rel_list(pl, rel_order[r], (uint32_t)k, &len);
-			cnt[(size_t)r * n + h] += len;
+			rel_list(pl, sec_rel[sec], (uint32_t)k, &len);
+			if (sec >= SEC_XSEND && !len)
+				continue;
+			cur[(size_t)SEC_N * h + sec] += sec_head(sec) +
+				sec_width(sec, packed) * len;
+			if (sec >= SEC_XSEND)
+				xn[2 * (size_t)h + sec - SEC_XSEND]++;
 		}
 	p->off[0] = 0;
 	for (uint32_t h = 0; h < n; h++) {
-		uint64_t at = 3 + 2 * (uint64_t)n;
+		uint64_t *c = cur + (size_t)SEC_N * h, at = p->off[h] +
+							   SLICE_HEAD;
 
-		for (int r = 0; r < 4; r++) {
-			uint64_t c = cnt[(size_t)r * n + h];
+		for (int sec = 0; sec < SEC_N; sec++) {
+			uint64_t words = c[sec];
 
-			base[(size_t)r * n + h] = at;
-			at += n + 1 + rel_width(rel_order[r]) * c;
+			at += sec >= SEC_XSEND;   /* the count */
+			c[sec] = at;
+			at += words;
 		}
-		if (at > UINT32_MAX)
+		if (at - p->off[h] > UINT32_MAX)
 			return false;
-		p->off[h + 1] = p->off[h] + at;
+		p->off[h + 1] = at;
 	}
 	return true;
 }
 
-/* Pass 2: frames and list lengths; then each host's offsets summed. */
-static void slices_heads(const planned_t *pl, ibf_ucxi_a2a_plan_t *p,
-			 const uint64_t *base)
+/* Pair k's record of one section at w; its words. */
+static uint32_t record(const planned_t *pl, int sec, uint32_t k,
+		       bool packed, uint32_t *w)
+{
+	uint32_t len, peer = sec == SEC_SEND ? pair_dst(pl, k) :
+			     pair_src(pl, k);
+	const uint32_t *l = rel_list(pl, sec_rel[sec], k, &len);
+	uint32_t *e = w + sec_head(sec);
+
+	w[0] = pair_frame(pl, k);
+	if (sec_head(sec) == 3)
+		w[1] = peer;
+	w[sec_head(sec) - 1] = len;
+	if (sec == SEC_SEND || sec == SEC_XSEND) {
+		for (uint32_t i = 0; i < len; i++)
+			e[i] = pair_dst(pl, l[i]);
+	} else if (packed) {
+		for (uint32_t i = 0; i < len; i++)
+			e[i] = pair_frame(pl, l[i]) * pl->nhosts +
+			       pair_src(pl, l[i]);
+	} else {
+		for (uint32_t i = 0; i < len; i++) {
+			e[2 * i] = pair_src(pl, l[i]);
+			e[2 * i + 1] = pair_frame(pl, l[i]);
+		}
+	}
+	return sec_head(sec) + sec_width(sec, packed) * len;
+}
+
+/* Pass 2: the headers, then every pair's records in frame order. */
+static void slices_fill(const planned_t *pl, const uint32_t *order,
+			ibf_ucxi_a2a_plan_t *p, uint64_t *cur,
+			const uint32_t *xn)
 {
 	uint32_t n = pl->nhosts, len;
 	uint64_t T = (uint64_t)n * (n - 1);
+	bool packed = packs(n, p->hdr.nframes);
 
-	for (uint64_t k = 0; k < T; k++) {
-		uint32_t s = pair_src(pl, (uint32_t)k), d = pair_dst(pl,
-			(uint32_t)k), f = pair_frame(pl, (uint32_t)k);
-
-		p->words[p->off[s] + 3 + d] = f;
-		p->words[p->off[d] + 3 + n + s] = f;
-		for (int r = 0; r < 4; r++) {
-			uint32_t idx, h = rel_host(pl, rel_order[r],
-						   (uint32_t)k, &idx);
-
-			rel_list(pl, rel_order[r], (uint32_t)k, &len);
-			p->words[p->off[h] + base[(size_t)r * n + h] + idx] =
-				len;
-		}
-	}
 	for (uint32_t h = 0; h < n; h++) {
 		uint32_t *w = p->words + p->off[h];
+		const uint64_t *c = cur + (size_t)SEC_N * h;
 
 		w[0] = n;
 		w[1] = h;
 		w[2] = p->hdr.nframes;
-		w[3 + h] = w[3 + n + h] = IBF_UCXI_NOPEER;
-		for (int r = 0; r < 4; r++) {
-			uint32_t *o = w + base[(size_t)r * n + h], m = 0;
-
-			o[h] = 0;
-			for (uint32_t x = 0; x < n; x++) {
-				uint32_t c = o[x];
-
-				o[x] = m;
-				m += c;
-			}
-			o[n] = m;
-		}
+		p->words[c[SEC_XSEND] - 1] = xn[2 * (size_t)h];
+		p->words[c[SEC_XRECV] - 1] = xn[2 * (size_t)h + 1];
 	}
-}
+	/* a section at a time: n places written at once, not 4 n */
+	for (int sec = 0; sec < SEC_N; sec++)
+		for (uint64_t i = 0; i < T; i++) {
+			uint32_t k = order ? order[i] : (uint32_t)i;
+			uint64_t *c = cur + (size_t)SEC_N *
+				      sec_host(pl, sec, k) + sec;
 
-/* Pass 3: the entries. */
-static void slices_lists(const planned_t *pl, ibf_ucxi_a2a_plan_t *p,
-			 const uint64_t *base)
-{
-	uint32_t n = pl->nhosts, len;
-	uint64_t T = (uint64_t)n * (n - 1);
-
-	for (uint64_t k = 0; k < T; k++)
-		for (int r = 0; r < 4; r++) {
-			int rel = rel_order[r];
-			uint32_t idx, h = rel_host(pl, rel, (uint32_t)k, &idx);
-			const uint32_t *l = rel_list(pl, rel, (uint32_t)k, &len);
-			uint32_t *o = p->words + p->off[h] +
-				      base[(size_t)r * n + h];
-			uint32_t *e = o + n + 1 + rel_width(rel) * o[idx];
-
-			for (uint32_t i = 0; i < len; i++) {
-				if (rel_width(rel) == 1) {
-					e[i] = pair_dst(pl, l[i]);
-				} else {
-					e[2 * i] = pair_src(pl, l[i]);
-					e[2 * i + 1] = pair_frame(pl, l[i]);
-				}
+			if (sec >= SEC_XSEND) {
+				rel_list(pl, sec_rel[sec], k, &len);
+				if (!len)
+					continue;
 			}
+			*c += record(pl, sec, k, packed, p->words + *c);
 		}
 }
 
 static bool slices(const planned_t *pl, ibf_ucxi_a2a_plan_t *p)
 {
-	uint32_t n = pl->nhosts;
-	uint64_t *base = malloc((4 * (size_t)n + 1) * sizeof(*base));
+	uint32_t n = pl->nhosts, *xn = NULL, *order = NULL;
+	uint64_t *cur = malloc((SEC_N * (size_t)n + 1) * sizeof(*cur));
+	bool ok = false;
 
 	p->nhosts = n;
 	p->off = malloc(((size_t)n + 1) * sizeof(*p->off));
-	if (!p->off || !base) {
-		free(base);
+	xn = malloc((2 * (size_t)n + 1) * sizeof(*xn));
+	if (!p->off || !cur || !xn ||
+	    !pairs_by_frame(pl, p->hdr.nframes, &order)) {
 		refuse_nomem(&p->hdr, "the slices' offsets");
-		return false;
+		goto out;
 	}
-	if (!slices_size(pl, p, base)) {
-		free(base);
+	if (!slices_size(pl, p, cur, xn)) {
 		refuse(&p->hdr, "all-to-all schedule: a host's slice of "
 		       "more than 2^32 words");
-		return false;
+		goto out;
 	}
 	p->words = malloc((p->off[n] + 1) * sizeof(uint32_t));
 	if (!p->words) {
-		free(base);
 		refuse_nomem(&p->hdr, "the slices");
-		return false;
+		goto out;
 	}
-	slices_heads(pl, p, base);
-	slices_lists(pl, p, base);
-	free(base);
-	return true;
+	slices_fill(pl, order, p, cur, xn);
+	ok = true;
+out:
+	free(cur);
+	free(xn);
+	free(order);
+	return ok;
 }
 
 /* auto's rule: liquid where its predicted gain over the best of linear
@@ -623,52 +676,101 @@ void ibf_ucxi_a2a_plan_free(ibf_ucxi_a2a_plan_t *p)
 
 /* ---- a rank's part ------------------------------------------------------- */
 
-/* A host's slice, located and checked against its length. */
+/* A host's slice, located and checked against its length: where each
+ * section's records start, and how many. */
 typedef struct slice_view {
-	uint32_t nhosts, host;
-	const uint32_t *sfr, *rfr;
-	const uint32_t *poff[2], *pdst[2];   /* [0] this call, [1] next */
-	const uint32_t *roff[2], *rel[2];
+	uint32_t nhosts, host, nframes;
+	bool packed;                   /* successors in one word each */
+	const uint32_t *sec[SEC_N];
+	uint32_t count[SEC_N];
 } slice_view_t;
 
-static bool csr_ok(const uint32_t *off, uint32_t n)
+/* One section's count records from w[*x]: inside the slice, frames
+ * ascending and in range; for sends and receives a peer in range, not
+ * the host itself, each at most once (seen[n]: the section's bit). */
+static bool section_locate(const uint32_t *w, size_t len, size_t *x,
+			   int sec, uint32_t count, slice_view_t *v,
+			   uint8_t *seen)
 {
-	if (off[0])
-		return false;
-	for (uint32_t x = 0; x < n; x++)
-		if (off[x] > off[x + 1])
+	uint32_t hd = sec_head(sec), wd = sec_width(sec, v->packed), prev = 0;
+
+	v->sec[sec] = w + *x;
+	v->count[sec] = count;
+	for (uint32_t i = 0; i < count; i++) {
+		const uint32_t *r = w + *x;
+
+		if (len - *x < hd || r[0] >= v->nframes ||
+		    (i && r[0] <= prev) || r[hd - 1] > (len - *x - hd) / wd)
 			return false;
+		prev = r[0];
+		if (hd == 3) {
+			if (r[1] >= v->nhosts || r[1] == v->host ||
+			    (seen[r[1]] & (1u << sec)))
+				return false;
+			seen[r[1]] |= (uint8_t)(1u << sec);
+		}
+		*x += hd + (size_t)wd * r[hd - 1];
+	}
 	return true;
 }
 
-static bool slice_locate(const uint32_t *w, size_t len, slice_view_t *v)
+/* The slice's sections (layout above slices()); seen: n bytes, zero. */
+static bool slice_locate(const uint32_t *w, size_t len, uint32_t nframes,
+			 slice_view_t *v, uint8_t *seen)
 {
-	uint32_t n = w[0];
-	size_t x = 3 + 2 * (size_t)n;
+	size_t x = SLICE_HEAD;
 
-	v->nhosts = n;
+	v->nhosts = w[0];
 	v->host = w[1];
-	if (len < x)
+	v->nframes = nframes;
+	v->packed = packs(v->nhosts, nframes);
+	if (v->host >= v->nhosts)
 		return false;
-	v->sfr = w + 3;
-	v->rfr = w + 3 + n;
-	for (int pass = 0; pass < 4; pass++) {
-		const uint32_t *off = w + x;
-		size_t width = pass < 2 ? 1 : 2;
+	for (int sec = 0; sec < SEC_N; sec++) {
+		uint32_t count = v->nhosts - 1;
 
-		if (x + n + 1 > len || !csr_ok(off, n) ||
-		    off[n] > (len - x - n - 1) / width)
-			return false;
-		if (pass < 2) {
-			v->poff[pass] = off;
-			v->pdst[pass] = off + n + 1;
-		} else {
-			v->roff[pass - 2] = off;
-			v->rel[pass - 2] = off + n + 1;
+		if (sec >= SEC_XSEND) {
+			if (x >= len)
+				return false;
+			count = w[x++];
 		}
-		x += n + 1 + width * off[n];
+		if (!section_locate(w, len, &x, sec, count, v, seen))
+			return false;
 	}
 	return x == len;
+}
+
+/* A walk through one section's records, frame by frame. */
+typedef struct rec_walk {
+	const uint32_t *at;
+	uint32_t left, width;
+	int sec;
+} rec_walk_t;
+
+static rec_walk_t rec_walk(const slice_view_t *v, int sec)
+{
+	rec_walk_t c = { v->sec[sec], v->count[sec],
+			 sec_width(sec, v->packed), sec };
+
+	return c;
+}
+
+/* The entries of frame f's record (*len of them, *peer its host where
+ * the section has one), or NULL when the section has none for f. */
+static const uint32_t *rec_next(rec_walk_t *c, uint32_t f, uint32_t *len,
+				uint32_t *peer)
+{
+	uint32_t hd = sec_head(c->sec);
+	const uint32_t *r = c->at;
+
+	if (!c->left || r[0] != f)
+		return NULL;
+	*len = r[hd - 1];
+	if (peer)
+		*peer = r[1];
+	c->at += hd + (size_t)c->width * *len;
+	c->left--;
+	return r + hd;
 }
 
 /* The job's ranks by host: rank r of host h is at ranks[first[h] ..
@@ -704,33 +806,25 @@ static uint32_t host_ranks(const by_host_t *b, uint32_t h)
 	return b->first[h + 1] - b->first[h];
 }
 
-/* Frame f's peers: the ranks of the host whose pair with this one is in
- * frame f (fr[x]), into off/peer; false when two pairs share a frame. */
-static bool groups(const slice_view_t *v, const uint32_t *fr,
-		   const by_host_t *b, uint32_t nframes, uint32_t *off,
-		   uint32_t *peer, uint32_t *host_of)
+/* Frame f's peers: the ranks of the host of the section's record for
+ * frame f (host_of[f], NOPEER: none), into off/peer. */
+static void groups(const slice_view_t *v, int sec, const by_host_t *b,
+		   uint32_t *off, uint32_t *peer, uint32_t *host_of)
 {
-	uint32_t x, f, at = 0;
+	rec_walk_t c = rec_walk(v, sec);
+	uint32_t x, f, at = 0, len;
 
-	for (f = 0; f < nframes; f++)
-		host_of[f] = IBF_UCXI_NOPEER;
-	for (x = 0; x < v->nhosts; x++) {
-		if (x == v->host)
-			continue;
-		if (fr[x] >= nframes || host_of[fr[x]] != IBF_UCXI_NOPEER)
-			return false;
-		host_of[fr[x]] = x;
-	}
-	for (f = 0; f < nframes; f++) {
+	for (f = 0; f < v->nframes; f++) {
 		off[f] = at;
-		if ((x = host_of[f]) == IBF_UCXI_NOPEER)
+		host_of[f] = IBF_UCXI_NOPEER;
+		if (!rec_next(&c, f, &len, &x))
 			continue;
+		host_of[f] = x;
 		memcpy(peer + at, b->ranks + b->first[x],
 		       host_ranks(b, x) * sizeof(uint32_t));
 		at += host_ranks(b, x);
 	}
-	off[nframes] = at;
-	return true;
+	off[v->nframes] = at;
 }
 
 /* The parts of one relation (cross: the next call's) as this rank has
@@ -741,57 +835,79 @@ typedef struct rel_out {
 	uint32_t nrel, nin;
 } rel_out_t;
 
-static bool relation(const slice_view_t *v, int cross, uint32_t me,
-		     const by_host_t *b, const uint32_t *send_host,
-		     const uint32_t *recv_host, uint32_t nframes,
-		     rel_out_t *o, bool fill)
+/* Frame f's send waits for the ranks of the hosts pd[0 .. np). */
+static bool waits(const slice_view_t *v, int cross, uint32_t me,
+		  const by_host_t *b, const uint32_t *pd, uint32_t np,
+		  uint32_t f, rel_out_t *o, bool fill)
 {
-	const uint32_t *po = v->poff[cross], *pd = v->pdst[cross];
-	const uint32_t *ro = v->roff[cross], *rl = v->rel[cross];
-	uint32_t f, k, i;
+	for (uint32_t k = 0; k < np; k++) {
+		uint32_t d = pd[k];
 
-	o->nrel = o->nin = 0;
-	for (f = 0; f < nframes; f++) {
-		uint32_t x = send_host[f], y = recv_host[f];
+		if (d >= v->nhosts)
+			return false;
+		for (uint32_t i = b->first[d]; i < b->first[d + 1]; i++) {
+			uint32_t from = b->ranks[i];
 
-		if (fill)
-			o->off[f] = o->nrel;
-		for (k = x == IBF_UCXI_NOPEER ? 0 : po[x];
-		     x != IBF_UCXI_NOPEER && k < po[x + 1]; k++) {
-			uint32_t d = pd[k];
-
-			if (d >= v->nhosts)
-				return false;
-			for (i = b->first[d]; i < b->first[d + 1]; i++) {
-				uint32_t from = b->ranks[i];
-
-				if (from != me && fill)
-					o->in_from[o->nin] = from;
-				o->nin += from != me;
-				if (fill && (from != me || !cross))
-					o->need[f]++;
-			}
-		}
-		for (k = y == IBF_UCXI_NOPEER ? 0 : ro[y];
-		     y != IBF_UCXI_NOPEER && k < ro[y + 1]; k++) {
-			uint32_t c = rl[2 * k], fr = rl[2 * k + 1];
-
-			if (c >= v->nhosts || fr >= nframes)
-				return false;
-			for (i = b->first[c]; i < b->first[c + 1]; i++) {
-				if (cross && b->ranks[i] == me)
-					continue;
-				if (fill) {
-					o->rank[o->nrel] = b->ranks[i];
-					o->frame[o->nrel] = fr;
-				}
-				o->nrel++;
-			}
+			if (from != me && fill)
+				o->in_from[o->nin] = from;
+			o->nin += from != me;
+			if (fill && (from != me || !cross))
+				o->need[f]++;
 		}
 	}
-	if (fill)
-		o->off[nframes] = o->nrel;
 	return true;
+}
+
+/* Frame f's arrival releases the sends rl[0 .. nr) (host, frame; packed
+ * or not). */
+static bool releases(const slice_view_t *v, int cross, uint32_t me,
+		     const by_host_t *b, const uint32_t *rl, uint32_t nr,
+		     rel_out_t *o, bool fill)
+{
+	for (uint32_t k = 0; k < nr; k++) {
+		uint32_t c = v->packed ? rl[k] % v->nhosts : rl[2 * k];
+		uint32_t fr = v->packed ? rl[k] / v->nhosts : rl[2 * k + 1];
+
+		if (c >= v->nhosts || fr >= v->nframes)
+			return false;
+		for (uint32_t i = b->first[c]; i < b->first[c + 1]; i++) {
+			if (cross && b->ranks[i] == me)
+				continue;
+			if (fill) {
+				o->rank[o->nrel] = b->ranks[i];
+				o->frame[o->nrel] = fr;
+			}
+			o->nrel++;
+		}
+	}
+	return true;
+}
+
+static bool relation(const slice_view_t *v, int cross, uint32_t me,
+		     const by_host_t *b, const uint32_t *send_host,
+		     const uint32_t *recv_host, rel_out_t *o, bool fill)
+{
+	rec_walk_t s = rec_walk(v, cross ? SEC_XSEND : SEC_SEND);
+	rec_walk_t r = rec_walk(v, cross ? SEC_XRECV : SEC_RECV);
+	const uint32_t *l;
+	uint32_t len;
+
+	o->nrel = o->nin = 0;
+	for (uint32_t f = 0; f < v->nframes; f++) {
+		if (fill)
+			o->off[f] = o->nrel;
+		if ((l = rec_next(&s, f, &len, NULL)) &&
+		    (send_host[f] == IBF_UCXI_NOPEER ||
+		     !waits(v, cross, me, b, l, len, f, o, fill)))
+			return false;
+		if ((l = rec_next(&r, f, &len, NULL)) &&
+		    (recv_host[f] == IBF_UCXI_NOPEER ||
+		     !releases(v, cross, me, b, l, len, o, fill)))
+			return false;
+	}
+	if (fill)
+		o->off[v->nframes] = o->nrel;
+	return !s.left && !r.left;
 }
 
 static ibf_ucx_status_t take_fail(ibf_ucxi_a2a_sched_t *s,
@@ -843,8 +959,8 @@ static ibf_ucx_status_t take_relations(const slice_view_t *v, uint32_t me,
 	for (int cross = 0; cross < 2; cross++) {
 		rel_out_t o = { 0 };
 
-		if (!relation(v, cross, me, b, send_host, recv_host,
-			      s->nframes, &o, false))
+		if (!relation(v, cross, me, b, send_host, recv_host, &o,
+			      false))
 			return take_fail(s, err, IBF_UCX_ERR_PEER, me,
 					 "inconsistent");
 		if (!relation_alloc(&o, (size_t)s->nframes + 1)) {
@@ -852,8 +968,7 @@ static ibf_ucx_status_t take_relations(const slice_view_t *v, uint32_t me,
 			return take_fail(s, err, IBF_UCX_ERR_NOMEM, me,
 					 "memory refused");
 		}
-		relation(v, cross, me, b, send_host, recv_host, s->nframes,
-			 &o, true);
+		relation(v, cross, me, b, send_host, recv_host, &o, true);
 		relation_keep(s, cross, &o);
 	}
 	return IBF_UCX_OK;
@@ -878,12 +993,8 @@ static ibf_ucx_status_t take_peers(const slice_view_t *v, uint32_t me,
 	    !s->local)
 		return take_fail(s, err, IBF_UCX_ERR_NOMEM, me,
 				 "memory refused");
-	if (!groups(v, v->sfr, b, s->nframes, s->send_off, s->send_peer,
-		    send_host) ||
-	    !groups(v, v->rfr, b, s->nframes, s->recv_off, s->recv_peer,
-		    recv_host))
-		return take_fail(s, err, IBF_UCX_ERR_PEER, me,
-				 "two host pairs in one frame");
+	groups(v, SEC_SEND, b, s->send_off, s->send_peer, send_host);
+	groups(v, SEC_RECV, b, s->recv_off, s->recv_peer, recv_host);
 	for (i = b->first[v->host]; i < b->first[v->host + 1]; i++)
 		if (b->ranks[i] != me)
 			s->local[k++] = b->ranks[i];
@@ -900,14 +1011,25 @@ ibf_ucx_status_t ibf_ucxi_a2a_slice_take(uint32_t size, uint32_t rank,
 					 ibf_ucx_err_t *err)
 {
 	uint32_t *send_host = NULL, *recv_host = NULL;
+	uint8_t *seen;
 	by_host_t b = { 0 };
 	slice_view_t v;
 	ibf_ucx_status_t st;
+	bool ok;
 
 	memset(s, 0, sizeof(*s));
-	if (rank >= size || nwords < 3 || w[0] != nhosts ||
-	    w[1] != rank_host[rank] || w[2] != h->nframes ||
-	    !slice_locate(w, nwords, &v))
+	if (rank >= size || nwords < SLICE_HEAD || w[0] != nhosts ||
+	    w[1] != rank_host[rank] || w[2] != h->nframes)
+		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "all-to-all "
+				       "schedule: rank %u's part is "
+				       "malformed", rank);
+	seen = calloc((size_t)nhosts + 1, 1);
+	if (!seen)
+		return take_fail(s, err, IBF_UCX_ERR_NOMEM, rank,
+				 "memory refused");
+	ok = slice_locate(w, nwords, h->nframes, &v, seen);
+	free(seen);
+	if (!ok)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_PEER, "all-to-all "
 				       "schedule: rank %u's part is "
 				       "malformed", rank);
