@@ -84,6 +84,35 @@ static bool has_control(const ibf_sim_t *s)
 	return false;
 }
 
+/* The bitmaps of the heads that want each switch output: as many bits
+ * per output as its switch has (input, VL) buffers. */
+static ibf_status_t alloc_want_bits(ibf_sim_t *s, ibf_err_t *err)
+{
+	const ibf_fabric_t *f = s->fabric;
+	size_t p, words = 0;
+
+	s->want_off = calloc(f->nports ? f->nports : 1, sizeof(uint32_t));
+	s->cand_base = calloc(f->nports ? f->nports : 1, sizeof(uint32_t));
+	if (!s->want_off || !s->cand_base)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	for (p = 0; p < f->nports; p++) {
+		const ibf_node_t *n = &f->nodes[f->ports[p].node];
+
+		s->cand_base[p] = (n->first_port + 1) * s->nvl;
+		if (n->type != IBF_NODE_SWITCH)
+			continue;
+		s->want_off[p] = (uint32_t)words;
+		words += ((size_t)n->nports * s->nvl + 63) / 64;
+		if (words > UINT32_MAX)
+			return ibf_err_set(err, IBF_ERR_RANGE,
+					   "fabric too large to simulate");
+	}
+	s->want_bits = calloc(words ? words : 1, sizeof(uint64_t));
+	if (!s->want_bits)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	return IBF_OK;
+}
+
 ibf_status_t sim_alloc_buffers(ibf_sim_t *s, ibf_err_t *err)
 {
 	size_t p, v, nb;
@@ -106,7 +135,7 @@ ibf_status_t sim_alloc_buffers(ibf_sim_t *s, ibf_err_t *err)
 			s->buf_head[p * s->nvl + v] = SIM_NONE;
 			s->buf_tail[p * s->nvl + v] = SIM_NONE;
 		}
-	return IBF_OK;
+	return alloc_want_bits(s, err);
 }
 
 /* The VL of message m's packets to dlid. */
@@ -209,6 +238,9 @@ void ibf_sim_destroy(ibf_sim_t *s)
 	free(s->rr);
 	free(s->nwant);
 	free(s->nwant_high);
+	free(s->want_bits);
+	free(s->want_off);
+	free(s->cand_base);
 	free(s->arb_mark);
 	free(s->nhigh);
 	free(s->arb_list);

@@ -130,6 +130,13 @@ struct ibf_sim {
 	uint32_t *cur_pkt, *cur_in, *rr;
 	uint32_t *nwant;         /* output: FIFO heads that want it */
 	uint32_t *nwant_high;    /* the same on high-priority VLs */
+	/* output p: a bit per (input, VL) of its switch, in its round-robin
+	 * order, set while that buffer's head packet wants p; arbitration
+	 * visits the set bits instead of every buffer of the switch */
+	uint64_t *want_bits;     /* [want_off[p] ..] */
+	uint32_t *want_off;      /* per port (switch ports only) */
+	uint32_t *cand_base;     /* per port: buffer index of its switch's
+				    port 1, VL 0 (bit = buffer - base) */
 	uint8_t *arb_mark;       /* port waits in arb_list */
 	uint8_t *nhigh;          /* input: high-priority VLs holding packets */
 	uint32_t *arb_list, narb;

@@ -128,6 +128,34 @@ static void mark_blocked(ibf_sim_t *s, ibf_port_id_t p)
 		s->blocked_since[p] = s->now;
 }
 
+/* Buffer b's head starts or stops wanting output p (its bit in p's
+ * bitmap was clear or set). */
+static inline void want_flip(ibf_sim_t *s, ibf_port_id_t p, uint32_t b)
+{
+	uint32_t c = b - s->cand_base[p];
+
+	s->want_bits[s->want_off[p] + c / 64] ^= UINT64_C(1) << (c % 64);
+}
+
+/* The first set bit of w at or after from and before end, else end. */
+static inline uint32_t want_next(const uint64_t *w, uint32_t from,
+				 uint32_t end)
+{
+	uint32_t i = from / 64;
+	uint64_t x;
+
+	if (from >= end)
+		return end;
+	x = w[i] & (~UINT64_C(0) << (from % 64));
+	while (!x) {
+		if (++i * 64 >= end)
+			return end;
+		x = w[i];
+	}
+	from = i * 64 + (uint32_t)__builtin_ctzll(x);
+	return from < end ? from : end;
+}
+
 /* Take the head packet off buffer b (input q); the next one, if any,
  * becomes a request for its output. */
 static uint32_t buf_pop(ibf_sim_t *s, uint32_t b)
@@ -138,6 +166,7 @@ static uint32_t buf_pop(ibf_sim_t *s, uint32_t b)
 
 	s->nwant[s->pkt[k].out]--;
 	s->nwant_high[s->pkt[k].out] -= high;
+	want_flip(s, s->pkt[k].out, b);
 	s->buf_head[b] = n;
 	if (n == SIM_NONE) {
 		s->buf_tail[b] = SIM_NONE;
@@ -145,6 +174,7 @@ static uint32_t buf_pop(ibf_sim_t *s, uint32_t b)
 	} else {
 		s->nwant[s->pkt[n].out]++;
 		s->nwant_high[s->pkt[n].out] += high;
+		want_flip(s, s->pkt[n].out, b);
 	}
 	return k;
 }
@@ -172,37 +202,39 @@ static int candidate(ibf_sim_t *s, ibf_port_id_t p, ibf_port_id_t q,
 }
 
 /* One round-robin pass over the (input, VL) pairs of p's switch,
- * restricted to high-priority VLs or not, stopping once every head that
- * wants p has been seen.  True when a packet left. */
+ * restricted to high-priority VLs or not: the pairs whose head wants p,
+ * in the order after the last one served (rr).  True when a packet
+ * left. */
 static bool switch_pass(ibf_sim_t *s, ibf_port_id_t p, bool high_only)
 {
 	const ibf_node_t *n = &s->fabric->nodes[s->fabric->ports[p].node];
+	const uint64_t *w = &s->want_bits[s->want_off[p]];
 	uint32_t nvl = s->nvl, ncand = (uint32_t)n->nports * nvl;
-	uint32_t c = s->rr[p], i, v, seen = 0, b;
-	uint32_t want = high_only ? s->nwant_high[p] : s->nwant[p];
+	uint32_t first = s->rr[p] + 1 == ncand ? 0 : s->rr[p] + 1;
+	uint32_t lo = first, hi = ncand, c, v, b;
 	ibf_port_id_t q;
-	int r;
+	int r, round;
 
-	for (i = 0; i < ncand && seen < want; i++) {
-		if (++c == ncand)
-			c = 0;
-		v = nvl == 1 ? 0 : c % nvl;
-		if (high_only && !(s->o.vl_high >> v & 1))
-			continue;
-		q = n->first_port + 1 + (nvl == 1 ? c : c / nvl);
-		b = q * nvl + v;
-		if (s->buf_head[b] != SIM_NONE &&
-		    s->pkt[s->buf_head[b]].out == p)
-			seen++;
-		r = candidate(s, p, q, b);
-		if (r < 0)
-			mark_blocked(s, p);
-		if (r <= 0)
-			continue;
-		s->rr[p] = c;
-		s->in_busy[q] = 1;
-		tx_start(s, p, buf_pop(s, b), q);
-		return true;
+	for (round = 0; round < 2; round++) {
+		for (c = want_next(w, lo, hi); c < hi;
+		     c = want_next(w, c + 1, hi)) {
+			v = c % nvl;
+			if (high_only && !(s->o.vl_high >> v & 1))
+				continue;
+			q = n->first_port + 1 + c / nvl;
+			b = q * nvl + v;
+			r = candidate(s, p, q, b);
+			if (r < 0)
+				mark_blocked(s, p);
+			if (r <= 0)
+				continue;
+			s->rr[p] = c;
+			s->in_busy[q] = 1;
+			tx_start(s, p, buf_pop(s, b), q);
+			return true;
+		}
+		lo = 0;
+		hi = first;
 	}
 	return false;
 }
@@ -469,6 +501,7 @@ static void on_arrive(ibf_sim_t *s, uint32_t k)
 	pk->next = SIM_NONE;
 	if (s->buf_tail[b] == SIM_NONE) {
 		s->buf_head[b] = k;
+		want_flip(s, pk->out, b);
 		s->nwant[pk->out]++;
 		s->nwant_high[pk->out] += s->o.vl_high >> pk->vl & 1;
 		s->nhigh[pk->at] += s->o.vl_high >> pk->vl & 1;
