@@ -150,7 +150,8 @@ static ibf_status_t alloc_ports(ibf_sim_t *s, ibf_err_t *err)
 {
 	size_t n = s->fabric->nports, nhosts = s->fabric->nendpoints;
 
-	if (IBF_CALLOC_ALL(IBF_CALLOC_ARRAY(s->ps_per_byte, n),
+	if (IBF_CALLOC_ALL(IBF_CALLOC_ARRAY(s->port, n),
+			   IBF_CALLOC_ARRAY(s->ps_per_byte, n),
 			   IBF_CALLOC_ARRAY(s->busy, n),
 			   IBF_CALLOC_ARRAY(s->in_busy, n),
 			   IBF_CALLOC_ARRAY(s->cur_pkt, n),
@@ -170,6 +171,23 @@ static ibf_status_t alloc_ports(ibf_sim_t *s, ibf_err_t *err)
 	return IBF_OK;
 }
 
+static void init_port(ibf_sim_t *s, ibf_port_id_t p)
+{
+	const ibf_fabric_t *f = s->fabric;
+	const ibf_port_t *fp = &f->ports[p];
+	const ibf_node_t *n = &f->nodes[fp->node];
+	sim_port_t *sp = &s->port[p];
+
+	sp->peer = fp->peer;
+	sp->first_port = n->first_port;
+	sp->nports = n->nports;
+	sp->sw = n->type == IBF_NODE_SWITCH ? f->switch_index[fp->node] :
+		 SIM_NONE;
+	sp->peer_switch = fp->peer != IBF_NO_ID &&
+			  f->nodes[f->ports[fp->peer].node].type ==
+			  IBF_NODE_SWITCH;
+}
+
 static void init_ports(ibf_sim_t *s)
 {
 	const ibf_fabric_t *f = s->fabric;
@@ -181,6 +199,7 @@ static void init_ports(ibf_sim_t *s)
 
 		s->ps_per_byte[p] = 8000.0 / gbps;
 		s->blocked_since[p] = -1;
+		init_port(s, p);
 	}
 	for (e = 0; e < f->nendpoints; e++)
 		s->host[e].pend_head = s->host[e].pend_tail = SIM_NONE;
@@ -230,6 +249,7 @@ void ibf_sim_destroy(ibf_sim_t *s)
 	for (e = 0; s->host && e < s->fabric->nendpoints; e++)
 		free(s->host[e].active);
 	free(s->host);
+	free(s->port);
 	free(s->ps_per_byte);
 	free(s->busy);
 	free(s->in_busy);

@@ -99,7 +99,7 @@ static void tx_start(ibf_sim_t *s, ibf_port_id_t p, uint32_t k,
 {
 	sim_pkt_t *pk = &s->pkt[k];
 	sim_ps_t end = s->now + (sim_ps_t)(pk->wire * s->ps_per_byte[p] + 0.5);
-	ibf_port_id_t peer = s->fabric->ports[p].peer;
+	ibf_port_id_t peer = s->port[p].peer;
 
 	if (from != SIM_NONE && pk->tail_ps > end)
 		end = pk->tail_ps;
@@ -117,8 +117,7 @@ static void tx_start(ibf_sim_t *s, ibf_port_id_t p, uint32_t k,
 	push_after(s, end - s->now, SIM_EV_TXDONE, p);
 	pk->at = peer;
 	pk->tail_ps = end + s->lat_ps;
-	if (s->fabric->nodes[s->fabric->ports[peer].node].type ==
-	    IBF_NODE_SWITCH)
+	if (s->port[p].peer_switch)
 		push_lat(s, SIM_EV_ARRIVE, k, 0);
 }
 
@@ -207,9 +206,9 @@ static int candidate(ibf_sim_t *s, ibf_port_id_t p, ibf_port_id_t q,
  * left. */
 static bool switch_pass(ibf_sim_t *s, ibf_port_id_t p, bool high_only)
 {
-	const ibf_node_t *n = &s->fabric->nodes[s->fabric->ports[p].node];
+	const sim_port_t *sp = &s->port[p];
 	const uint64_t *w = &s->want_bits[s->want_off[p]];
-	uint32_t nvl = s->nvl, ncand = (uint32_t)n->nports * nvl;
+	uint32_t nvl = s->nvl, ncand = (uint32_t)sp->nports * nvl;
 	uint32_t first = s->rr[p] + 1 == ncand ? 0 : s->rr[p] + 1;
 	uint32_t lo = first, hi = ncand, c, v, b;
 	ibf_port_id_t q;
@@ -221,7 +220,7 @@ static bool switch_pass(ibf_sim_t *s, ibf_port_id_t p, bool high_only)
 			v = c % nvl;
 			if (high_only && !(s->o.vl_high >> v & 1))
 				continue;
-			q = n->first_port + 1 + c / nvl;
+			q = sp->first_port + 1 + c / nvl;
 			b = q * nvl + v;
 			r = candidate(s, p, q, b);
 			if (r < 0)
@@ -331,8 +330,7 @@ static void arbitrate(ibf_sim_t *s, ibf_port_id_t p)
 {
 	if (s->busy[p])
 		return;
-	if (s->fabric->nodes[s->fabric->ports[p].node].type !=
-	    IBF_NODE_SWITCH) {
+	if (s->port[p].sw == SIM_NONE) {
 		inject(s, p);
 		return;
 	}
@@ -491,13 +489,12 @@ static void msg_complete(ibf_sim_t *s, uint32_t mi)
 static void on_arrive(ibf_sim_t *s, uint32_t k)
 {
 	sim_pkt_t *pk = &s->pkt[k];
-	const ibf_port_t *in = &s->fabric->ports[pk->at];
-	uint32_t sw = s->fabric->switch_index[in->node];
-	unsigned out = ibf_lfts_get(s->lfts, sw, pk->dlid);
+	const sim_port_t *in = &s->port[pk->at];
+	unsigned out = ibf_lfts_get(s->lfts, in->sw, pk->dlid);
 	uint32_t b = pk->at * s->nvl + pk->vl;
 
 	/* routes were traced when the messages were added */
-	pk->out = ibf_node_port_id(s->fabric, in->node, out);
+	pk->out = in->first_port + out;
 	pk->next = SIM_NONE;
 	if (s->buf_tail[b] == SIM_NONE) {
 		s->buf_head[b] = k;
@@ -541,14 +538,13 @@ static void on_txdone(ibf_sim_t *s, ibf_port_id_t p)
 
 	s->busy[p] = 0;
 	if (q != SIM_NONE) {
-		push_lat(s, SIM_EV_CREDIT, s->fabric->ports[q].peer,
+		push_lat(s, SIM_EV_CREDIT, s->port[q].peer,
 			 (uint32_t)pk->vl << 8 | pk->blocks);
 		input_freed(s, q);
 	}
 	/* (the packet may already be leaving the next switch: ask the link,
 	 * not the packet, where it ends) */
-	if (s->fabric->nodes[s->fabric->ports[s->fabric->ports[p].peer].node]
-	    .type != IBF_NODE_SWITCH)
+	if (!s->port[p].peer_switch)
 		push_lat(s, SIM_EV_DELIVER, k, 0);
 	want_arbitration(s, p);
 }
@@ -566,7 +562,7 @@ static void on_deliver(ibf_sim_t *s, uint32_t k)
 	sim_msg_t *m = &s->msg[mi];
 
 	/* the HCA takes the packet at line rate: its buffer frees at once */
-	push_lat(s, SIM_EV_CREDIT, s->fabric->ports[pk->at].peer,
+	push_lat(s, SIM_EV_CREDIT, s->port[pk->at].peer,
 		  (uint32_t)pk->vl << 8 | pk->blocks);
 	m->bytes_done += pk->payload;
 	pkt_release(s, k);
@@ -681,7 +677,9 @@ ibf_status_t ibf_sim_run(ibf_sim_t *s, ibf_sim_result_t *res,
 			 ibf_err_t *err)
 {
 	double t0 = cpu_now();
+	const sim_ev_t *next;
 	sim_ev_t ev;
+	int from;
 	ibf_status_t st;
 
 	memset(res, 0, sizeof(*res));
@@ -696,10 +694,16 @@ ibf_status_t ibf_sim_run(ibf_sim_t *s, ibf_sim_result_t *res,
 		return st;
 	seed_events(s);
 	while (!s->failed) {
-		if (s->narb && !sim_evq_due(&s->evq, s->now))
+		next = sim_evq_peek(&s->evq, &from);
+		if (s->narb && (!next || next->t > s->now)) {
+			/* nothing more due now: arbitrate, then look again
+			 * (the winners' events are in the queue) */
 			flush_arbitration(s);
-		if (!sim_evq_pop(&s->evq, &ev))
+			continue;
+		}
+		if (!next)
 			break;
+		sim_evq_take(&s->evq, from, &ev);
 		s->now = ev.t;
 		s->events++;
 		dispatch(s, &ev);
