@@ -127,7 +127,6 @@ int sim_evq_push_slow(sim_evq_t *q, sim_ps_t now, sim_ps_t delay,
 		      uint32_t type, uint32_t a, uint32_t b)
 {
 	sim_ring_t *r = ring_of(q, delay);
-	sim_ev_t *e;
 
 	if (!r) {
 		sim_ev_t ev = { .t = now + delay, .seq = q->seq++,
@@ -137,12 +136,6 @@ int sim_evq_push_slow(sim_evq_t *q, sim_ps_t now, sim_ps_t delay,
 	}
 	if (r->count == r->cap && ring_grow(r))
 		return -1;
-	e = &r->ev[(r->head + r->count) & (r->cap - 1)];
-	e->t = now + delay;
-	e->seq = q->seq++;
-	e->type = type;
-	e->a = a;
-	e->b = b;
-	r->count++;
-	return 0;
+	/* the ring is there now, with room */
+	return sim_evq_push(q, now, delay, type, a, b);
 }
