@@ -161,6 +161,7 @@ static ibf_status_t alloc_ports(ibf_sim_t *s, ibf_err_t *err)
 			   IBF_CALLOC_ARRAY(s->nwant_high, n),
 			   IBF_CALLOC_ARRAY(s->arb_mark, n),
 			   IBF_CALLOC_ARRAY(s->nhigh, n),
+			   IBF_CALLOC_ARRAY(s->held_vls, n),
 			   IBF_CALLOC_ARRAY(s->arb_list, n),
 			   IBF_CALLOC_ARRAY(s->link_bytes, n),
 			   IBF_CALLOC_ARRAY(s->busy_ps, n),
@@ -263,6 +264,7 @@ void ibf_sim_destroy(ibf_sim_t *s)
 	free(s->cand_base);
 	free(s->arb_mark);
 	free(s->nhigh);
+	free(s->held_vls);
 	free(s->arb_list);
 	free(s->credits);
 	free(s->buf_head);

@@ -217,6 +217,8 @@ struct ibf_sim {
 				    port 1, VL 0 (bit = buffer - base) */
 	uint8_t *arb_mark;       /* port waits in arb_list */
 	uint8_t *nhigh;          /* input: high-priority VLs holding packets */
+	uint32_t *held_vls;      /* input: bit v set while VL v's buffer
+				    holds packets */
 	uint32_t *arb_list, narb;
 	int32_t *credits;        /* [port * nvl + vl] */
 	uint32_t *buf_head, *buf_tail;  /* [port * nvl + vl] */

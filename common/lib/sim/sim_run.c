@@ -170,6 +170,7 @@ static uint32_t buf_pop(ibf_sim_t *s, uint32_t b)
 	if (n == SIM_NONE) {
 		s->buf_tail[b] = SIM_NONE;
 		s->nhigh[b / s->nvl] -= high;
+		s->held_vls[b / s->nvl] &= ~(UINT32_C(1) << (b % s->nvl));
 	} else {
 		s->nwant[s->pkt[n].out]++;
 		s->nwant_high[s->pkt[n].out] += high;
@@ -502,6 +503,7 @@ static void on_arrive(ibf_sim_t *s, uint32_t k)
 		s->nwant[pk->out]++;
 		s->nwant_high[pk->out] += s->o.vl_high >> pk->vl & 1;
 		s->nhigh[pk->at] += s->o.vl_high >> pk->vl & 1;
+		s->held_vls[pk->at] |= UINT32_C(1) << pk->vl;
 	} else {
 		s->pkt[s->buf_tail[b]].next = k;
 	}
@@ -516,17 +518,16 @@ static void on_arrive(ibf_sim_t *s, uint32_t k)
  * while a head of another VL waits for an idle output. */
 static void input_freed(ibf_sim_t *s, ibf_port_id_t q)
 {
-	uint32_t v, h;
+	uint32_t held = s->held_vls[q], vls, v;
 	int pass;
 
 	s->in_busy[q] = 0;
 	for (pass = s->o.vl_high ? 0 : 1; pass < 2; pass++)
-		for (v = 0; v < s->nvl; v++) {
-			if (!pass && !(s->o.vl_high >> v & 1))
-				continue;
-			h = s->buf_head[q * s->nvl + v];
-			if (h != SIM_NONE)
-				want_arbitration(s, s->pkt[h].out);
+		for (vls = pass ? held : held & s->o.vl_high; vls;
+		     vls &= vls - 1) {
+			v = (uint32_t)__builtin_ctz(vls);
+			want_arbitration(s,
+				s->pkt[s->buf_head[q * s->nvl + v]].out);
 		}
 }
 
