@@ -247,8 +247,10 @@ void ibf_sim_destroy(ibf_sim_t *s)
 
 	if (!s)
 		return;
-	for (e = 0; s->host && e < s->fabric->nendpoints; e++)
+	for (e = 0; s->host && e < s->fabric->nendpoints; e++) {
 		free(s->host[e].active);
+		free(s->host[e].active_vl);
+	}
 	free(s->host);
 	free(s->port);
 	free(s->ps_per_byte);

@@ -170,11 +170,20 @@ typedef struct sim_port {
 	uint16_t pad;
 } sim_port_t;
 
+#define SIM_AVL_ANY 0xfe
+#define SIM_AVL_DEAD 0xff
+
 /* One host: its messages being injected and those waiting for the
  * window. */
 typedef struct sim_host {
-	uint32_t *active;    /* messages with packets left, round robin */
-	uint32_t nactive, active_cap, rr;
+	/* messages with packets left, in round-robin order: slots, of which
+	 * removed ones are kept (SIM_AVL_DEAD) until more than half are */
+	uint32_t *active;
+	uint8_t *active_vl;  /* per slot: its message's VL, SIM_AVL_ANY when
+				its packets' VLs vary (LID spreading) */
+	size_t active_cap;
+	uint32_t nslots, nactive;
+	uint32_t rr;         /* slot to try first */
 	uint32_t pend_head, pend_tail;
 	uint32_t in_flight;
 	uint32_t nsmall;     /* active messages whose next packet is short */

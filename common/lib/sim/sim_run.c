@@ -239,13 +239,28 @@ static bool switch_pass(ibf_sim_t *s, ibf_port_id_t p, bool high_only)
 	return false;
 }
 
-/* rr is the position to try first; removal keeps the order. */
+/* Slot i's message has no packets left.  Its slot stays (dead) until
+ * dead slots are the majority, so removal keeps the order and costs
+ * O(1) amortised (the host may have thousands of messages active). */
 static void host_remove_active(sim_host_t *h, uint32_t i)
 {
-	memmove(&h->active[i], &h->active[i + 1],
-		(h->nactive - i - 1) * sizeof(uint32_t));
+	uint32_t j, n = 0, rr = 0;
+
+	h->active_vl[i] = SIM_AVL_DEAD;
 	h->nactive--;
-	h->rr = i;
+	h->rr = i + 1;
+	if (h->nslots < 64 || h->nslots - h->nactive <= h->nactive)
+		return;
+	for (j = 0; j < h->nslots; j++) {
+		if (j == h->rr)
+			rr = n;
+		if (h->active_vl[j] == SIM_AVL_DEAD)
+			continue;
+		h->active[n] = h->active[j];
+		h->active_vl[n++] = h->active_vl[j];
+	}
+	h->rr = h->rr >= h->nslots ? n : rr;
+	h->nslots = n;
 }
 
 /* Is message m's next packet shorter than a full one? */
@@ -274,16 +289,38 @@ static bool next_fits(const ibf_sim_t *s, ibf_port_id_t p, const sim_msg_t *m)
 	return s->credits[p * s->nvl + m->vl] >= (int32_t)blocks;
 }
 
-/* Has some VL of egress port p credits for a full packet? */
-static bool room_for_full(const ibf_sim_t *s, ibf_port_id_t p)
+/* The VLs of egress port p with credits for a full packet (a mask). */
+static uint32_t full_vls(const ibf_sim_t *s, ibf_port_id_t p)
 {
 	const int32_t *c = &s->credits[p * s->nvl];
-	unsigned v;
+	uint32_t v, mask = 0;
 
 	for (v = 0; v < s->nvl; v++)
-		if (c[v] >= (int32_t)s->full_blocks)
-			return true;
-	return false;
+		mask |= (uint32_t)(c[v] >= (int32_t)s->full_blocks) << v;
+	return mask;
+}
+
+/* The first slot from `from` to `end` whose message's next packet has
+ * credits, else SIM_NONE.  A full packet fits where its VL is in full;
+ * only a short one (nsmall) or one of varying VL needs its message
+ * read. */
+static uint32_t fit_in(const ibf_sim_t *s, const sim_host_t *h,
+		       ibf_port_id_t p, uint32_t full, uint32_t from,
+		       uint32_t end)
+{
+	uint32_t i;
+	unsigned v;
+
+	for (i = from; i < end; i++) {
+		v = h->active_vl[i];
+		if (v < SIM_AVL_ANY && (full >> v & 1))
+			return i;
+		if (v == SIM_AVL_DEAD || (v < SIM_AVL_ANY && !h->nsmall))
+			continue;
+		if (next_fits(s, p, &s->msg[h->active[i]]))
+			return i;
+	}
+	return SIM_NONE;
 }
 
 /* The HCA's output: the next active message (round robin) whose next
@@ -291,40 +328,41 @@ static bool room_for_full(const ibf_sim_t *s, ibf_port_id_t p)
 static void inject(ibf_sim_t *s, ibf_port_id_t p)
 {
 	sim_host_t *h = &s->host[s->fabric->endpoint_index[p]];
-	uint32_t i, j, mi, k;
+	uint32_t full = full_vls(s, p), start, j, mi, k;
 	sim_pkt_t probe;
 
 	/* no VL has room for a full packet: only a message whose next
 	 * packet is a short one could go */
-	if (!h->nsmall && !room_for_full(s, p)) {
+	if (!h->nsmall && !full) {
 		if (h->nactive)
 			mark_blocked(s, p);
 		return;
 	}
-	for (i = 0; i < h->nactive; i++) {
-		j = (h->rr + i) % h->nactive;
-		mi = h->active[j];
-		if (!next_fits(s, p, &s->msg[mi])) {
+	start = h->rr < h->nslots ? h->rr : 0;
+	j = fit_in(s, h, p, full, start, h->nslots);
+	if (j == SIM_NONE)
+		j = fit_in(s, h, p, full, 0, start);
+	if (j == SIM_NONE) {
+		if (h->nactive)
 			mark_blocked(s, p);
-			continue;
-		}
-		pkt_fill(s, &probe, mi, s->msg[mi].sent);
-		k = pkt_alloc(s);
-		if (k == SIM_NONE)
-			return;
-		s->pkt[k] = probe;
-		h->nsmall -= next_small(s, &s->msg[mi]);
-		if (!s->msg[mi].sent++)
-			s->msg[mi].first_ps = s->now;
-		if (s->msg[mi].sent < s->msg[mi].npkts)
-			h->nsmall += next_small(s, &s->msg[mi]);
-		s->packets++;
-		h->rr = j + 1;
-		if (s->msg[mi].sent == s->msg[mi].npkts)
-			host_remove_active(h, j);
-		tx_start(s, p, k, SIM_NONE);
 		return;
 	}
+	mi = h->active[j];
+	pkt_fill(s, &probe, mi, s->msg[mi].sent);
+	k = pkt_alloc(s);
+	if (k == SIM_NONE)
+		return;
+	s->pkt[k] = probe;
+	h->nsmall -= next_small(s, &s->msg[mi]);
+	if (!s->msg[mi].sent++)
+		s->msg[mi].first_ps = s->now;
+	if (s->msg[mi].sent < s->msg[mi].npkts)
+		h->nsmall += next_small(s, &s->msg[mi]);
+	s->packets++;
+	h->rr = j + 1;
+	if (s->msg[mi].sent == s->msg[mi].npkts)
+		host_remove_active(h, j);
+	tx_start(s, p, k, SIM_NONE);
 }
 
 static void arbitrate(ibf_sim_t *s, ibf_port_id_t p)
@@ -383,6 +421,24 @@ static bool append(ibf_sim_t *s, uint32_t **arr, uint32_t *n, uint32_t *cap,
 	return true;
 }
 
+/* A message becomes active: the last slot of its host's round robin. */
+static bool host_append(ibf_sim_t *s, sim_host_t *h, uint32_t mi)
+{
+	void *const arr[] = { &h->active, &h->active_vl };
+	const size_t elem[] = { sizeof(*h->active), sizeof(*h->active_vl) };
+	const sim_msg_t *m = &s->msg[mi];
+
+	if (ibf_array_grow_par(&h->active_cap, (size_t)h->nslots + 1, 2, arr,
+			       elem)) {
+		fail_nomem(s);
+		return false;
+	}
+	h->active[h->nslots] = mi;
+	h->active_vl[h->nslots++] = m->lid_mask ? SIM_AVL_ANY : m->vl;
+	h->nactive++;
+	return true;
+}
+
 static void host_activate(ibf_sim_t *s, ibf_port_id_t port)
 {
 	sim_host_t *h = &s->host[s->fabric->endpoint_index[port]];
@@ -394,7 +450,7 @@ static void host_activate(ibf_sim_t *s, ibf_port_id_t port)
 		h->pend_head = s->msg[mi].next_pending;
 		if (h->pend_head == SIM_NONE)
 			h->pend_tail = SIM_NONE;
-		if (!append(s, &h->active, &h->nactive, &h->active_cap, mi))
+		if (!host_append(s, h, mi))
 			return;
 		h->nsmall += next_small(s, &s->msg[mi]);
 		h->in_flight++;
