@@ -161,12 +161,13 @@ for line in open(sys.argv[1]):
 with open(sys.argv[2], "w") as out:
     for (name, b, p), r in rows.items():
         kib = int(b) // 1024
-        out.write('"%s %dK ppn%s" %s\n' % (name, kib, p, " ".join(
+        size = "%dM" % (kib // 1024) if kib % 1024 == 0 else "%dK" % kib
+        out.write('"%s %s ppn%s" %s\n' % (name, size, p, " ".join(
             "%.4f" % r.get(a, float("nan"))
             for a in ("liquid", "linear", "pairwise", "bruck"))))
 PY
 	gnuplot <<GP
-set terminal pngcairo size 1200,500
+set terminal pngcairo size 1600,560
 set output "$PLOT"
 set style data histogram
 set style histogram cluster gap 1
