@@ -162,7 +162,8 @@ with open(sys.argv[2], "w") as out:
     for (name, b, p), r in rows.items():
         kib = int(b) // 1024
         size = "%dM" % (kib // 1024) if kib % 1024 == 0 else "%dK" % kib
-        out.write('"%s %s ppn%s" %s\n' % (name, size, p, " ".join(
+        ppn = "1-8" if p == "mixed" else p
+        out.write('"%s %s ppn%s" %s\n' % (name, size, ppn, " ".join(
             "%.4f" % r.get(a, float("nan"))
             for a in ("liquid", "linear", "pairwise", "bruck"))))
 PY
@@ -176,6 +177,8 @@ set ylabel "completion time / liquid bound"
 set logscale y 2
 set yrange [0.9:*]
 set xtics rotate by -45
+set bmargin 7
+set rmargin 6
 set key top left
 plot "$W/plot.dat" using 2:xtic(1) title "liquid (node-aware)", \
      "" using 3 title "linear", "" using 4 title "pairwise", \
