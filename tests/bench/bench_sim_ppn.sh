@@ -12,12 +12,15 @@
 #
 #   tests/bench/bench_sim_ppn.sh [CASES]
 #
-# CASES: words FABRIC:BYTES:PPN (default: every fabric at 65536 with ppn
-# 1, 4, 16 and 1048576 with ppn 1, 4; PPN "mixed": 1-8 ranks on the
-# hosts in turn), or "plot" for the chart alone.
+# CASES: words FABRIC:BYTES:PPN[:MTU] (default: every fabric at 65536
+# with ppn 1, 4, 16 and 1048576 with ppn 1, 4; PPN "mixed": 1-8 ranks on
+# the hosts in turn; MTU: payload per packet, default 2048, the fabric
+# then named FABRIC-mtuMTU in the table and the chart), or "plot" for
+# the chart alone.
 # Prints a markdown table row per case; with PLOT=FILE.png also a gnuplot
-# chart of every case run in BENCH_DIR (raw.txt there).  Simulated
-# times are deterministic; run it under the heavy-jobs lock:
+# chart of every case run in BENCH_DIR (raw.txt there; cpu.txt: the
+# simulator's CPU seconds, events and packet hops of every run).
+# Simulated times are deterministic; run it under the heavy-jobs lock:
 #   flock /tmp/ibflow-heavy.lock tests/bench/bench_sim_ppn.sh
 # Environment: BENCH_DIR (work files, default a temporary directory),
 # IBFLOW (the CLI, default the build's), ALGS (default "liquid linear
@@ -71,10 +74,11 @@ fabric() {   # fabric NAME: topology, LFTs, SLs, hosts in $W/NAME.*
 	fi
 }
 
-# sim NAME BYTES PPN ALG: prints "time_s bound_s cpu_s".  PPN "mixed":
-# host i of the list gets 1 + (i mod 8) ranks (a line per rank).
+# sim NAME BYTES PPN ALG [MTU]: prints "time_s bound_s cpu_s events
+# packet_hops".  PPN "mixed": host i of the list gets 1 + (i mod 8)
+# ranks (a line per rank).
 sim() {
-	local sl=() hosts=$W/$1.hosts ppn=$3
+	local sl=() hosts=$W/$1.hosts ppn=$3 mtu=${5:-2048}
 
 	[ -f "$W/$1.sl" ] && sl=(--sl "$W/$1.sl" --max-vls 15)
 	if [ "$ppn" = mixed ]; then
@@ -85,10 +89,24 @@ sim() {
 	fi
 	"$I" sim --topo "$W/$1.topo" --lfts "$W/$1.lfts" "${sl[@]}" \
 		--alltoall "$hosts" --ppn "$ppn" --algorithm "$4" \
-		--bytes "$2" --json - --top 0 2>/dev/null |
-		python3 -c 'import json, sys
-d = json.load(sys.stdin)
-print(d["time_s"], d["bound_s"], d["cpu_s"])'
+		--bytes "$2" --mtu "$mtu" --json - --top 0 2>/dev/null |
+		python3 -c '
+import json, re, sys
+# the summary is the first lines; a million flows follow: skip them
+# unparsed (json.load of them takes gigabytes)
+d = {}
+for line in sys.stdin:
+    m = re.match(r"^  \"(\w+)\": (.*?),?$", line)
+    if m and m.group(1) in ("cycle", "flows"):
+        break
+    if m:
+        d[m.group(1)] = json.loads(m.group(2))
+while sys.stdin.read(1 << 20):
+    pass
+if d.get("deadlocked") or d.get("stalled"):
+    sys.exit("deadlocked or stalled")
+print(d["time_s"], d["bound_s"], d["cpu_s"], d["events"],
+      d["packet_hops"])'
 }
 
 CASES=${1:-}
@@ -104,14 +122,17 @@ echo "| fabric | block | ranks per host | bound | ${ALGS// / | } | liquid vs bes
 echo "|---|---|---|---|$(for _ in $ALGS; do printf -- '---|'; done)---|"
 cells=""
 for c in $CASES; do
-	IFS=: read -r name bytes ppn <<<"$c"
+	IFS=: read -r name bytes ppn mtu <<<"$c"
 	fabric "$name"
-	row="| $name | $bytes | $ppn |"
+	label=$name
+	[ -n "$mtu" ] && [ "$mtu" != 2048 ] && label=$name-mtu$mtu
+	row="| $label | $bytes | $ppn |"
 	best=""
 	liq=""
 	bound=""
 	for alg in $ALGS; do
-		read -r t b _ < <(sim "$name" "$bytes" "$ppn" "$alg")
+		read -r t b cpu ev hops < <(sim "$name" "$bytes" "$ppn" "$alg" \
+			"${mtu:-2048}")
 		bound=$b
 		x=$(python3 -c "print('%.3f' % ($t / $b))")
 		cells+=" ${x}x |"
@@ -120,7 +141,8 @@ for c in $CASES; do
 		elif [ -z "$best" ] || python3 -c "import sys; sys.exit(not $t < $best)"; then
 			best=$t
 		fi
-		echo "$name $bytes $ppn $alg $t $b" >>"$W/raw.txt"
+		echo "$label $bytes $ppn $alg $t $b" >>"$W/raw.txt"
+		echo "$label $bytes $ppn $alg $cpu $ev $hops" >>"$W/cpu.txt"
 	done
 	vs=$( [ -n "$liq" ] && [ -n "$best" ] &&
 		python3 -c "print('%.3f' % ($liq / $best))" || echo "-")
@@ -139,12 +161,14 @@ for line in open(sys.argv[1]):
 with open(sys.argv[2], "w") as out:
     for (name, b, p), r in rows.items():
         kib = int(b) // 1024
-        out.write('"%s %dK ppn%s" %s\n' % (name, kib, p, " ".join(
+        size = "%dM" % (kib // 1024) if kib % 1024 == 0 else "%dK" % kib
+        ppn = "1-8" if p == "mixed" else p
+        out.write('"%s %s ppn%s" %s\n' % (name, size, ppn, " ".join(
             "%.4f" % r.get(a, float("nan"))
             for a in ("liquid", "linear", "pairwise", "bruck"))))
 PY
 	gnuplot <<GP
-set terminal pngcairo size 1200,500
+set terminal pngcairo size 1600,560
 set output "$PLOT"
 set style data histogram
 set style histogram cluster gap 1
@@ -153,6 +177,8 @@ set ylabel "completion time / liquid bound"
 set logscale y 2
 set yrange [0.9:*]
 set xtics rotate by -45
+set bmargin 7
+set rmargin 6
 set key top left
 plot "$W/plot.dat" using 2:xtic(1) title "liquid (node-aware)", \
      "" using 3 title "linear", "" using 4 title "pairwise", \

@@ -84,6 +84,35 @@ static bool has_control(const ibf_sim_t *s)
 	return false;
 }
 
+/* The bitmaps of the heads that want each switch output: as many bits
+ * per output as its switch has (input, VL) buffers. */
+static ibf_status_t alloc_want_bits(ibf_sim_t *s, ibf_err_t *err)
+{
+	const ibf_fabric_t *f = s->fabric;
+	size_t p, words = 0;
+
+	s->want_off = calloc(f->nports ? f->nports : 1, sizeof(uint32_t));
+	s->cand_base = calloc(f->nports ? f->nports : 1, sizeof(uint32_t));
+	if (!s->want_off || !s->cand_base)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	for (p = 0; p < f->nports; p++) {
+		const ibf_node_t *n = &f->nodes[f->ports[p].node];
+
+		s->cand_base[p] = (n->first_port + 1) * s->nvl;
+		if (n->type != IBF_NODE_SWITCH)
+			continue;
+		s->want_off[p] = (uint32_t)words;
+		words += ((size_t)n->nports * s->nvl + 63) / 64;
+		if (words > UINT32_MAX)
+			return ibf_err_set(err, IBF_ERR_RANGE,
+					   "fabric too large to simulate");
+	}
+	s->want_bits = calloc(words ? words : 1, sizeof(uint64_t));
+	if (!s->want_bits)
+		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	return IBF_OK;
+}
+
 ibf_status_t sim_alloc_buffers(ibf_sim_t *s, ibf_err_t *err)
 {
 	size_t p, v, nb;
@@ -106,7 +135,7 @@ ibf_status_t sim_alloc_buffers(ibf_sim_t *s, ibf_err_t *err)
 			s->buf_head[p * s->nvl + v] = SIM_NONE;
 			s->buf_tail[p * s->nvl + v] = SIM_NONE;
 		}
-	return IBF_OK;
+	return alloc_want_bits(s, err);
 }
 
 /* The VL of message m's packets to dlid. */
@@ -121,7 +150,8 @@ static ibf_status_t alloc_ports(ibf_sim_t *s, ibf_err_t *err)
 {
 	size_t n = s->fabric->nports, nhosts = s->fabric->nendpoints;
 
-	if (IBF_CALLOC_ALL(IBF_CALLOC_ARRAY(s->ps_per_byte, n),
+	if (IBF_CALLOC_ALL(IBF_CALLOC_ARRAY(s->port, n),
+			   IBF_CALLOC_ARRAY(s->ps_per_byte, n),
 			   IBF_CALLOC_ARRAY(s->busy, n),
 			   IBF_CALLOC_ARRAY(s->in_busy, n),
 			   IBF_CALLOC_ARRAY(s->cur_pkt, n),
@@ -131,6 +161,7 @@ static ibf_status_t alloc_ports(ibf_sim_t *s, ibf_err_t *err)
 			   IBF_CALLOC_ARRAY(s->nwant_high, n),
 			   IBF_CALLOC_ARRAY(s->arb_mark, n),
 			   IBF_CALLOC_ARRAY(s->nhigh, n),
+			   IBF_CALLOC_ARRAY(s->held_vls, n),
 			   IBF_CALLOC_ARRAY(s->arb_list, n),
 			   IBF_CALLOC_ARRAY(s->link_bytes, n),
 			   IBF_CALLOC_ARRAY(s->busy_ps, n),
@@ -139,6 +170,23 @@ static ibf_status_t alloc_ports(ibf_sim_t *s, ibf_err_t *err)
 			   IBF_CALLOC_ARRAY(s->host, nhosts ? nhosts : 1)))
 		return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
 	return IBF_OK;
+}
+
+static void init_port(ibf_sim_t *s, ibf_port_id_t p)
+{
+	const ibf_fabric_t *f = s->fabric;
+	const ibf_port_t *fp = &f->ports[p];
+	const ibf_node_t *n = &f->nodes[fp->node];
+	sim_port_t *sp = &s->port[p];
+
+	sp->peer = fp->peer;
+	sp->first_port = n->first_port;
+	sp->nports = n->nports;
+	sp->sw = n->type == IBF_NODE_SWITCH ? f->switch_index[fp->node] :
+		 SIM_NONE;
+	sp->peer_switch = fp->peer != IBF_NO_ID &&
+			  f->nodes[f->ports[fp->peer].node].type ==
+			  IBF_NODE_SWITCH;
 }
 
 static void init_ports(ibf_sim_t *s)
@@ -152,6 +200,7 @@ static void init_ports(ibf_sim_t *s)
 
 		s->ps_per_byte[p] = 8000.0 / gbps;
 		s->blocked_since[p] = -1;
+		init_port(s, p);
 	}
 	for (e = 0; e < f->nendpoints; e++)
 		s->host[e].pend_head = s->host[e].pend_tail = SIM_NONE;
@@ -198,9 +247,12 @@ void ibf_sim_destroy(ibf_sim_t *s)
 
 	if (!s)
 		return;
-	for (e = 0; s->host && e < s->fabric->nendpoints; e++)
+	for (e = 0; s->host && e < s->fabric->nendpoints; e++) {
 		free(s->host[e].active);
+		free(s->host[e].active_vl);
+	}
 	free(s->host);
+	free(s->port);
 	free(s->ps_per_byte);
 	free(s->busy);
 	free(s->in_busy);
@@ -209,8 +261,12 @@ void ibf_sim_destroy(ibf_sim_t *s)
 	free(s->rr);
 	free(s->nwant);
 	free(s->nwant_high);
+	free(s->want_bits);
+	free(s->want_off);
+	free(s->cand_base);
 	free(s->arb_mark);
 	free(s->nhigh);
+	free(s->held_vls);
 	free(s->arb_list);
 	free(s->credits);
 	free(s->buf_head);

@@ -39,11 +39,6 @@ void sim_evq_free(sim_evq_t *q)
 	}
 }
 
-static inline bool ev_before(const sim_ev_t *a, const sim_ev_t *b)
-{
-	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
-}
-
 static int heap_push(sim_evq_t *q, const sim_ev_t *ev)
 {
 	size_t i, parent;
@@ -59,7 +54,7 @@ static int heap_push(sim_evq_t *q, const sim_ev_t *ev)
 	i = q->nheap++;
 	while (i > 0) {
 		parent = (i - 1) / 2;
-		if (!ev_before(ev, &q->heap[parent]))
+		if (!sim_ev_before(ev, &q->heap[parent]))
 			break;
 		q->heap[i] = q->heap[parent];
 		i = parent;
@@ -68,7 +63,7 @@ static int heap_push(sim_evq_t *q, const sim_ev_t *ev)
 	return 0;
 }
 
-static void heap_pop(sim_evq_t *q, sim_ev_t *out)
+void sim_evq_heap_pop(sim_evq_t *q, sim_ev_t *out)
 {
 	sim_ev_t last;
 	size_t i = 0, c;
@@ -79,9 +74,9 @@ static void heap_pop(sim_evq_t *q, sim_ev_t *out)
 		c = 2 * i + 1;
 		if (c >= q->nheap)
 			break;
-		if (c + 1 < q->nheap && ev_before(&q->heap[c + 1], &q->heap[c]))
+		if (c + 1 < q->nheap && sim_ev_before(&q->heap[c + 1], &q->heap[c]))
 			c++;
-		if (!ev_before(&q->heap[c], &last))
+		if (!sim_ev_before(&q->heap[c], &last))
 			break;
 		q->heap[i] = q->heap[c];
 		i = c;
@@ -128,11 +123,10 @@ int sim_evq_push_at(sim_evq_t *q, sim_ps_t t, uint32_t type, uint32_t a)
 	return heap_push(q, &ev);
 }
 
-int sim_evq_push(sim_evq_t *q, sim_ps_t now, sim_ps_t delay, uint32_t type,
-		 uint32_t a, uint32_t b)
+int sim_evq_push_slow(sim_evq_t *q, sim_ps_t now, sim_ps_t delay,
+		      uint32_t type, uint32_t a, uint32_t b)
 {
 	sim_ring_t *r = ring_of(q, delay);
-	sim_ev_t *e;
 
 	if (!r) {
 		sim_ev_t ev = { .t = now + delay, .seq = q->seq++,
@@ -142,52 +136,6 @@ int sim_evq_push(sim_evq_t *q, sim_ps_t now, sim_ps_t delay, uint32_t type,
 	}
 	if (r->count == r->cap && ring_grow(r))
 		return -1;
-	/* fields written in place: a struct built aside and copied stalls
-	 * on store forwarding (a third of the run's time) */
-	e = &r->ev[(r->head + r->count) & (r->cap - 1)];
-	e->t = now + delay;
-	e->seq = q->seq++;
-	e->type = type;
-	e->a = a;
-	e->b = b;
-	r->count++;
-	return 0;
-}
-
-bool sim_evq_pop(sim_evq_t *q, sim_ev_t *ev)
-{
-	const sim_ev_t *best = q->nheap ? &q->heap[0] : NULL;
-	sim_ring_t *from = NULL, *r;
-	unsigned i;
-
-	for (i = 0; i < q->nring; i++) {
-		r = &q->ring[i];
-		if (r->count && (!best || ev_before(&r->ev[r->head], best))) {
-			best = &r->ev[r->head];
-			from = r;
-		}
-	}
-	if (!best)
-		return false;
-	if (!from) {
-		heap_pop(q, ev);
-		return true;
-	}
-	*ev = *best;
-	from->head = (from->head + 1) & (from->cap - 1);
-	from->count--;
-	return true;
-}
-
-bool sim_evq_due(const sim_evq_t *q, sim_ps_t now)
-{
-	unsigned i;
-
-	if (q->nheap && q->heap[0].t <= now)
-		return true;
-	for (i = 0; i < q->nring; i++)
-		if (q->ring[i].count &&
-		    q->ring[i].ev[q->ring[i].head].t <= now)
-			return true;
-	return false;
+	/* the ring is there now, with room */
+	return sim_evq_push(q, now, delay, type, a, b);
 }

@@ -52,15 +52,80 @@ typedef struct sim_evq {
 
 int sim_evq_init(sim_evq_t *q);
 void sim_evq_free(sim_evq_t *q);
-/* Schedule an event `delay` after now. */
-int sim_evq_push(sim_evq_t *q, sim_ps_t now, sim_ps_t delay, uint32_t type,
-		 uint32_t a, uint32_t b);
 /* Schedule an event at time t (the heap: for one-off delays). */
 int sim_evq_push_at(sim_evq_t *q, sim_ps_t t, uint32_t type, uint32_t a);
-/* Is an event due at time now (the earliest one)? */
-bool sim_evq_due(const sim_evq_t *q, sim_ps_t now);
-/* Pop the next event into *ev; false when none is left. */
-bool sim_evq_pop(sim_evq_t *q, sim_ev_t *ev);
+/* The slow paths of sim_evq_push: a delay without a ring yet (claimed,
+ * or the heap when all are taken), or a full ring (grown). */
+int sim_evq_push_slow(sim_evq_t *q, sim_ps_t now, sim_ps_t delay,
+		      uint32_t type, uint32_t a, uint32_t b);
+void sim_evq_heap_pop(sim_evq_t *q, sim_ev_t *out);
+
+static inline bool sim_ev_before(const sim_ev_t *a, const sim_ev_t *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+/* Schedule an event `delay` after now.  Inline: two or three pushes per
+ * packet hop. */
+static inline int sim_evq_push(sim_evq_t *q, sim_ps_t now, sim_ps_t delay,
+			       uint32_t type, uint32_t a, uint32_t b)
+{
+	sim_ring_t *r = NULL;
+	sim_ev_t *e;
+	unsigned i;
+
+	for (i = 0; i < q->nring; i++)
+		if (q->ring[i].delay == delay) {
+			r = &q->ring[i];
+			break;
+		}
+	if (!r || r->count == r->cap)
+		return sim_evq_push_slow(q, now, delay, type, a, b);
+	/* fields written in place: a struct built aside and copied stalls
+	 * on store forwarding (a third of the run's time) */
+	e = &r->ev[(r->head + r->count) & (r->cap - 1)];
+	e->t = now + delay;
+	e->seq = q->seq++;
+	e->type = type;
+	e->a = a;
+	e->b = b;
+	r->count++;
+	return 0;
+}
+
+/* The next event, or NULL when none is left; *from: its ring, or -1 for
+ * the heap (for sim_evq_take). */
+static inline const sim_ev_t *sim_evq_peek(const sim_evq_t *q, int *from)
+{
+	const sim_ev_t *best = q->nheap ? &q->heap[0] : NULL;
+	const sim_ring_t *r;
+	unsigned i;
+
+	*from = -1;
+	for (i = 0; i < q->nring; i++) {
+		r = &q->ring[i];
+		if (r->count && (!best || sim_ev_before(&r->ev[r->head], best))) {
+			best = &r->ev[r->head];
+			*from = (int)i;
+		}
+	}
+	return best;
+}
+
+/* Remove the event sim_evq_peek gave (from: its answer), into *ev. */
+static inline void sim_evq_take(sim_evq_t *q, int from, sim_ev_t *ev)
+{
+	sim_ring_t *r;
+
+	if (from < 0) {
+		sim_evq_heap_pop(q, ev);
+		return;
+	}
+	r = &q->ring[from];
+	*ev = r->ev[r->head];
+	r->head = (r->head + 1) & (r->cap - 1);
+	r->count--;
+}
 
 /* ---- messages and packets -------------------------------------------------*/
 
@@ -93,11 +158,32 @@ typedef struct sim_pkt {
 	sim_ps_t tail_ps;    /* its tail arrives at `at` */
 } sim_pkt_t;
 
+/* What the hot path needs of a port, in one flat record (the fabric's
+ * records are reached through the port's node). */
+typedef struct sim_port {
+	ibf_port_id_t peer;       /* IBF_NO_ID when unlinked */
+	ibf_port_id_t first_port; /* its node's port 0 */
+	uint32_t sw;              /* its switch's index (LFT row), or
+				     SIM_NONE on a CA */
+	uint8_t nports;           /* its node's ports */
+	uint8_t peer_switch;      /* the peer is a switch port */
+	uint16_t pad;
+} sim_port_t;
+
+#define SIM_AVL_ANY 0xfe
+#define SIM_AVL_DEAD 0xff
+
 /* One host: its messages being injected and those waiting for the
  * window. */
 typedef struct sim_host {
-	uint32_t *active;    /* messages with packets left, round robin */
-	uint32_t nactive, active_cap, rr;
+	/* messages with packets left, in round-robin order: slots, of which
+	 * removed ones are kept (SIM_AVL_DEAD) until more than half are */
+	uint32_t *active;
+	uint8_t *active_vl;  /* per slot: its message's VL, SIM_AVL_ANY when
+				its packets' VLs vary (LID spreading) */
+	size_t active_cap;
+	uint32_t nslots, nactive;
+	uint32_t rr;         /* slot to try first */
 	uint32_t pend_head, pend_tail;
 	uint32_t in_flight;
 	uint32_t nsmall;     /* active messages whose next packet is short */
@@ -125,13 +211,23 @@ struct ibf_sim {
 	bool ran;
 
 	/* per port */
+	sim_port_t *port;
 	double *ps_per_byte;
 	uint8_t *busy, *in_busy;
 	uint32_t *cur_pkt, *cur_in, *rr;
 	uint32_t *nwant;         /* output: FIFO heads that want it */
 	uint32_t *nwant_high;    /* the same on high-priority VLs */
+	/* output p: a bit per (input, VL) of its switch, in its round-robin
+	 * order, set while that buffer's head packet wants p; arbitration
+	 * visits the set bits instead of every buffer of the switch */
+	uint64_t *want_bits;     /* [want_off[p] ..] */
+	uint32_t *want_off;      /* per port (switch ports only) */
+	uint32_t *cand_base;     /* per port: buffer index of its switch's
+				    port 1, VL 0 (bit = buffer - base) */
 	uint8_t *arb_mark;       /* port waits in arb_list */
 	uint8_t *nhigh;          /* input: high-priority VLs holding packets */
+	uint32_t *held_vls;      /* input: bit v set while VL v's buffer
+				    holds packets */
 	uint32_t *arb_list, narb;
 	int32_t *credits;        /* [port * nvl + vl] */
 	uint32_t *buf_head, *buf_tail;  /* [port * nvl + vl] */

@@ -99,7 +99,7 @@ static void tx_start(ibf_sim_t *s, ibf_port_id_t p, uint32_t k,
 {
 	sim_pkt_t *pk = &s->pkt[k];
 	sim_ps_t end = s->now + (sim_ps_t)(pk->wire * s->ps_per_byte[p] + 0.5);
-	ibf_port_id_t peer = s->fabric->ports[p].peer;
+	ibf_port_id_t peer = s->port[p].peer;
 
 	if (from != SIM_NONE && pk->tail_ps > end)
 		end = pk->tail_ps;
@@ -117,8 +117,7 @@ static void tx_start(ibf_sim_t *s, ibf_port_id_t p, uint32_t k,
 	push_after(s, end - s->now, SIM_EV_TXDONE, p);
 	pk->at = peer;
 	pk->tail_ps = end + s->lat_ps;
-	if (s->fabric->nodes[s->fabric->ports[peer].node].type ==
-	    IBF_NODE_SWITCH)
+	if (s->port[p].peer_switch)
 		push_lat(s, SIM_EV_ARRIVE, k, 0);
 }
 
@@ -126,6 +125,34 @@ static void mark_blocked(ibf_sim_t *s, ibf_port_id_t p)
 {
 	if (s->blocked_since[p] < 0)
 		s->blocked_since[p] = s->now;
+}
+
+/* Buffer b's head starts or stops wanting output p (its bit in p's
+ * bitmap was clear or set). */
+static inline void want_flip(ibf_sim_t *s, ibf_port_id_t p, uint32_t b)
+{
+	uint32_t c = b - s->cand_base[p];
+
+	s->want_bits[s->want_off[p] + c / 64] ^= UINT64_C(1) << (c % 64);
+}
+
+/* The first set bit of w at or after from and before end, else end. */
+static inline uint32_t want_next(const uint64_t *w, uint32_t from,
+				 uint32_t end)
+{
+	uint32_t i = from / 64;
+	uint64_t x;
+
+	if (from >= end)
+		return end;
+	x = w[i] & (~UINT64_C(0) << (from % 64));
+	while (!x) {
+		if (++i * 64 >= end)
+			return end;
+		x = w[i];
+	}
+	from = i * 64 + (uint32_t)__builtin_ctzll(x);
+	return from < end ? from : end;
 }
 
 /* Take the head packet off buffer b (input q); the next one, if any,
@@ -138,13 +165,16 @@ static uint32_t buf_pop(ibf_sim_t *s, uint32_t b)
 
 	s->nwant[s->pkt[k].out]--;
 	s->nwant_high[s->pkt[k].out] -= high;
+	want_flip(s, s->pkt[k].out, b);
 	s->buf_head[b] = n;
 	if (n == SIM_NONE) {
 		s->buf_tail[b] = SIM_NONE;
 		s->nhigh[b / s->nvl] -= high;
+		s->held_vls[b / s->nvl] &= ~(UINT32_C(1) << (b % s->nvl));
 	} else {
 		s->nwant[s->pkt[n].out]++;
 		s->nwant_high[s->pkt[n].out] += high;
+		want_flip(s, s->pkt[n].out, b);
 	}
 	return k;
 }
@@ -172,48 +202,65 @@ static int candidate(ibf_sim_t *s, ibf_port_id_t p, ibf_port_id_t q,
 }
 
 /* One round-robin pass over the (input, VL) pairs of p's switch,
- * restricted to high-priority VLs or not, stopping once every head that
- * wants p has been seen.  True when a packet left. */
+ * restricted to high-priority VLs or not: the pairs whose head wants p,
+ * in the order after the last one served (rr).  True when a packet
+ * left. */
 static bool switch_pass(ibf_sim_t *s, ibf_port_id_t p, bool high_only)
 {
-	const ibf_node_t *n = &s->fabric->nodes[s->fabric->ports[p].node];
-	uint32_t nvl = s->nvl, ncand = (uint32_t)n->nports * nvl;
-	uint32_t c = s->rr[p], i, v, seen = 0, b;
-	uint32_t want = high_only ? s->nwant_high[p] : s->nwant[p];
+	const sim_port_t *sp = &s->port[p];
+	const uint64_t *w = &s->want_bits[s->want_off[p]];
+	uint32_t nvl = s->nvl, ncand = (uint32_t)sp->nports * nvl;
+	uint32_t first = s->rr[p] + 1 == ncand ? 0 : s->rr[p] + 1;
+	uint32_t lo = first, hi = ncand, c, v, b;
 	ibf_port_id_t q;
-	int r;
+	int r, round;
 
-	for (i = 0; i < ncand && seen < want; i++) {
-		if (++c == ncand)
-			c = 0;
-		v = nvl == 1 ? 0 : c % nvl;
-		if (high_only && !(s->o.vl_high >> v & 1))
-			continue;
-		q = n->first_port + 1 + (nvl == 1 ? c : c / nvl);
-		b = q * nvl + v;
-		if (s->buf_head[b] != SIM_NONE &&
-		    s->pkt[s->buf_head[b]].out == p)
-			seen++;
-		r = candidate(s, p, q, b);
-		if (r < 0)
-			mark_blocked(s, p);
-		if (r <= 0)
-			continue;
-		s->rr[p] = c;
-		s->in_busy[q] = 1;
-		tx_start(s, p, buf_pop(s, b), q);
-		return true;
+	for (round = 0; round < 2; round++) {
+		for (c = want_next(w, lo, hi); c < hi;
+		     c = want_next(w, c + 1, hi)) {
+			v = c % nvl;
+			if (high_only && !(s->o.vl_high >> v & 1))
+				continue;
+			q = sp->first_port + 1 + c / nvl;
+			b = q * nvl + v;
+			r = candidate(s, p, q, b);
+			if (r < 0)
+				mark_blocked(s, p);
+			if (r <= 0)
+				continue;
+			s->rr[p] = c;
+			s->in_busy[q] = 1;
+			tx_start(s, p, buf_pop(s, b), q);
+			return true;
+		}
+		lo = 0;
+		hi = first;
 	}
 	return false;
 }
 
-/* rr is the position to try first; removal keeps the order. */
+/* Slot i's message has no packets left.  Its slot stays (dead) until
+ * dead slots are the majority, so removal keeps the order and costs
+ * O(1) amortised (the host may have thousands of messages active). */
 static void host_remove_active(sim_host_t *h, uint32_t i)
 {
-	memmove(&h->active[i], &h->active[i + 1],
-		(h->nactive - i - 1) * sizeof(uint32_t));
+	uint32_t j, n = 0, rr = 0;
+
+	h->active_vl[i] = SIM_AVL_DEAD;
 	h->nactive--;
-	h->rr = i;
+	h->rr = i + 1;
+	if (h->nslots < 64 || h->nslots - h->nactive <= h->nactive)
+		return;
+	for (j = 0; j < h->nslots; j++) {
+		if (j == h->rr)
+			rr = n;
+		if (h->active_vl[j] == SIM_AVL_DEAD)
+			continue;
+		h->active[n] = h->active[j];
+		h->active_vl[n++] = h->active_vl[j];
+	}
+	h->rr = h->rr >= h->nslots ? n : rr;
+	h->nslots = n;
 }
 
 /* Is message m's next packet shorter than a full one? */
@@ -242,16 +289,38 @@ static bool next_fits(const ibf_sim_t *s, ibf_port_id_t p, const sim_msg_t *m)
 	return s->credits[p * s->nvl + m->vl] >= (int32_t)blocks;
 }
 
-/* Has some VL of egress port p credits for a full packet? */
-static bool room_for_full(const ibf_sim_t *s, ibf_port_id_t p)
+/* The VLs of egress port p with credits for a full packet (a mask). */
+static uint32_t full_vls(const ibf_sim_t *s, ibf_port_id_t p)
 {
 	const int32_t *c = &s->credits[p * s->nvl];
-	unsigned v;
+	uint32_t v, mask = 0;
 
 	for (v = 0; v < s->nvl; v++)
-		if (c[v] >= (int32_t)s->full_blocks)
-			return true;
-	return false;
+		mask |= (uint32_t)(c[v] >= (int32_t)s->full_blocks) << v;
+	return mask;
+}
+
+/* The first slot from `from` to `end` whose message's next packet has
+ * credits, else SIM_NONE.  A full packet fits where its VL is in full;
+ * only a short one (nsmall) or one of varying VL needs its message
+ * read. */
+static uint32_t fit_in(const ibf_sim_t *s, const sim_host_t *h,
+		       ibf_port_id_t p, uint32_t full, uint32_t from,
+		       uint32_t end)
+{
+	uint32_t i;
+	unsigned v;
+
+	for (i = from; i < end; i++) {
+		v = h->active_vl[i];
+		if (v < SIM_AVL_ANY && (full >> v & 1))
+			return i;
+		if (v == SIM_AVL_DEAD || (v < SIM_AVL_ANY && !h->nsmall))
+			continue;
+		if (next_fits(s, p, &s->msg[h->active[i]]))
+			return i;
+	}
+	return SIM_NONE;
 }
 
 /* The HCA's output: the next active message (round robin) whose next
@@ -259,48 +328,48 @@ static bool room_for_full(const ibf_sim_t *s, ibf_port_id_t p)
 static void inject(ibf_sim_t *s, ibf_port_id_t p)
 {
 	sim_host_t *h = &s->host[s->fabric->endpoint_index[p]];
-	uint32_t i, j, mi, k;
+	uint32_t full = full_vls(s, p), start, j, mi, k;
 	sim_pkt_t probe;
 
 	/* no VL has room for a full packet: only a message whose next
 	 * packet is a short one could go */
-	if (!h->nsmall && !room_for_full(s, p)) {
+	if (!h->nsmall && !full) {
 		if (h->nactive)
 			mark_blocked(s, p);
 		return;
 	}
-	for (i = 0; i < h->nactive; i++) {
-		j = (h->rr + i) % h->nactive;
-		mi = h->active[j];
-		if (!next_fits(s, p, &s->msg[mi])) {
+	start = h->rr < h->nslots ? h->rr : 0;
+	j = fit_in(s, h, p, full, start, h->nslots);
+	if (j == SIM_NONE)
+		j = fit_in(s, h, p, full, 0, start);
+	if (j == SIM_NONE) {
+		if (h->nactive)
 			mark_blocked(s, p);
-			continue;
-		}
-		pkt_fill(s, &probe, mi, s->msg[mi].sent);
-		k = pkt_alloc(s);
-		if (k == SIM_NONE)
-			return;
-		s->pkt[k] = probe;
-		h->nsmall -= next_small(s, &s->msg[mi]);
-		if (!s->msg[mi].sent++)
-			s->msg[mi].first_ps = s->now;
-		if (s->msg[mi].sent < s->msg[mi].npkts)
-			h->nsmall += next_small(s, &s->msg[mi]);
-		s->packets++;
-		h->rr = j + 1;
-		if (s->msg[mi].sent == s->msg[mi].npkts)
-			host_remove_active(h, j);
-		tx_start(s, p, k, SIM_NONE);
 		return;
 	}
+	mi = h->active[j];
+	pkt_fill(s, &probe, mi, s->msg[mi].sent);
+	k = pkt_alloc(s);
+	if (k == SIM_NONE)
+		return;
+	s->pkt[k] = probe;
+	h->nsmall -= next_small(s, &s->msg[mi]);
+	if (!s->msg[mi].sent++)
+		s->msg[mi].first_ps = s->now;
+	if (s->msg[mi].sent < s->msg[mi].npkts)
+		h->nsmall += next_small(s, &s->msg[mi]);
+	s->packets++;
+	h->rr = j + 1;
+	if (s->msg[mi].sent == s->msg[mi].npkts)
+		host_remove_active(h, j);
+	tx_start(s, p, k, SIM_NONE);
 }
 
 static void arbitrate(ibf_sim_t *s, ibf_port_id_t p)
 {
 	if (s->busy[p])
 		return;
-	if (s->fabric->nodes[s->fabric->ports[p].node].type !=
-	    IBF_NODE_SWITCH) {
+	if (s->port[p].sw == SIM_NONE) {
 		inject(s, p);
 		return;
 	}
@@ -352,6 +421,24 @@ static bool append(ibf_sim_t *s, uint32_t **arr, uint32_t *n, uint32_t *cap,
 	return true;
 }
 
+/* A message becomes active: the last slot of its host's round robin. */
+static bool host_append(ibf_sim_t *s, sim_host_t *h, uint32_t mi)
+{
+	void *const arr[] = { &h->active, &h->active_vl };
+	const size_t elem[] = { sizeof(*h->active), sizeof(*h->active_vl) };
+	const sim_msg_t *m = &s->msg[mi];
+
+	if (ibf_array_grow_par(&h->active_cap, (size_t)h->nslots + 1, 2, arr,
+			       elem)) {
+		fail_nomem(s);
+		return false;
+	}
+	h->active[h->nslots] = mi;
+	h->active_vl[h->nslots++] = m->lid_mask ? SIM_AVL_ANY : m->vl;
+	h->nactive++;
+	return true;
+}
+
 static void host_activate(ibf_sim_t *s, ibf_port_id_t port)
 {
 	sim_host_t *h = &s->host[s->fabric->endpoint_index[port]];
@@ -363,7 +450,7 @@ static void host_activate(ibf_sim_t *s, ibf_port_id_t port)
 		h->pend_head = s->msg[mi].next_pending;
 		if (h->pend_head == SIM_NONE)
 			h->pend_tail = SIM_NONE;
-		if (!append(s, &h->active, &h->nactive, &h->active_cap, mi))
+		if (!host_append(s, h, mi))
 			return;
 		h->nsmall += next_small(s, &s->msg[mi]);
 		h->in_flight++;
@@ -459,19 +546,20 @@ static void msg_complete(ibf_sim_t *s, uint32_t mi)
 static void on_arrive(ibf_sim_t *s, uint32_t k)
 {
 	sim_pkt_t *pk = &s->pkt[k];
-	const ibf_port_t *in = &s->fabric->ports[pk->at];
-	uint32_t sw = s->fabric->switch_index[in->node];
-	unsigned out = ibf_lfts_get(s->lfts, sw, pk->dlid);
+	const sim_port_t *in = &s->port[pk->at];
+	unsigned out = ibf_lfts_get(s->lfts, in->sw, pk->dlid);
 	uint32_t b = pk->at * s->nvl + pk->vl;
 
 	/* routes were traced when the messages were added */
-	pk->out = ibf_node_port_id(s->fabric, in->node, out);
+	pk->out = in->first_port + out;
 	pk->next = SIM_NONE;
 	if (s->buf_tail[b] == SIM_NONE) {
 		s->buf_head[b] = k;
+		want_flip(s, pk->out, b);
 		s->nwant[pk->out]++;
 		s->nwant_high[pk->out] += s->o.vl_high >> pk->vl & 1;
 		s->nhigh[pk->at] += s->o.vl_high >> pk->vl & 1;
+		s->held_vls[pk->at] |= UINT32_C(1) << pk->vl;
 	} else {
 		s->pkt[s->buf_tail[b]].next = k;
 	}
@@ -486,17 +574,16 @@ static void on_arrive(ibf_sim_t *s, uint32_t k)
  * while a head of another VL waits for an idle output. */
 static void input_freed(ibf_sim_t *s, ibf_port_id_t q)
 {
-	uint32_t v, h;
+	uint32_t held = s->held_vls[q], vls, v;
 	int pass;
 
 	s->in_busy[q] = 0;
 	for (pass = s->o.vl_high ? 0 : 1; pass < 2; pass++)
-		for (v = 0; v < s->nvl; v++) {
-			if (!pass && !(s->o.vl_high >> v & 1))
-				continue;
-			h = s->buf_head[q * s->nvl + v];
-			if (h != SIM_NONE)
-				want_arbitration(s, s->pkt[h].out);
+		for (vls = pass ? held : held & s->o.vl_high; vls;
+		     vls &= vls - 1) {
+			v = (uint32_t)__builtin_ctz(vls);
+			want_arbitration(s,
+				s->pkt[s->buf_head[q * s->nvl + v]].out);
 		}
 }
 
@@ -508,14 +595,13 @@ static void on_txdone(ibf_sim_t *s, ibf_port_id_t p)
 
 	s->busy[p] = 0;
 	if (q != SIM_NONE) {
-		push_lat(s, SIM_EV_CREDIT, s->fabric->ports[q].peer,
+		push_lat(s, SIM_EV_CREDIT, s->port[q].peer,
 			 (uint32_t)pk->vl << 8 | pk->blocks);
 		input_freed(s, q);
 	}
 	/* (the packet may already be leaving the next switch: ask the link,
 	 * not the packet, where it ends) */
-	if (s->fabric->nodes[s->fabric->ports[s->fabric->ports[p].peer].node]
-	    .type != IBF_NODE_SWITCH)
+	if (!s->port[p].peer_switch)
 		push_lat(s, SIM_EV_DELIVER, k, 0);
 	want_arbitration(s, p);
 }
@@ -533,7 +619,7 @@ static void on_deliver(ibf_sim_t *s, uint32_t k)
 	sim_msg_t *m = &s->msg[mi];
 
 	/* the HCA takes the packet at line rate: its buffer frees at once */
-	push_lat(s, SIM_EV_CREDIT, s->fabric->ports[pk->at].peer,
+	push_lat(s, SIM_EV_CREDIT, s->port[pk->at].peer,
 		  (uint32_t)pk->vl << 8 | pk->blocks);
 	m->bytes_done += pk->payload;
 	pkt_release(s, k);
@@ -648,7 +734,9 @@ ibf_status_t ibf_sim_run(ibf_sim_t *s, ibf_sim_result_t *res,
 			 ibf_err_t *err)
 {
 	double t0 = cpu_now();
+	const sim_ev_t *next;
 	sim_ev_t ev;
+	int from;
 	ibf_status_t st;
 
 	memset(res, 0, sizeof(*res));
@@ -663,10 +751,16 @@ ibf_status_t ibf_sim_run(ibf_sim_t *s, ibf_sim_result_t *res,
 		return st;
 	seed_events(s);
 	while (!s->failed) {
-		if (s->narb && !sim_evq_due(&s->evq, s->now))
+		next = sim_evq_peek(&s->evq, &from);
+		if (s->narb && (!next || next->t > s->now)) {
+			/* nothing more due now: arbitrate, then look again
+			 * (the winners' events are in the queue) */
 			flush_arbitration(s);
-		if (!sim_evq_pop(&s->evq, &ev))
+			continue;
+		}
+		if (!next)
 			break;
+		sim_evq_take(&s->evq, from, &ev);
 		s->now = ev.t;
 		s->events++;
 		dispatch(s, &ev);
