@@ -29,6 +29,8 @@
  *    is a DLID's tree, as an LFT holds it.
  *  - On a HyperX (a Hamming graph, layers.h) layer 0 is routed in
  *    dimension order first, minimal and acyclic on one VL (dor_tree).
+ *  - On a Slim Fly (regular, diameter 2) layer 0's tree search charges
+ *    non-minimal steps and the escape tree has fewer children a switch.
  *  - With a budget above one VL (the applications take the SL of their
  *    route, e.g. from the PathRecord), layers are placed as whole VLs
  *    first (fewer SLs): layer 0's trees one by one into the first VL that
@@ -98,6 +100,8 @@ struct lay {
 	const uint8_t *mask;        /* links of the layer being routed */
 	uint64_t use_total;         /* sum of use[] */
 	unsigned cur_layer;         /* of the DLID being routed */
+	bool diameter2;             /* a Slim Fly: not a HyperX, regular, every
+				     * switch at most 2 hops from another */
 	uint32_t *esc_nh, *esc_ord; /* [nswitches] escape routes toward esc_for */
 	uint32_t esc_for;
 	uint32_t *seed, seed_epoch; /* [nswitches] put on escape routes */
@@ -663,6 +667,13 @@ static uint32_t chan(const ibf_rgraph_t *g, uint32_t e, uint32_t s)
  * fabrics measured there; 5 and 12 were worse. */
 #define LAYERED_ESCAPE_CHILDREN 8u
 
+/* On a regular switch graph of diameter 2 that is not a HyperX (a Slim
+ * Fly; not a two-level fat tree, whose leaves and spines differ), at most
+ * this many: its one-VL pairwise all-to-all queues at the tree's top
+ * (docs/benchmarks.md, "Layered on one VL: where a Slim Fly's pairwise
+ * all-to-all loses"). */
+#define LAYERED_ESCAPE_CHILDREN_D2 4u
+
 /* One breadth-first pass of the escape tree over the switches in
  * L->queue[0..*tail): each adopts neighbours not in the tree yet while
  * it has fewer than cap children. */
@@ -700,8 +711,9 @@ static void escape_pass(struct lay *L, uint32_t root, uint32_t cap,
 static void escape_tree(struct lay *L)
 {
 	const ibf_rgraph_t *g = &L->g;
-	uint32_t i, u, root = g->ord[0], best = UINT32_MAX;
+	uint32_t i, u, root = g->ord[0], best = UINT32_MAX, diam = 0;
 	uint32_t tail = 0, k, cap;
+	bool regular = true;
 
 	for (i = 0; i < g->n; i++) {
 		uint32_t ecc = 0;
@@ -715,11 +727,17 @@ static void escape_tree(struct lay *L)
 			best = ecc;
 			root = u;
 		}
+		if (ecc > diam)
+			diam = ecc;
+		regular = regular && g->adj_off[u + 1] - g->adj_off[u] ==
+				     g->adj_off[1] - g->adj_off[0];
 	}
+	L->diameter2 = diam == 2 && regular && !L->ndims;
 	memset(L->tree, 0, g->nedges);
 	L->mark[root] = 1;
 	L->queue[tail++] = root;
-	for (cap = LAYERED_ESCAPE_CHILDREN; tail < g->n; cap++)
+	for (cap = L->diameter2 ? LAYERED_ESCAPE_CHILDREN_D2 :
+		   LAYERED_ESCAPE_CHILDREN; tail < g->n; cap++)
 		escape_pass(L, root, cap, &tail);
 	memset(L->mark, 0, g->n * sizeof(*L->mark));
 }
@@ -829,6 +847,10 @@ static void take_back(struct lay *L, struct vl *c)
  * (weights raised on used links, as Nue and DFSSSP balance). */
 #define LAYERED_OFF_LAYER_COST 1.0
 #define LAYERED_LOAD_COST 1.0
+/* A Slim Fly (L->diameter2), layer 0: a link that does not bring the
+ * route one hop nearer t costs this much more, so minimal routes are
+ * kept wherever the VL's CDG allows (L->dist holds the hops to t). */
+#define LAYERED_D2_DETOUR_COST 2.0
 
 static double link_cost(const struct lay *L, uint32_t s, uint32_t e)
 {
@@ -837,8 +859,14 @@ static double link_cost(const struct lay *L, uint32_t s, uint32_t e)
 					     ibf_rgraph_port(&L->g, e, s));
 	double mean = (double)L->use_total / (L->nch ? L->nch : 1);
 
-	return 1.0 + (L->mask[e] ? 0.0 : LAYERED_OFF_LAYER_COST) +
-	       LAYERED_LOAD_COST * (double)L->use[pid] / (mean > 1 ? mean : 1);
+	double c = 1.0 + (L->mask[e] ? 0.0 : LAYERED_OFF_LAYER_COST) +
+		   LAYERED_LOAD_COST * (double)L->use[pid] /
+		   (mean > 1 ? mean : 1);
+
+	if (L->diameter2 && L->cur_layer == 0 &&
+	    L->dist[ibf_rgraph_other(&L->g, e, s)] + 1 != L->dist[s])
+		c += LAYERED_D2_DETOUR_COST;
+	return c;
 }
 
 /* The frontier: a binary heap, cheapest first, ties by channel id (a
@@ -1198,8 +1226,11 @@ static ibf_status_t route_budget(struct lay *L, uint32_t t, unsigned dlid,
 		v = first_vl(L, t, fit_routes);
 		L->dor_trees += v < (int)L->max_vls;
 	}
-	if (v == (int)L->max_vls)
+	if (v == (int)L->max_vls) {
+		if (L->diameter2 && L->cur_layer == 0)
+			ibf_rgraph_bfs(&L->g, NULL, t, L->dist, L->queue2);
 		v = first_vl(L, t, grow);
+	}
 
 	if (v == (int)L->max_vls) {
 		if (L->esc_for != t)
@@ -1599,11 +1630,11 @@ static ibf_status_t build_budget(struct lay *L, ibf_err_t *err)
 	while (L->nvl < L->max_vls)
 		if (open_vl(L))
 			return nomem(err);
+	if (hyperx(L) < 0)
+		return nomem(err);
 	escape_tree(L);
 	if (L->escape_first)
 		st = insert_escape(L, err);
-	if (st == IBF_OK && hyperx(L) < 0)
-		return nomem(err);
 	/* the dimension-order trees first: the other layers' trees bend
 	 * around their dependencies, not they around the others' */
 	for (ti = 0; ti < L->g.n && L->ndims && st == IBF_OK; ti++)
