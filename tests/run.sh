@@ -130,14 +130,28 @@ count_suite() {
 	fi
 }
 
-# run_suite NAME CMD...: run with a timeout, log everything, count.
+# CPU seconds (user + system) of this shell's finished children so far
+# (cutime + cstime of /proc/PID/stat, after the command name).
+CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
+children_cpu() {
+	sed 's/.*) //' "/proc/$$/stat" 2>/dev/null |
+		awk -v hz="$CLK_TCK" '{ printf "%.1f", ($14 + $15) / hz }'
+}
+
+# run_suite NAME CMD...: run with a timeout, log everything, count; the
+# suite's wall and CPU seconds go to $LOGS/times.txt (what may overlap
+# what: docs/testing.md).
 run_suite() {
-	local name=$1 log=$LOGS/$1.log t rc=0
+	local name=$1 log=$LOGS/$1.log t rc=0 c
 
 	shift
 	t=$(date +%s)
+	c=$(children_cpu)
 	timeout -k 10 "$SUITE_TIMEOUT" "$@" </dev/null >"$log" 2>&1 || rc=$?
-	count_suite "$name" "$rc" "$log" $(($(date +%s) - t))
+	t=$(($(date +%s) - t))
+	echo "$name ${t}s wall $(awk -v a="$(children_cpu)" -v b="$c" \
+		'BEGIN { printf "%.1f", a - b }')s cpu" >>"$LOGS/times.txt"
+	count_suite "$name" "$rc" "$log" "$t"
 }
 
 # ---- build ------------------------------------------------------------
@@ -158,6 +172,18 @@ fi
 
 # ---- unit tests ----------------------------------------------------------
 echo "== unit tests (cmocka)"
+# Every selected program in one make first, JOBS at a time (one program
+# has one or two sources, so making them one by one leaves a core idle);
+# -k goes on past a unit that does not compile, which the make of its
+# own below then reports alone.
+units=()
+for src in "$REPO"/tests/unit/test_*.c; do
+	name=$(basename "$src" .c)
+	[ "$name" = test_util ] || ! selected "$name" || units+=("unit/$name")
+done
+[ ${#units[@]} -eq 0 ] || flock "$BUILD_DIR/.build.lock" \
+	make -C "$BUILD_DIR/tests" -k -j"${JOBS:-2}" "${units[@]}" \
+	>"$LOGS/unit.build.log" 2>&1 || true
 for src in "$REPO"/tests/unit/test_*.c; do
 	[ -e "$src" ] || continue
 	name=$(basename "$src" .c)
