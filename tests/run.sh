@@ -7,7 +7,9 @@
 #                                                       infiniband-diags)
 #   3. the fuzz runner          tests/fuzz/run.sh      (libFuzzer, ASan, UBSan)
 # and ends with the line "N passed, N failed, N skipped".  Exit status 0 only
-# when nothing failed.
+# when nothing failed.  The soft-RoCE VM's batch (integration suite
+# softroce_vm) runs in the background beside the unit tests and the
+# offline integration suites, these at SCHED_IDLE (VM_OVERLAP below).
 #
 #   tests/run.sh [--quick] [--no-build] [PATTERN...]
 #     --quick     no fuzzing, short integration runs (T_QUICK=1)
@@ -17,8 +19,10 @@
 #
 # Environment: BUILD_DIR (default <repo>/build), JOBS, FUZZ_SECONDS,
 # SUITE_TIMEOUT (seconds per suite, default 900; an integration script may
-# raise its own with a line "# suite-timeout: SECONDS").
-# Full logs go to $BUILD_DIR/test-logs/<suite>.log.
+# raise its own with a line "# suite-timeout: SECONDS"), VM_OVERLAP (1;
+# 0: every suite one at a time).
+# Full logs go to $BUILD_DIR/test-logs/<suite>.log, wall and CPU seconds
+# per suite to $BUILD_DIR/test-logs/times.txt.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,7 +35,7 @@ for a in "$@"; do
 	case $a in
 	--quick) QUICK=1 ;;
 	--no-build) BUILD=0 ;;
-	-h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "run.sh: unknown option $a" >&2; exit 2 ;;
 	*) PATTERNS+=("$a") ;;
 	esac
@@ -130,11 +134,12 @@ count_suite() {
 	fi
 }
 
-# CPU seconds (user + system) of this shell's finished children so far
-# (cutime + cstime of /proc/PID/stat, after the command name).
+# children_cpu [PID]: CPU seconds (user + system) of the finished
+# children so far of this shell, or of the subshell PID (cutime + cstime
+# of /proc/PID/stat, after the command name).
 CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
 children_cpu() {
-	sed 's/.*) //' "/proc/$$/stat" 2>/dev/null |
+	sed 's/.*) //' "/proc/${1:-$$}/stat" 2>/dev/null |
 		awk -v hz="$CLK_TCK" '{ printf "%.1f", ($14 + $15) / hz }'
 }
 
@@ -147,7 +152,7 @@ run_suite() {
 	shift
 	t=$(date +%s)
 	c=$(children_cpu)
-	timeout -k 10 "$SUITE_TIMEOUT" "$@" </dev/null >"$log" 2>&1 || rc=$?
+	timeout -k 10 "$SUITE_TIMEOUT" "${IDLE[@]}" "$@" </dev/null >"$log" 2>&1 || rc=$?
 	t=$(($(date +%s) - t))
 	echo "$name ${t}s wall $(awk -v a="$(children_cpu)" -v b="$c" \
 		'BEGIN { printf "%.1f", a - b }')s cpu" >>"$LOGS/times.txt"
@@ -170,6 +175,79 @@ if [ ! -x "$IBFLOW" ]; then
 	finish
 fi
 
+# ---- the soft-RoCE VM beside the unit tests and the offline suites ----------
+# The VM's batch is one qemu process whose guest waits much of the time
+# (netem delays, process starts): it leaves CPU idle for minutes.  With
+# VM_OVERLAP=1 (the default) it runs in the background from here on, and
+# the unit tests and the integration suites of OVERLAP_SUITES run
+# meanwhile at SCHED_IDLE (chrt --idle 0): they get only the CPU time the
+# VM leaves, so the VM's tests, which judge RTTs against their own
+# noise, are not slowed by them.  Those suites judge no time, start no
+# daemon and wait on no timeout of their own (a suite's SUITE_TIMEOUT
+# still holds); every other suite (ucx_probe_netns and ucx_infer judge
+# latencies, the fuzzers' power is their time) runs after the VM's, one
+# at a time as before.  VM_OVERLAP=0: every suite one at a time.
+OVERLAP_SUITES=(cli_basics engines_all eval_cli gen_roundtrip headers
+	infer_cli layered_one_sl liquid_cli probe_cli route_cli sim_cli symbols
+	warnings)
+IDLE=()
+BG_PID=
+VM_SCRIPT=$REPO/tests/integration/softroce_vm.sh
+
+in_overlap() {
+	local n
+
+	for n in "${OVERLAP_SUITES[@]}"; do
+		[ "$n" = "$1" ] && return 0
+	done
+	return 1
+}
+
+# suite_timeout SCRIPT: SUITE_TIMEOUT, or the script's own
+# "# suite-timeout: SECONDS" line when larger (the soft-RoCE VM).
+suite_timeout() {
+	local st
+
+	st=$(sed -n '1,30s/^# *suite-timeout: *\([0-9][0-9]*\).*/\1/p' "$1" | head -1)
+	if [ -n "$st" ] && [ "$st" -gt "$SUITE_TIMEOUT" ]; then
+		echo "$st"
+	else
+		echo "$SUITE_TIMEOUT"
+	fi
+}
+
+# vm_join: wait for the background VM suite and count it.
+vm_join() {
+	local rc t c
+
+	[ -n "$BG_PID" ] || return 0
+	wait "$BG_PID"
+	BG_PID=
+	IDLE=()
+	read -r rc <"$LOGS/softroce_vm.rc" || rc=1
+	read -r t c <"$LOGS/softroce_vm.bg" || t=0 c=0
+	echo "== the soft-RoCE VM (in the background since the unit tests)"
+	echo "softroce_vm ${t}s wall ${c}s cpu" >>"$LOGS/times.txt"
+	count_suite softroce_vm "$rc" "$LOGS/softroce_vm.log" "$t"
+}
+
+if [ "${VM_OVERLAP:-1}" = 1 ] && [ -f "$VM_SCRIPT" ] && selected softroce_vm &&
+   chrt --idle 0 true 2>/dev/null; then
+	st=$(suite_timeout "$VM_SCRIPT")
+	(
+		me=$BASHPID
+		t=$(date +%s)
+		rc=0
+		timeout -k 10 "$st" bash "$VM_SCRIPT" </dev/null \
+			>"$LOGS/softroce_vm.log" 2>&1 || rc=$?
+		echo "$rc" >"$LOGS/softroce_vm.rc"
+		echo "$(($(date +%s) - t)) $(children_cpu "$me")" >"$LOGS/softroce_vm.bg"
+	) &
+	BG_PID=$!
+	IDLE=(chrt --idle 0)
+	echo "== the soft-RoCE VM's batch started in the background"
+fi
+
 # ---- unit tests ----------------------------------------------------------
 echo "== unit tests (cmocka)"
 # Every selected program in one make first, JOBS at a time (one program
@@ -181,7 +259,7 @@ for src in "$REPO"/tests/unit/test_*.c; do
 	name=$(basename "$src" .c)
 	[ "$name" = test_util ] || ! selected "$name" || units+=("unit/$name")
 done
-[ ${#units[@]} -eq 0 ] || flock "$BUILD_DIR/.build.lock" \
+[ ${#units[@]} -eq 0 ] || flock "$BUILD_DIR/.build.lock" "${IDLE[@]}" \
 	make -C "$BUILD_DIR/tests" -k -j"${JOBS:-2}" "${units[@]}" \
 	>"$LOGS/unit.build.log" 2>&1 || true
 for src in "$REPO"/tests/unit/test_*.c; do
@@ -192,7 +270,7 @@ for src in "$REPO"/tests/unit/test_*.c; do
 	selected "$name" || continue
 	# One program at a time, so one unit that does not compile fails
 	# alone instead of hiding every other result.
-	if ! flock "$BUILD_DIR/.build.lock" \
+	if ! flock "$BUILD_DIR/.build.lock" "${IDLE[@]}" \
 	     make -C "$BUILD_DIR/tests" -j"${JOBS:-2}" "unit/$name" \
 	     >"$LOGS/$name.build.log" 2>&1; then
 		grep -E 'error' "$LOGS/$name.build.log" | head -5 | sed 's/^/      /'
@@ -204,20 +282,32 @@ for src in "$REPO"/tests/unit/test_*.c; do
 done
 
 # ---- integration tests ------------------------------------------------
+# integration during|after|all: the selected scripts in name order;
+# during the VM's batch those of OVERLAP_SUITES, after it the others.
+integration() {
+	local script name
+
+	for script in "$REPO"/tests/integration/*.sh; do
+		[ -e "$script" ] || continue
+		name=$(basename "$script" .sh)
+		selected "$name" || continue
+		case $1 in
+		during) in_overlap "$name" || continue ;;
+		after) ! in_overlap "$name" && [ "$name" != softroce_vm ] ||
+			continue ;;
+		esac
+		SUITE_TIMEOUT=$(suite_timeout "$script") run_suite "$name" bash "$script"
+	done
+}
+
 echo "== integration tests"
-for script in "$REPO"/tests/integration/*.sh; do
-	[ -e "$script" ] || continue
-	name=$(basename "$script" .sh)
-	selected "$name" || continue
-	# A suite may ask for more time than SUITE_TIMEOUT with a line
-	# "# suite-timeout: SECONDS" (the soft-RoCE VM under emulation).
-	st=$(sed -n '1,30s/^# *suite-timeout: *\([0-9][0-9]*\).*/\1/p' "$script" | head -1)
-	if [ -n "$st" ] && [ "$st" -gt "$SUITE_TIMEOUT" ]; then
-		SUITE_TIMEOUT=$st run_suite "$name" bash "$script"
-	else
-		run_suite "$name" bash "$script"
-	fi
-done
+if [ -n "$BG_PID" ]; then
+	integration during
+	vm_join
+	integration after
+else
+	integration all
+fi
 
 # ---- fuzzing -------------------------------------------------------------
 if [ "$QUICK" = 1 ]; then

@@ -63,6 +63,8 @@ BUILD_DIR=$B BENCH_INFER_NAME=ibfvi DELAY=300-800 TOL=300 SEED=1 RUNS=1 \
 	>"$D/table" 2>&1
 row=$(grep "^| $SPEC " "$D/table")
 C=$D/out/$(echo "$SPEC" | tr ':,' '__').1
+# where the time went (the fabric's set-up, the processes' run)
+[ ! -s "$C/times" ] || echo "# $N: $(tr '\n' ';' <"$C/times")"
 if [ ! -s "$C/eval.json" ]; then
 	t_fail "$N: inference and evaluation" "$(tail -c 400 "$D/table")"
 	t_done
