@@ -9,7 +9,7 @@
 # and ends with the line "N passed, N failed, N skipped".  Exit status 0 only
 # when nothing failed.  The soft-RoCE VM's batch (integration suite
 # softroce_vm) runs in the background beside the unit tests and the
-# offline integration suites, these at SCHED_IDLE (VM_OVERLAP below).
+# offline integration suites, these at nice 19 (VM_OVERLAP below).
 #
 #   tests/run.sh [--quick] [--no-build] [PATTERN...]
 #     --quick     no fuzzing, short integration runs (T_QUICK=1)
@@ -150,9 +150,20 @@ run_suite() {
 	local name=$1 log=$LOGS/$1.log t rc=0 c
 
 	shift
+	low_while_vm
 	t=$(date +%s)
 	c=$(children_cpu)
-	timeout -k 10 "$SUITE_TIMEOUT" "${IDLE[@]}" "$@" </dev/null >"$log" 2>&1 || rc=$?
+	if [ ${#LOW[@]} -eq 0 ]; then
+		timeout -k 10 "$SUITE_TIMEOUT" "$@" </dev/null >"$log" 2>&1 || rc=$?
+	else
+		# timeout leads its own process group: the VM's end raises it
+		timeout -k 10 "$SUITE_TIMEOUT" "${LOW[@]}" "$@" </dev/null \
+			>"$log" 2>&1 &
+		echo $! >"$LOGS/.low"
+		kill -0 "$BG_PID" 2>/dev/null || raise_low
+		wait $! || rc=$?
+		rm -f "$LOGS/.low"
+	fi
 	t=$(($(date +%s) - t))
 	echo "$name ${t}s wall $(awk -v a="$(children_cpu)" -v b="$c" \
 		'BEGIN { printf "%.1f", a - b }')s cpu" >>"$LOGS/times.txt"
@@ -180,9 +191,13 @@ fi
 # (netem delays, process starts): it leaves CPU idle for minutes.  With
 # VM_OVERLAP=1 (the default) it runs in the background from here on, and
 # the unit tests and the integration suites of OVERLAP_SUITES run
-# meanwhile at SCHED_IDLE (chrt --idle 0): they get only the CPU time the
-# VM leaves, so the VM's tests, which judge RTTs against their own
-# noise, are not slowed by them.  Those suites judge no time, start no
+# meanwhile at nice 19: they get little more than the CPU time the VM
+# leaves (a nice 19 task weighs 15 against a nice 0 task's 1024 and
+# yields to it at once on wake-up), so the VM's tests, which judge RTTs
+# against their own noise, are not slowed by them; and when the VM ends
+# the one running is raised to the run's own niceness.  (SCHED_IDLE
+# would let any other load of the machine starve them past their
+# timeout.)  Those suites judge no time, start no
 # daemon and wait on no timeout of their own (a suite's SUITE_TIMEOUT
 # still holds); every other suite (ucx_probe_netns and ucx_infer judge
 # latencies, the fuzzers' power is their time) runs after the VM's, one
@@ -190,8 +205,9 @@ fi
 OVERLAP_SUITES=(cli_basics engines_all eval_cli gen_roundtrip headers
 	infer_cli layered_one_sl liquid_cli probe_cli route_cli sim_cli symbols
 	warnings)
-IDLE=()
+LOW=()
 BG_PID=
+BASE_NICE=$(nice)
 VM_SCRIPT=$REPO/tests/integration/softroce_vm.sh
 
 in_overlap() {
@@ -201,6 +217,21 @@ in_overlap() {
 		[ "$n" = "$1" ] && return 0
 	done
 	return 1
+}
+
+# low_while_vm: what starts from now on runs at nice 19 only while the
+# VM still runs.
+low_while_vm() {
+	[ ${#LOW[@]} -eq 0 ] || kill -0 "$BG_PID" 2>/dev/null || LOW=()
+}
+
+# raise_low: the suite running at nice 19 (the process group of its
+# timeout, in $LOGS/.low) back to the run's own niceness.
+raise_low() {
+	local g
+
+	read -r g 2>/dev/null <"$LOGS/.low" &&
+		renice -n "$BASE_NICE" -g "$g" >/dev/null 2>&1 || true
 }
 
 # suite_timeout SCRIPT: SUITE_TIMEOUT, or the script's own
@@ -223,7 +254,7 @@ vm_join() {
 	[ -n "$BG_PID" ] || return 0
 	wait "$BG_PID"
 	BG_PID=
-	IDLE=()
+	LOW=()
 	read -r rc <"$LOGS/softroce_vm.rc" || rc=1
 	read -r t c <"$LOGS/softroce_vm.bg" || t=0 c=0
 	echo "== the soft-RoCE VM (in the background since the unit tests)"
@@ -232,7 +263,7 @@ vm_join() {
 }
 
 if [ "${VM_OVERLAP:-1}" = 1 ] && [ -f "$VM_SCRIPT" ] && selected softroce_vm &&
-   chrt --idle 0 true 2>/dev/null; then
+   [ "$BASE_NICE" -lt 19 ]; then
 	st=$(suite_timeout "$VM_SCRIPT")
 	(
 		me=$BASHPID
@@ -242,9 +273,10 @@ if [ "${VM_OVERLAP:-1}" = 1 ] && [ -f "$VM_SCRIPT" ] && selected softroce_vm &&
 			>"$LOGS/softroce_vm.log" 2>&1 || rc=$?
 		echo "$rc" >"$LOGS/softroce_vm.rc"
 		echo "$(($(date +%s) - t)) $(children_cpu "$me")" >"$LOGS/softroce_vm.bg"
+		raise_low
 	) &
 	BG_PID=$!
-	IDLE=(chrt --idle 0)
+	LOW=(nice -n $((19 - BASE_NICE)))
 	echo "== the soft-RoCE VM's batch started in the background"
 fi
 
@@ -259,7 +291,8 @@ for src in "$REPO"/tests/unit/test_*.c; do
 	name=$(basename "$src" .c)
 	[ "$name" = test_util ] || ! selected "$name" || units+=("unit/$name")
 done
-[ ${#units[@]} -eq 0 ] || flock "$BUILD_DIR/.build.lock" "${IDLE[@]}" \
+low_while_vm
+[ ${#units[@]} -eq 0 ] || flock "$BUILD_DIR/.build.lock" "${LOW[@]}" \
 	make -C "$BUILD_DIR/tests" -k -j"${JOBS:-2}" "${units[@]}" \
 	>"$LOGS/unit.build.log" 2>&1 || true
 for src in "$REPO"/tests/unit/test_*.c; do
@@ -270,7 +303,8 @@ for src in "$REPO"/tests/unit/test_*.c; do
 	selected "$name" || continue
 	# One program at a time, so one unit that does not compile fails
 	# alone instead of hiding every other result.
-	if ! flock "$BUILD_DIR/.build.lock" "${IDLE[@]}" \
+	low_while_vm
+	if ! flock "$BUILD_DIR/.build.lock" "${LOW[@]}" \
 	     make -C "$BUILD_DIR/tests" -j"${JOBS:-2}" "unit/$name" \
 	     >"$LOGS/$name.build.log" 2>&1; then
 		grep -E 'error' "$LOGS/$name.build.log" | head -5 | sed 's/^/      /'
@@ -303,6 +337,13 @@ integration() {
 echo "== integration tests"
 if [ -n "$BG_PID" ]; then
 	integration during
+	# The fuzz targets' build too (compiling: no time of its own); the
+	# fuzzing after the VM relinks nothing up to date.
+	if [ "$QUICK" = 0 ] && selected fuzz; then
+		low_while_vm
+		"${LOW[@]}" bash "$REPO/tests/fuzz/run.sh" --build </dev/null \
+			>"$LOGS/fuzz.build.log" 2>&1 || true
+	fi
 	vm_join
 	integration after
 else
