@@ -247,8 +247,10 @@ low_while_vm() {
 raise_low() {
 	local g
 
-	read -r g 2>/dev/null <"$LOGS/.low" &&
-		renice -n "$BASE_NICE" -g "$g" >/dev/null 2>&1 || true
+	if read -r g 2>/dev/null <"$LOGS/.low"; then
+		renice -n "$BASE_NICE" -g "$g" >/dev/null 2>&1
+	fi
+	return 0
 }
 
 # suite_timeout SCRIPT: SUITE_TIMEOUT, or the script's own
@@ -344,8 +346,9 @@ integration() {
 		selected "$name" || continue
 		case $1 in
 		during) in_overlap "$name" || continue ;;
-		after) ! in_overlap "$name" && [ "$name" != softroce_vm ] ||
-			continue ;;
+		after) if in_overlap "$name" || [ "$name" = softroce_vm ]; then
+			continue
+		fi ;;
 		esac
 		SUITE_TIMEOUT=$(suite_timeout "$script") run_suite "$name" bash "$script"
 	done
