@@ -6,6 +6,7 @@ their route's SL, at both ends; within a host on the data context.
 
     route_sl_judge.py a2a TOPO SLFILE HOSTMAP PREFIX NRANKS
     route_sl_judge.py probe TOPO SLFILE HOSTMAP RTTFILE OUTPUT W R N
+    route_sl_judge.py bwmap TOPO SLFILE HOSTMAP DOC PAIRS OUTPUT N
 
 TOPO: the export's ibnetdiscover topology (LIDs and LMC read here, with
 tests/fabric_walk.py); SLFILE: its ibflow-sl.txt ("* DLID SL" and "SLID
@@ -28,7 +29,17 @@ per run) and B sends A W + R N (the pongs), each on its route's SL; the
 counts of every rank and SL must be exactly those.  Prints "PAIRS
 SL:MESSAGES...".
 
+bwmap: a bandwidth map of ibflow-infer --bw --verbose, one rank per host:
+DOC its map (the rounds' pairs, "a" streaming to "b"), PAIRS its
+--bw-pairs (a pair with a measured ALONE column: A streamed to B once
+more, alone), OUTPUT its stdout with the route SL lines as above.  Every
+measurement is a one-byte exchange both ways and then N messages from
+sender to receiver (--bw-bytes / --bw-chunk, rounded up), each on its
+route's SL: the sender sends N + 1 on SL(a -> b) and 1 is sent back on
+SL(b -> a).  Prints "MEASUREMENTS SL:MESSAGES...".
+
 Exits 0, or names the first message on another context and exits 1."""
+import json
 import os
 import re
 import sys
@@ -115,25 +126,8 @@ def a2a(topo, slfile, hostmap, prefix, n):
         '%s:%d' % kv for kv in sorted(per_sl.items())) or '-'))
 
 
-def probe(topo, slfile, hostmap, rttfile, output, w, r, n):
-    w, r, n = int(w), int(r), int(n)
-    rt = Routes(topo, slfile, hostmap)
-    ping, pong = w + r * (n + 1), w + r * n
-    want = {}   # (rank, SL, 'sent' | 'received') -> messages
-
-    def add(src, dst, count):
-        sl = rt.want(src, dst)
-        for key in ((src, sl, 'sent'), (dst, sl, 'received')):
-            want[key] = want.get(key, 0) + count
-
-    pairs = 0
-    for line in open(rttfile):
-        m = re.match(r'^"([^"]+)"\s+"([^"]+)"', line)
-        if m:
-            a, b = rt.rank_of[m.group(1)], rt.rank_of[m.group(2)]
-            add(a, b, ping)
-            add(b, a, pong)
-            pairs += 1
+def read_counts(output):
+    """(rank, SL, 'sent' | 'received') -> messages, zeros left out."""
     got = {}
     for line in open(output):
         m = re.match(r'^rank (\d+): route SLs:(.*)', line)
@@ -143,7 +137,11 @@ def probe(topo, slfile, hostmap, rttfile, output, w, r, n):
                                    m.group(2)):
             got[(int(m.group(1)), sl, 'sent')] = int(s)
             got[(int(m.group(1)), sl, 'received')] = int(c)
-    got = {k: v for k, v in got.items() if v}
+    return {k: v for k, v in got.items() if v}
+
+
+def compare(want, got):
+    """Exit naming the first count that differs; messages sent per SL."""
     if '-' in {k[1] for k in want}:
         want = {}   # the data context: no message on an SL context
     for k in sorted(set(want) | set(got)):
@@ -154,13 +152,59 @@ def probe(topo, slfile, hostmap, rttfile, output, w, r, n):
     for (rank, sl, kind), v in want.items():
         if kind == 'sent':
             per_sl[sl] = per_sl.get(sl, 0) + v
-    print('%d %s' % (pairs, ' '.join('%s:%d' % kv for kv in
-                                     sorted(per_sl.items())) or '-'))
+    return ' '.join('%s:%d' % kv for kv in sorted(per_sl.items())) or '-'
+
+
+def counter(rt):
+    """want, add(src, dst, count): count messages src -> dst on their
+    route's SL."""
+    want = {}
+
+    def add(src, dst, count):
+        sl = rt.want(src, dst)
+        for key in ((src, sl, 'sent'), (dst, sl, 'received')):
+            want[key] = want.get(key, 0) + count
+    return want, add
+
+
+def bwmap(topo, slfile, hostmap, doc, pairs, output, n):
+    n = int(n)
+    rt = Routes(topo, slfile, hostmap)
+    want, add = counter(rt)
+    meas = [(p['a'], p['b']) for r in json.load(open(doc))['rounds']
+            for p in r['pairs']]
+    for line in open(pairs):
+        m = re.match(r'^"([^"]+)"\s+"([^"]+)"\s+\S+\s+(\S+)', line)
+        if m and m.group(3) != '-':
+            meas.append((m.group(1), m.group(2)))
+    for a, b in meas:
+        add(rt.rank_of[a], rt.rank_of[b], n + 1)
+        add(rt.rank_of[b], rt.rank_of[a], 1)
+    print('%d %s' % (len(meas), compare(want, read_counts(output))))
+
+
+def probe(topo, slfile, hostmap, rttfile, output, w, r, n):
+    w, r, n = int(w), int(r), int(n)
+    rt = Routes(topo, slfile, hostmap)
+    want, add = counter(rt)
+    rank_of = rt.rank_of
+    ping, pong = w + r * (n + 1), w + r * n
+    pairs = 0
+    for line in open(rttfile):
+        m = re.match(r'^"([^"]+)"\s+"([^"]+)"', line)
+        if m:
+            a, b = rank_of[m.group(1)], rank_of[m.group(2)]
+            add(a, b, ping)
+            add(b, a, pong)
+            pairs += 1
+    print('%d %s' % (pairs, compare(want, read_counts(output))))
 
 
 if len(sys.argv) == 7 and sys.argv[1] == 'a2a':
     a2a(*sys.argv[2:])
 elif len(sys.argv) == 10 and sys.argv[1] == 'probe':
     probe(*sys.argv[2:])
+elif len(sys.argv) == 9 and sys.argv[1] == 'bwmap':
+    bwmap(*sys.argv[2:])
 else:
     sys.exit(__doc__)

@@ -10,6 +10,9 @@
 # printed.  Without clang every target is skipped with the reason.
 #
 #   tests/fuzz/run.sh [NAME...]        (default: all targets)
+#   tests/fuzz/run.sh --build [NAME...]  only build (tests/run.sh does it
+#                                        beside the soft-RoCE VM; a later
+#                                        run relinks nothing up to date)
 #
 # Environment: FUZZ_SECONDS (per target, default 15), FUZZ_JOBS (targets
 # and compilations at a time, default 2), BUILD_DIR (for
@@ -29,6 +32,11 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 CFLAGS_F="-g -O1 -std=gnu11 -fno-omit-frame-pointer -I$REPO/common/include -I$REPO/common/lib -I$T_BUILD_DIR $(pkg-config --cflags json-c 2>/dev/null)"
 LIBS="$(pkg-config --libs json-c 2>/dev/null || echo -ljson-c) -lm -lpthread"
 
+BUILD_ONLY=0
+if [ "${1:-}" = --build ]; then
+	BUILD_ONLY=1
+	shift
+fi
 targets=()
 if [ $# -gt 0 ]; then
 	for n in "$@"; do
@@ -131,6 +139,34 @@ extra_flags() {
 	esac
 }
 
+# build_target SRC: link the target unless its binary is newer than its
+# sources, the library objects and the headers; false when it does not
+# compile (the log in $OUT/<name>.build.log).
+build_target() {
+	local src=$1 name bin f
+
+	name=$(basename "$src" .c)
+	bin=$OUT/$name
+	if [ -f "$bin" ] && [ -f "$OUT/$name.built" ]; then
+		for f in "$src" $(extra_sources "$name") "${LIB_OBJS[@]}"; do
+			[ "$f" -nt "$OUT/$name.built" ] && break
+			f=
+		done
+		if [ -z "$f" ] && ! stale "$OUT/$name.built" "$src" &&
+		   [ -z "$(find "$REPO/ucx_component/include" \
+			"$REPO/ucx_component/src" -name '*.h' \
+			-newer "$OUT/$name.built" 2>/dev/null)" ]; then
+			return 0
+		fi
+	fi
+	rm -f "$OUT/$name.built"
+	# shellcheck disable=SC2086
+	"$CLANG" $CFLAGS_F $(extra_flags "$name") -fsanitize=fuzzer $SAN \
+		"$src" $(extra_sources "$name") "${LIB_OBJS[@]}" \
+		$LIBS -o "$bin" >"$OUT/$name.build.log" 2>&1 &&
+		: >"$OUT/$name.built"
+}
+
 # fuzz_run SRC: build and run one target; its exit status goes to
 # $OUT/<name>.rc (b: does not compile, s: skipped), its output to the logs.
 fuzz_run() {
@@ -145,13 +181,11 @@ fuzz_run() {
 		echo s >"$OUT/$name.rc"
 		return
 	fi
-	# shellcheck disable=SC2086
-	if ! "$CLANG" $CFLAGS_F $(extra_flags "$name") -fsanitize=fuzzer $SAN \
-	     "$src" $(extra_sources "$name") "${LIB_OBJS[@]}" \
-	     $LIBS -o "$bin" >"$OUT/$name.build.log" 2>&1; then
+	if ! build_target "$src"; then
 		echo b >"$OUT/$name.rc"
 		return
 	fi
+	[ "$BUILD_ONLY" = 0 ] || return 0
 	# Fuzz a copy: new inputs must not pile up in the source tree.
 	corpus=$OUT/corpus-$base
 	rm -rf "$corpus" "$OUT/$base-"crash-* "$OUT/$base-"leak-* "$OUT/$base-"timeout-* "$OUT/$base-"oom-*
@@ -206,6 +240,13 @@ for f in "${targets[@]}"; do
 	fuzz_run "$f" &
 done
 wait
+if [ "$BUILD_ONLY" = 1 ]; then
+	for f in "${targets[@]}"; do
+		[ "$(cat "$OUT/$(basename "$f" .c).rc" 2>/dev/null)" != b ] ||
+			echo "# $(basename "$f" .c): does not compile"
+	done
+	exit 0
+fi
 for f in "${targets[@]}"; do
 	if [ ! -f "$f" ]; then
 		t_fail "$(basename "$f" .c)" "no such target $f"

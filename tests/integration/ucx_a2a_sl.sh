@@ -13,7 +13,10 @@
 # context for every block (and the judge refuses that trace against the
 # routes' SLs); one SL in the export: no SL contexts at all; a rank that
 # cannot open its contexts says so once and every rank stays on the data
-# context.  What is verified is the choice of context per block; that a
+# context.  The probes' pings and pongs and the bandwidth map's streams
+# (ibflow-infer --bw --verbose) are counted per rank and SL context
+# against what the judge computes from the pairs measured.  What is
+# verified is the choice of context per block; that a
 # context opened with UCX_IB_SL=k sends on SL k is UCX's business and
 # needs an InfiniBand HCA (skipped here, with the reason).
 set -uo pipefail
@@ -26,6 +29,7 @@ W=$T_TMP
 CHECK=$T_BUILD_DIR/tests/ucx/ibflow-a2a-check
 SLJUDGE=$T_REPO/tests/route_sl_judge.py
 PROBE=$T_BUILD_DIR/ucx_component/ibflow-probe
+INFER=$T_BUILD_DIR/ucx_component/ibflow-infer
 LINKJUDGE=$T_REPO/tests/a2a_trace_judge.py
 ucx_mpi_setup ucx_a2a_sl "$CHECK"
 t_need python3 || { t_skip ucx_a2a_sl "no python3"; t_done; }
@@ -186,6 +190,43 @@ if [ -x "$PROBE" ]; then
 	probe auto "$F" - "auto over TCP: none on an SL context"
 else
 	t_skip "probes" "ibflow-probe is not built"
+fi
+
+# ---- the bandwidth map -------------------------------------------------------
+# ibflow-infer --bw along the fabric's tree (no RTT inference: nothing
+# else of this library on the SL contexts), 256 KiB in 32 KiB messages,
+# 2 pairs alone too: every measurement's one-byte exchange and stream on
+# their routes' SLs, every rank's messages on each SL context (--verbose)
+# against the judge's count from the map's and the alone pairs.
+# bwmap NAME SLFILE WHAT [VAR=VALUE...]
+bwmap() {
+	local name=$1 slfile=$2 what=$3 out
+
+	shift 3
+	if ! env UCX_IBFLOW_FABRIC="$F" UCX_IBFLOW_HOSTMAP="$W/map6" \
+		UCX_RNDV_THRESH=inf "$@" timeout 120 "$INFER" --np 6 --verbose \
+		--bw "$W/$name.bw" --bw-pairs "$W/$name.bwp" --bw-bytes 256K \
+		--bw-chunk 32K --bw-alone 2 >"$W/$name.bout" 2>"$W/$name.berr"; then
+		t_fail "bandwidth map, $name" "$(head -c 400 "$W/$name.berr")"
+	elif out=$(python3 "$SLJUDGE" bwmap "$F/ibflow-topology.ibnd" "$slfile" \
+		"$W/map6" "$W/$name.bw" "$W/$name.bwp" "$W/$name.bout" 8 2>&1); then
+		set -- $out
+		t_pass "bandwidth map, $name: $what ($1 streams; messages per SL: ${*:2})"
+	else
+		t_fail "bandwidth map, $name: $what" "$out"
+	fi
+}
+if [ -x "$INFER" ]; then
+	bwmap any "$F/ibflow-sl.txt" "every stream on its route's SL, counted exactly" \
+		UCX_IBFLOW_ROUTE_SL=any
+	bwmap refuse - "rank 2 cannot open its SL contexts: every stream on the data context" \
+		UCX_IBFLOW_ROUTE_SL=any IBFLOW_TEST_SL_REFUSE=2
+	n=$(grep -c 'rank 2: route SLs (UCX_IBFLOW_ROUTE_SL): refused.*the bandwidth map stay' \
+		"$W/refuse.berr")
+	[ "$n" -eq 1 ] && t_pass "bandwidth map, refuse: rank 2 says why once" ||
+		t_fail "bandwidth map, refuse: the message" "$n times: $(head -c 400 "$W/refuse.berr")"
+else
+	t_skip "bandwidth map" "ibflow-infer is not built"
 fi
 
 # ---- the judge -------------------------------------------------------------

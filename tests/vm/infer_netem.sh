@@ -35,7 +35,9 @@
 #    positives, ratios 0.82-1.36 on a fresh clone on a busy host (above
 #    the old fixed 0.1 and 1.33, the noise not measured then).
 # 57 s in the VM under TCG on a quiet host, 102 s at load average 15
-# (32-70 s of ping-pongs of ~5 ms RTT).
+# (32-70 s of ping-pongs of ~5 ms RTT); 72 s with python3 started
+# without pyenv's shim (netns-fabric up 12 s, the processes 48 s of which
+# 24 s ping-pongs).
 . "$T_REPO/tests/lib.sh"
 
 N=vm/infer_netem
@@ -63,6 +65,8 @@ BUILD_DIR=$B BENCH_INFER_NAME=ibfvi DELAY=300-800 TOL=300 SEED=1 RUNS=1 \
 	>"$D/table" 2>&1
 row=$(grep "^| $SPEC " "$D/table")
 C=$D/out/$(echo "$SPEC" | tr ':,' '__').1
+# where the time went (the fabric's set-up, the processes' run)
+[ ! -s "$C/times" ] || echo "# $N: $(tr '\n' ';' <"$C/times")"
 if [ ! -s "$C/eval.json" ]; then
 	t_fail "$N: inference and evaluation" "$(tail -c 400 "$D/table")"
 	t_done

@@ -134,7 +134,7 @@ done < <(grep -v '^#' "$MAP") >"$D/ranks"
 # of $D/ranks on its host's rxe device, the own bootstrap on 127.0.0.1;
 # output in OUT.out.R and OUT.err.R; false when any process failed.
 chain_run() {
-	local out=$1 to=$2 port rk rdma p rc=0 pids=() envs=()
+	local out=$1 to=$2 port rk rdma p rc=0 pids=() envs=() t0=$SECONDS
 
 	shift 2
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
@@ -153,6 +153,7 @@ chain_run() {
 	for p in "${pids[@]}"; do
 		wait "$p" || rc=1
 	done
+	echo "# $N: ${out##*/}: $((SECONDS - t0)) s"
 	return $rc
 }
 

@@ -38,7 +38,7 @@ typedef struct args {
 	unsigned lookahead;
 	unsigned seed;
 	unsigned parallel;     /* 0: UCX_IBFLOW_INFER_PARALLEL */
-	bool quiet;
+	bool quiet, verbose;
 	unsigned np;
 } args_t;
 
@@ -153,6 +153,9 @@ static int parse_args(int argc, char **argv, args_t *a)
 			     "infer the tree from RTTs also when the fabric "
 			     "is\nknown"),
 		IBF_OPT_FLAG("quiet", &a->quiet, "no text report"),
+		IBF_OPT_FLAG("verbose", &a->verbose,
+			     "also say what each process sent on its routes' "
+			     "SL\ncontexts"),
 		IBF_TOOL_OPTS_JOB(a, 2),
 		IBF_OPT_END
 	};
@@ -417,6 +420,8 @@ static int run(const void *args, const ibf_ucx_config_t *cfg)
 			rc = rc ? rc : rc2;
 		}
 	}
+	if (rc == 0 && a->verbose)
+		ibf_tool_print_sl_counts(u);
 	ibf_ucx_infer_result_free(&res);
 	return ibf_tool_close(&p, fail, rc);
 }

@@ -175,28 +175,6 @@ static int report(const args_t *a, const ibf_ucx_t *u,
 	return rc;
 }
 
-/* --verbose, every rank: the messages on its routes' SL contexts, one
- * line. */
-static void print_sl_counts(const ibf_ucx_t *u)
-{
-	ibf_ucx_sl_count_t c[16];
-	unsigned n = ibf_ucx_route_sl_counts(u, c);
-	char line[1024];
-	size_t off;
-
-	off = (size_t)snprintf(line, sizeof(line), "rank %u: route SLs:",
-			       ibf_ucx_rank(u));
-	for (unsigned i = 0; i < n && off < sizeof(line); i++)
-		off += (size_t)snprintf(line + off, sizeof(line) - off,
-					" SL %u sent %llu received %llu%s",
-					c[i].sl,
-					(unsigned long long)c[i].sent,
-					(unsigned long long)c[i].received,
-					i + 1 < n ? "," : "");
-	printf("%s%s\n", line, n ? "" : " none (the data context)");
-	fflush(stdout);
-}
-
 static int fail_any(uint32_t rank, const ibf_ucx_err_t *e)
 {
 	return fail(rank, e, 0);
@@ -227,7 +205,7 @@ static int run(const void *args, const ibf_ucx_config_t *cfg)
 	else if (p.bp.rank == 0)
 		rc = report(a, p.u, &res);
 	if (rc == 0 && a->verbose)
-		print_sl_counts(p.u);
+		ibf_tool_print_sl_counts(p.u);
 	if (rc == 0)
 		ibf_ucx_probe_result_free(&res);
 	return ibf_tool_close(&p, fail_any, rc);

@@ -147,6 +147,26 @@ int ibf_tool_close(ibf_tool_proc_t *p, ibf_tool_fail_t fail, int rc)
 	return rc;
 }
 
+void ibf_tool_print_sl_counts(const ibf_ucx_t *u)
+{
+	ibf_ucx_sl_count_t c[16];
+	unsigned n = ibf_ucx_route_sl_counts(u, c);
+	char line[1024];
+	size_t off;
+
+	off = (size_t)snprintf(line, sizeof(line), "rank %u: route SLs:",
+			       ibf_ucx_rank(u));
+	for (unsigned i = 0; i < n && off < sizeof(line); i++)
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					" SL %u sent %llu received %llu%s",
+					c[i].sl,
+					(unsigned long long)c[i].sent,
+					(unsigned long long)c[i].received,
+					i + 1 < n ? "," : "");
+	printf("%s%s\n", line, n ? "" : " none (the data context)");
+	fflush(stdout);
+}
+
 static bool free_port(char *addr, size_t len)
 {
 	struct sockaddr_in sa;

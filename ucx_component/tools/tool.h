@@ -92,4 +92,9 @@ int ibf_tool_open(const char *prog, const ibf_ucx_boot_params_t *boot,
  * status, or when that is 0 the failure of the finalization. */
 int ibf_tool_close(ibf_tool_proc_t *p, ibf_tool_fail_t fail, int rc);
 
+/* --verbose, every rank: the messages posted on its routes' SL contexts
+ * (ibf_ucx_route_sl_counts), one line "rank R: route SLs: SL k sent S
+ * received C, ..." or "... none (the data context)". */
+void ibf_tool_print_sl_counts(const ibf_ucx_t *u);
+
 #endif

@@ -249,9 +249,9 @@ typedef struct ibf_ucx_a2a_stats {
 void ibf_ucx_a2a_stats(const ibf_ucx_t *u, ibf_ucx_a2a_stats_t *s);
 
 /* Messages on the contexts of the routes' SLs (UCX_IBFLOW_ROUTE_SL,
- * docs/ucx.md "Service levels"): the all-to-all's blocks and the probes'
- * pings and pongs between hosts, sends and receives posted on each since
- * the context was made.  Returns the number of such contexts, each in
+ * docs/ucx.md "Service levels"): the all-to-all's blocks, the probes'
+ * pings and pongs and the bandwidth map's streams between hosts, sends
+ * and receives posted on each since the context was made.  Returns the number of such contexts, each in
  * out[0 ..] (at most 16); 0: every message on the data context. */
 typedef struct ibf_ucx_sl_count {
 	unsigned sl;

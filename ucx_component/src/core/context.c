@@ -268,7 +268,8 @@ static ibf_ucx_status_t check_params(const ibf_ucx_params_t *p,
 
 /* A routing deadlock-free only with per-route SLs is not so for this
  * job: UCX sends all of it on one SL (UCX_IB_SL), or, with route SLs,
- * all but this library's all-to-all and probes.  Said once, by rank 0. */
+ * all but this library's all-to-all, probes and bandwidth maps.  Said
+ * once, by rank 0. */
 static void warn_route_sls(const ibf_ucx_t *u)
 {
 	const char *sl = getenv("UCX_IB_SL");
@@ -279,12 +280,12 @@ static void warn_route_sls(const ibf_ucx_t *u)
 	if (ibf_ucxi_sl_wires(u, &w)) {
 		fprintf(stderr, "ibflow: warning: %sFABRIC=%s: the routing (%s) "
 			"is deadlock-free only with its %u SLs: this library's "
-			"all-to-all and probes travel on their routes' SLs "
-			"(%sROUTE_SL), but the job's other UCX traffic (the "
-			"MPI library's own) on one SL (UCX_IB_SL=%s), which "
-			"this routing does not keep deadlock-free (route for "
-			"one VL, ibflow.conf vls 1, if that traffic is "
-			"large)\n", IBF_UCX_VAR_PREFIX,
+			"all-to-all, probes and bandwidth maps travel on their "
+			"routes' SLs (%sROUTE_SL), but the job's other UCX "
+			"traffic (the MPI library's own) on one SL "
+			"(UCX_IB_SL=%s), which this routing does not keep "
+			"deadlock-free (route for one VL, ibflow.conf vls 1, "
+			"if that traffic is large)\n", IBF_UCX_VAR_PREFIX,
 			u->fab.dir ? u->fab.dir : "",
 			u->fab.engine[0] ? u->fab.engine : "unnamed",
 			u->fab.route_sls, IBF_UCX_VAR_PREFIX, sl ? sl : "auto");

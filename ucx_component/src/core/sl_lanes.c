@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /*
- * Route SLs: the all-to-all's blocks and the probes on the SL of their
- * route (UCX_IBFLOW_ROUTE_SL).
+ * Route SLs: the all-to-all's blocks, the probes and the bandwidth
+ * map's streams on the SL of their route (UCX_IBFLOW_ROUTE_SL).
  *
  * UCX sends every packet of a UCP context on one SL, UCX_IB_SL, and asks
  * the SA for no PathRecord.  A routing that is deadlock-free only with
@@ -244,8 +244,9 @@ static ibf_ucx_status_t share_addrs(ibf_ucx_t *u, struct ibf_ucxi_sl_lanes *l,
 static void say_failed(const ibf_ucx_t *u, const ibf_ucx_err_t *why)
 {
 	fprintf(stderr, "ibflow: rank %u: route SLs (%sROUTE_SL): %s; the "
-		"all-to-all and the probes stay on the data context's "
-		"UCX_IB_SL\n", u->rank, IBF_UCX_VAR_PREFIX, why->msg);
+		"all-to-all, the probes and the bandwidth map stay on the "
+		"data context's UCX_IB_SL\n", u->rank, IBF_UCX_VAR_PREFIX,
+		why->msg);
 }
 
 ibf_ucx_status_t ibf_ucxi_sl_setup(ibf_ucx_t *u, ibf_ucx_err_t *err)

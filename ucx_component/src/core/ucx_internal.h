@@ -240,8 +240,8 @@ ibf_ucx_status_t ibf_ucxi_irecv(ibf_ucx_t *u, uint32_t peer, ucp_tag_t tag,
 				void *buf, size_t len, ibf_ucxi_req_t *r,
 				ibf_ucx_err_t *err);
 /* The same on the context of the route's SL to / from peer (the data
- * context without route SLs, or within a host): the all-to-all's blocks
- * and the probes. */
+ * context without route SLs, or within a host): the all-to-all's blocks,
+ * the probes and the bandwidth map's streams. */
 ibf_ucx_status_t ibf_ucxi_route_isend(ibf_ucx_t *u, uint32_t peer,
 				      ucp_tag_t tag, const void *buf,
 				      size_t len, ibf_ucxi_req_t *r,

@@ -19,6 +19,12 @@
  * of a measurement carry its sequence number, so a late message of a
  * failed one never matches another.  The other ranks serve PREP and GO
  * until DONE; the map is then broadcast.
+ *
+ * The small exchange of step 1 and the stream go on the context of
+ * their route's SL (ibf_ucxi_route_isend/_irecv, sl_lanes.c): the
+ * stream is then measured on the SL, and so the VL, it would take, and
+ * the exchange wires up the endpoint the stream uses.  Commands,
+ * READY and REPORT stay on the data context.
  */
 #include "config.h"
 
@@ -89,12 +95,33 @@ static size_t chunk_len(const xfer_t *x, uint32_t i)
 	       x->bytes - (size_t)(x->nchunks - 1) * x->chunk;
 }
 
+/* The one-byte exchange of step 1, both ways at once, on the contexts
+ * of the routes to and from peer. */
+static ibf_ucx_status_t hello(ibf_ucx_t *u, uint32_t peer, uint32_t seq,
+			      ibf_ucx_err_t *err)
+{
+	char h = 0, back;
+	ibf_ucxi_req_t r[2];
+	ibf_ucx_status_t st;
+
+	st = ibf_ucxi_route_irecv(u, peer, hello_tag(seq, peer), &back, 1,
+				  &r[0], err);
+	if (st != IBF_UCX_OK)
+		return st;
+	st = ibf_ucxi_route_isend(u, peer, hello_tag(seq, u->rank), &h, 1,
+				  &r[1], err);
+	if (st != IBF_UCX_OK) {
+		drop(u, r, 1);
+		return st;
+	}
+	return ibf_ucxi_wait(u, r, 2, ibf_ucxi_now() + u->timeout, 0, err);
+}
+
 /* Step 1 for one side. */
 static ibf_ucx_status_t xfer_prep(ibf_ucx_t *u, xfer_t *x, bool sender,
 				  uint32_t peer, uint32_t seq, size_t bytes,
 				  size_t chunk, ibf_ucx_err_t *err)
 {
-	char h = 0, back;
 	uint32_t i;
 	ibf_ucx_status_t st;
 
@@ -115,22 +142,13 @@ static ibf_ucx_status_t xfer_prep(ibf_ucx_t *u, xfer_t *x, bool sender,
 	if (!x->buf || !x->req || !x->t)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory "
 				       "(%zu bytes)", bytes);
-	if (sender) {
-		st = ibf_ucxi_send(u, peer, hello_tag(seq, u->rank), &h, 1,
-				   err);
-		if (st == IBF_UCX_OK)
-			st = ibf_ucxi_recv(u, peer, hello_tag(seq, peer), &back,
-					   1, err);
+	st = hello(u, peer, seq, err);
+	if (sender || st != IBF_UCX_OK)
 		return st;
-	}
-	st = ibf_ucxi_recv(u, peer, hello_tag(seq, peer), &back, 1, err);
-	if (st == IBF_UCX_OK)
-		st = ibf_ucxi_send(u, peer, hello_tag(seq, u->rank), &h, 1,
-				   err);
 	for (i = 0; i < x->nchunks && st == IBF_UCX_OK; i++)
-		st = ibf_ucxi_irecv(u, peer, data_tag(seq, peer),
-				    x->buf + (size_t)i * chunk,
-				    chunk_len(x, i), &x->req[i], err);
+		st = ibf_ucxi_route_irecv(u, peer, data_tag(seq, peer),
+					  x->buf + (size_t)i * chunk,
+					  chunk_len(x, i), &x->req[i], err);
 	if (st != IBF_UCX_OK)
 		drop(u, x->req, i);
 	return st;
@@ -194,10 +212,10 @@ static void xfer_run(ibf_ucx_t *u, xfer_t *x, bw_msg_t *rep)
 	ibf_ucx_err_clear(&e);
 	if (x->sender) {
 		for (i = 0; i < x->nchunks && st == IBF_UCX_OK; i++)
-			st = ibf_ucxi_isend(u, x->peer, data_tag(x->seq,
-								 u->rank),
-					    x->buf, chunk_len(x, i), &x->req[i],
-					    &e);
+			st = ibf_ucxi_route_isend(u, x->peer,
+						  data_tag(x->seq, u->rank),
+						  x->buf, chunk_len(x, i),
+						  &x->req[i], &e);
 		if (st == IBF_UCX_OK)
 			st = ibf_ucxi_wait(u, x->req, x->nchunks, deadline, 0,
 					   &e);
