@@ -125,12 +125,48 @@ static void test_round_trip(void **state)
 	}
 }
 
+/* A long list, as an expression of a few bytes makes it: 400,010 names
+ * (h0009 twice).  As in "h100,h[08-09]", numbers wider than the padded
+ * width cannot join the padded range: two ranges, unpadded first, which
+ * expand to each name once. */
+static void test_long_list(void **state)
+{
+	static const char expr[] = "h[0000-0400008,0009]";
+	ibf_nodelist_t nl = { NULL, 0, 0 }, back = { NULL, 0, 0 };
+	char *out = NULL, want[16];
+	ibf_err_t err;
+	uint32_t i;
+
+	(void)state;
+	ibf_err_clear(&err);
+	assert_int_equal(ibf_nodelist_expand(&nl, expr, strlen(expr), "<e>",
+					     1, &err), IBF_OK);
+	assert_int_equal(nl.n, 400010);
+	assert_int_equal(ibf_nodelist_compress((const char *const *)nl.names,
+					       nl.n, &out, &err), IBF_OK);
+	assert_string_equal(out, "h[10000-400008],h[0000-9999]");
+	assert_int_equal(ibf_nodelist_expand(&back, out, strlen(out), "<c>", 1,
+					     &err), IBF_OK);
+	assert_int_equal(back.n, 400009);
+	for (i = 0; i < back.n; i++) {
+		if (i < 390009)
+			snprintf(want, sizeof(want), "h%u", 10000u + i);
+		else
+			snprintf(want, sizeof(want), "h%04u", i - 390009u);
+		assert_string_equal(back.names[i], want);
+	}
+	ibf_nodelist_free(&back);
+	ibf_nodelist_free(&nl);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_long_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
