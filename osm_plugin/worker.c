@@ -920,6 +920,15 @@ ibf_status_t ibf_osm_worker_start(ibf_osm_t *p, ibf_err_t *err)
 	return IBF_OK;
 }
 
+/* With p->lock held: the work in progress is to stop (when it was asked
+ * goes into the log), and a worker waiting for work looks again. */
+static void cancel_locked(ibf_osm_t *p)
+{
+	p->cancel = true;
+	p->cancel_at = now_seconds();
+	pthread_cond_signal(&p->cond);
+}
+
 /* Finishes the export in progress (and of a routing still waiting: the
  * last routing before OpenSM exits is exported), stops an evaluation at
  * once. */
@@ -929,9 +938,7 @@ void ibf_osm_worker_stop(ibf_osm_t *p)
 		return;
 	pthread_mutex_lock(&p->lock);
 	p->quit = true;
-	p->cancel = true;
-	p->cancel_at = now_seconds();
-	pthread_cond_signal(&p->cond);
+	cancel_locked(p);
 	pthread_mutex_unlock(&p->lock);
 	wake(p);
 	pthread_join(p->worker, NULL);
@@ -952,9 +959,7 @@ void ibf_osm_worker_post(ibf_osm_t *p, ibf_osm_result_t *res)
 	old = p->job;
 	note_replaced(p, old);
 	p->job = res;
-	p->cancel = true;
-	p->cancel_at = now_seconds();
-	pthread_cond_signal(&p->cond);
+	cancel_locked(p);
 	pthread_mutex_unlock(&p->lock);
 	wake(p);
 	ibf_osm_result_put(p, old);

@@ -97,7 +97,7 @@ static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 		IBF_OPT_CALL("lookahead", ibf_cli_opt_lookahead, &a->io.lookahead, "N",
 			     "close-host search budget per host: 0 = none,\n"
 			     "\"all\" = the paper's unbounded search",
-			     .def = "4"),
+			     .def = IBF_OPT_NUM(IBF_INFER_LOOKAHEAD_DEFAULT)),
 		IBF_OPT_UINT("parallel", &a->io.parallel, "N", 1,
 			     IBF_INFER_PARALLEL_MAX, "hosts inserted at once, "
 			     "a pair starting\nwhen it shares no host and no "

@@ -10,7 +10,8 @@
  *   LATENCIES  one-way µs per level, e.g. 1,0.25,50 (default 1,0.25)
  *   NOISE      ping-pong noise scale / uniform bound (default 0.5)
  *   MODEL      pingpong (default) or uniform
- *   LOOKAHEAD  close-host search budget: N, 0 = off, all (default 4)
+ *   LOOKAHEAD  close-host search budget: N, 0 = off, all (default the
+ *              library's, IBF_INFER_LOOKAHEAD_DEFAULT)
  * Environment: SLEEP=1 waits the charged time for real; JITTER (0.2);
  * PARALLEL (hosts inserted at once, default the library's; 1 = serial);
  * SHUFFLE=N inserts the hosts in an order shuffled with seed N (as ranks
@@ -49,7 +50,7 @@ int main(int argc, char **argv)
 	const char *spec = argc > 1 ? argv[1] : "kary:4,3";
 	ibf_infer_synth_opts_t so = { .noise = 0.5,
 				      .model = IBF_INFER_NOISE_PINGPONG };
-	ibf_infer_opts_t io = { .lookahead = 4 };
+	ibf_infer_opts_t io = { .lookahead = 0 /* the library's default */ };
 	ibf_infer_synth_t *s;
 	ibf_infer_result_t r;
 	ibf_infer_accuracy_t a;

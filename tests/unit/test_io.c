@@ -106,6 +106,32 @@ static void test_err_prefix(void **state)
 	assert_int_equal(strlen(err.msg), IBF_ERR_MSG_MAX - 1);
 }
 
+static void msg_prefix(char *msg, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ibf_msg_vprefix(msg, size, fmt, ap);
+	va_end(ap);
+}
+
+/* Any buffer (the UCX component's are 1024 bytes): the head whole, the
+ * message cut at its end. */
+static void test_msg_prefix(void **state)
+{
+	char msg[8] = "abcdef", big[1024];
+
+	msg_prefix(msg, sizeof(msg), "%u:", 123u);
+	assert_string_equal(msg, "123:abc");
+	msg_prefix(msg, sizeof(msg), "%s", "0123456789");
+	assert_string_equal(msg, "0123456");
+	memset(big, 'm', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	msg_prefix(big, sizeof(big), "%s: ", "rank 3");
+	assert_int_equal(strlen(big), sizeof(big) - 1);
+	assert_memory_equal(big, "rank 3: mmm", 11);
+}
+
 static void test_ofile_atomic(void **state)
 {
 	char dir[] = "/tmp/ibf-io-XXXXXX", path[64], buf[32];
@@ -266,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_load_missing_file),
 		cmocka_unit_test(test_scanners),
 		cmocka_unit_test(test_err_prefix),
+		cmocka_unit_test(test_msg_prefix),
 		cmocka_unit_test(test_ofile_atomic),
 		cmocka_unit_test(test_stream_lines),
 		cmocka_unit_test(test_stream_errors),

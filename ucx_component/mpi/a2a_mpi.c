@@ -281,11 +281,25 @@ static bool type_info(MPI_Datatype t, type_info_t *ti)
 	return true;
 }
 
-/* n elements of t at buf packed into out (n * size bytes), in as few
- * PMPI_Pack calls as its int sizes allow; false when a call fails or
- * packs other than size bytes an element. */
-static bool pack_elems(const void *buf, size_t n, MPI_Datatype t,
-		       const type_info_t *ti, char *out, MPI_Comm comm)
+/* One piece of k elements between buf (at its extent) and packed (size
+ * bytes an element), in the direction asked; false when MPI fails or
+ * moves other than bytes. */
+static bool move_piece(bool pack, char *buf, char *packed, int k, int bytes,
+		       MPI_Datatype t, MPI_Comm comm)
+{
+	int pos = 0, rc;
+
+	rc = pack ? PMPI_Pack(buf, k, t, packed, bytes, &pos, comm) :
+	     PMPI_Unpack(packed, bytes, &pos, buf, k, t, comm);
+	return rc == MPI_SUCCESS && pos == bytes;
+}
+
+/* n elements of t at buf packed into packed (n * size bytes), or the
+ * reverse, in as few PMPI_Pack / PMPI_Unpack calls as their int sizes
+ * allow; false when a call fails or moves other than size bytes an
+ * element. */
+static bool move_elems(bool pack, char *buf, size_t n, MPI_Datatype t,
+		       const type_info_t *ti, char *packed, MPI_Comm comm)
 {
 	uint64_t per = ibf_mpi_piece_elems((uint64_t)ti->size,
 					   IBF_MPI_PIECE_MAX);
@@ -296,42 +310,26 @@ static bool pack_elems(const void *buf, size_t n, MPI_Datatype t,
 	if (!per)
 		return false;     /* one element is more than PMPI_Pack takes */
 	for (i = 0; i < n; i += k) {
-		int pos = 0, bytes;
-
 		k = n - i < per ? n - i : (size_t)per;
-		bytes = (int)(k * (size_t)ti->size);
-		if (PMPI_Pack((const char *)buf + (MPI_Aint)i * ti->extent,
-			      (int)k, t, out + i * (size_t)ti->size, bytes,
-			      &pos, comm) != MPI_SUCCESS || pos != bytes)
+		if (!move_piece(pack, buf + (MPI_Aint)i * ti->extent,
+				packed + i * (size_t)ti->size, (int)k,
+				(int)(k * (size_t)ti->size), t, comm))
 			return false;
 	}
 	return true;
 }
 
-/* The reverse of pack_elems. */
+/* PMPI_Pack only reads buf: the cast keeps move_elems one function. */
+static bool pack_elems(const void *buf, size_t n, MPI_Datatype t,
+		       const type_info_t *ti, char *out, MPI_Comm comm)
+{
+	return move_elems(true, (char *)buf, n, t, ti, out, comm);
+}
+
 static bool unpack_elems(const char *in, size_t n, MPI_Datatype t,
 			 const type_info_t *ti, void *buf, MPI_Comm comm)
 {
-	uint64_t per = ibf_mpi_piece_elems((uint64_t)ti->size,
-					   IBF_MPI_PIECE_MAX);
-	size_t i, k;
-
-	if (!ti->size || !n)
-		return true;
-	if (!per)
-		return false;
-	for (i = 0; i < n; i += k) {
-		int pos = 0, bytes;
-
-		k = n - i < per ? n - i : (size_t)per;
-		bytes = (int)(k * (size_t)ti->size);
-		if (PMPI_Unpack(in + i * (size_t)ti->size, bytes, &pos,
-				(char *)buf + (MPI_Aint)i * ti->extent,
-				(int)k, t, comm) != MPI_SUCCESS ||
-		    pos != bytes)
-			return false;
-	}
-	return true;
+	return move_elems(false, buf, n, t, ti, (char *)in, comm);
 }
 
 /* The call's outcome from libibflow_ucx's status: a schedule that cannot

@@ -114,6 +114,8 @@ typedef struct ibf_infer_opts {
 
 #define IBF_INFER_LOOKAHEAD_OFF UINT32_MAX
 #define IBF_INFER_LOOKAHEAD_ALL (UINT32_MAX - 1)
+/* The budget the live inference over UCX and soft-RoCE was measured
+ * with (docs/benchmarks.md); ibflow infer and ibflow-infer show it. */
 #define IBF_INFER_LOOKAHEAD_DEFAULT 8
 
 /* The tree: nodes 0..nhosts-1 are the hosts (same indices as the

@@ -11,6 +11,7 @@
 #define IBFLOW_STATUS_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 #include <ibflow/decls.h>
 
@@ -47,6 +48,11 @@ ibf_status_t ibf_err_vset(ibf_err_t *err, ibf_status_t status,
 /* Prepend context ("FILE:LINE: ") to the message already in err. */
 void ibf_err_prefix(ibf_err_t *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* The same for any message buffer of size bytes (the UCX component's
+ * error reports carry a larger one): the head (at most 1023 bytes)
+ * first, the message cut at its end to fit. */
+void ibf_msg_vprefix(char *msg, size_t size, const char *fmt, va_list ap);
 
 static inline void ibf_err_clear(ibf_err_t *err)
 {

@@ -40,24 +40,34 @@ ibf_status_t ibf_err_set(ibf_err_t *err, ibf_status_t status,
 	return status;
 }
 
+/* Heads are a file and a line or a few words of context: one longer
+ * than this is cut here (the message buffers are 512 and 1024 bytes). */
+#define IBF_MSG_HEAD_MAX 1024
+
+void ibf_msg_vprefix(char *msg, size_t size, const char *fmt, va_list ap)
+{
+	char head[IBF_MSG_HEAD_MAX];
+	size_t hl, ml;
+
+	vsnprintf(head, sizeof(head), fmt, ap);
+	hl = strlen(head);
+	ml = strlen(msg);
+	if (hl >= size)
+		hl = size - 1;
+	if (hl + ml >= size)
+		ml = size - 1 - hl;
+	memmove(msg + hl, msg, ml);
+	memcpy(msg, head, hl);
+	msg[hl + ml] = '\0';
+}
+
 void ibf_err_prefix(ibf_err_t *err, const char *fmt, ...)
 {
-	char head[IBF_ERR_MSG_MAX];
-	size_t hl, ml;
 	va_list ap;
 
 	if (!err)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(head, sizeof(head), fmt, ap);
+	ibf_msg_vprefix(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
-	hl = strlen(head);
-	ml = strlen(err->msg);
-	if (hl >= sizeof(err->msg))
-		hl = sizeof(err->msg) - 1;
-	if (hl + ml >= sizeof(err->msg))
-		ml = sizeof(err->msg) - 1 - hl;
-	memmove(err->msg + hl, err->msg, ml);
-	memcpy(err->msg, head, hl);
-	err->msg[hl + ml] = '\0';
 }

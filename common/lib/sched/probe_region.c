@@ -545,6 +545,16 @@ static int region_dfs(struct planner *pl, struct region_buf *rb,
 	return res;
 }
 
+/* Pair (a, b)'s row, in v, added to the round's: 0; -1 when it is not
+ * independent of them, -2 on an error. */
+static int pair_row(struct planner *pl, uint32_t a, uint32_t b,
+		    ibf_probe_vec_t *v, ibf_err_t *err)
+{
+	if (pair_vec(pl, a, b, v, err) < 0)
+		return -2;
+	return add_row(pl, v) == 1 ? 0 : -1;
+}
+
 /* The round's rows again (some of its probes were taken out): the pairs
  * that filled earlier rounds' holes meanwhile, then the round's probes; a
  * subset of an independent set, every one is added. */
@@ -552,22 +562,20 @@ static int round_rows_rebuild(struct planner *pl, ibf_err_t *err)
 {
 	uint32_t a, b, i;
 	ibf_probe_vec_t v;
+	int res;
 
 	ibf_probe_ech_truncate(&pl->ech, pl->round_rows);
 	for (i = pl->round_pairs; i < pl->npairs; i++) {
-		if (pair_vec(pl, pl->pairs[i].a, pl->pairs[i].b, &v, err) < 0)
-			return -2;
-		if (add_row(pl, &v) != 1)
-			return -1;
+		if ((res = pair_row(pl, pl->pairs[i].a, pl->pairs[i].b, &v,
+				    err)) < 0)
+			return res;
 	}
 	for (a = 0; a < pl->n; a++) {
 		b = pl->mate[a];
 		if (b == NONE || b < a)
 			continue;
-		if (pair_vec(pl, a, b, &v, err) < 0)
-			return -2;
-		if (add_row(pl, &v) != 1)
-			return -1;
+		if ((res = pair_row(pl, a, b, &v, err)) < 0)
+			return res;
 	}
 	return 0;
 }
@@ -578,16 +586,15 @@ static int region_apply(struct planner *pl, const struct region_buf *rb,
 {
 	uint32_t j, a, b;
 	ibf_probe_vec_t v;
+	int res;
 
 	for (j = 0; j < rb->nh; j++) {
 		a = rb->h[j];
 		b = m[j];
 		if (b == NONE || b < a)
 			continue;
-		if (pair_vec(pl, a, b, &v, err) < 0)
-			return -2;
-		if (add_row(pl, &v) != 1)
-			return -1;	/* independent in this very state */
+		if ((res = pair_row(pl, a, b, &v, err)) < 0)
+			return res;	/* independent in this very state */
 		mark(pl, a, b, &v, true);
 	}
 	return 0;

@@ -8,12 +8,13 @@
 
 #include "core/ucx_internal.h"
 
+/* The codes libibflow has too read as libibflow's (one text each). */
 const char *ibf_ucx_status_str(ibf_ucx_status_t status)
 {
 	switch (status) {
-	case IBF_UCX_OK:              return "success";
+	case IBF_UCX_OK:              return ibf_status_str(IBF_OK);
 	case IBF_UCX_INPROGRESS:      return "in progress";
-	case IBF_UCX_ERR_NOMEM:       return "out of memory";
+	case IBF_UCX_ERR_NOMEM:       return ibf_status_str(IBF_ERR_NOMEM);
 	case IBF_UCX_ERR_INVALID:     return "invalid argument";
 	case IBF_UCX_ERR_CONFIG:      return "bad configuration";
 	case IBF_UCX_ERR_FABRIC:      return "bad fabric description";
@@ -21,8 +22,8 @@ const char *ibf_ucx_status_str(ibf_ucx_status_t status)
 	case IBF_UCX_ERR_UCX:         return "UCX error";
 	case IBF_UCX_ERR_OOB:         return "out-of-band exchange failed";
 	case IBF_UCX_ERR_TIMEOUT:     return "timed out";
-	case IBF_UCX_ERR_IO:          return "I/O error";
-	case IBF_UCX_ERR_UNSUPPORTED: return "unsupported";
+	case IBF_UCX_ERR_IO:          return ibf_status_str(IBF_ERR_IO);
+	case IBF_UCX_ERR_UNSUPPORTED: return ibf_status_str(IBF_ERR_UNSUPPORTED);
 	case IBF_UCX_ERR_PEER:        return "another process failed";
 	case IBF_UCX_ERR_SCHEDULE:    return "no schedule";
 	case IBF_UCX_ERR_DECLINED:    return "declined";
@@ -61,24 +62,13 @@ void ibf_ucx_err_clear(ibf_ucx_err_t *err)
 
 void ibf_ucx_err_prefix(ibf_ucx_err_t *err, const char *fmt, ...)
 {
-	char head[IBF_UCX_ERR_MSG_MAX];
-	size_t hl, ml, max = sizeof(err->msg) - 1;
 	va_list ap;
 
 	if (!err)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(head, sizeof(head), fmt, ap);
+	ibf_msg_vprefix(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
-	hl = strlen(head);
-	ml = strlen(err->msg);
-	if (hl > max)
-		hl = max;
-	if (hl + ml > max)
-		ml = max - hl;
-	memmove(err->msg + hl, err->msg, ml);
-	memcpy(err->msg, head, hl);
-	err->msg[hl + ml] = '\0';
 }
 
 double ibf_ucxi_now(void)

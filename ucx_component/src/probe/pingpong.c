@@ -91,8 +91,16 @@ static ibf_ucx_status_t one_run(pp_t *p, const ibf_ucx_probe_opts_t *o,
 	return IBF_UCX_OK;
 }
 
-static void pp_init(pp_t *p, ibf_ucx_t *u, uint32_t peer, uint32_t seq,
-		    const ibf_ucx_probe_opts_t *o)
+static void pp_free(pp_t *p)
+{
+	free(p->out);
+	free(p->in);
+}
+
+/* Both sides' state and buffers; nothing to free on an error. */
+static ibf_ucx_status_t pp_init(pp_t *p, ibf_ucx_t *u, uint32_t peer,
+				uint32_t seq, const ibf_ucx_probe_opts_t *o,
+				ibf_ucx_err_t *err)
 {
 	p->u = u;
 	p->peer = peer;
@@ -102,12 +110,10 @@ static void pp_init(pp_t *p, ibf_ucx_t *u, uint32_t peer, uint32_t seq,
 	p->spin_s = o->spin_s;
 	p->out = calloc(1, p->size);
 	p->in = calloc(1, p->size);
-}
-
-static void pp_free(pp_t *p)
-{
-	free(p->out);
-	free(p->in);
+	if (p->out && p->in)
+		return IBF_UCX_OK;
+	pp_free(p);
+	return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
 }
 
 ibf_ucx_status_t ibf_ucxi_ping(ibf_ucx_t *u, uint32_t peer, uint32_t seq,
@@ -121,11 +127,8 @@ ibf_ucx_status_t ibf_ucxi_ping(ibf_ucx_t *u, uint32_t peer, uint32_t seq,
 	pp_t p;
 	ibf_ucx_status_t st = IBF_UCX_OK;
 
-	pp_init(&p, u, peer, seq, o);
-	if (!p.out || !p.in) {
-		pp_free(&p);
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
-	}
+	if ((st = pp_init(&p, u, peer, seq, o, err)) != IBF_UCX_OK)
+		return st;
 	memcpy(p.out, &kind, sizeof(kind));
 	for (i = 0; warm_up && i < o->warmup && st == IBF_UCX_OK; i++)
 		st = exchange(&p, &rtt, err);
@@ -152,11 +155,8 @@ ibf_ucx_status_t ibf_ucxi_pong(ibf_ucx_t *u, uint32_t peer, uint32_t seq,
 	pp_t p;
 	ibf_ucx_status_t st = IBF_UCX_OK;
 
-	pp_init(&p, u, peer, seq, o);
-	if (!p.out || !p.in) {
-		pp_free(&p);
-		return ibf_ucx_err_set(err, IBF_UCX_ERR_NOMEM, "out of memory");
-	}
+	if ((st = pp_init(&p, u, peer, seq, o, err)) != IBF_UCX_OK)
+		return st;
 	for (;;) {
 		st = ibf_ucxi_route_irecv(u, peer, p.tag_in, p.in, p.size, &r,
 					  err);
