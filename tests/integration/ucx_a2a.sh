@@ -17,7 +17,9 @@
 # MPI library's algorithm, one warning per communicator).  Faults, through
 # both integrations: a rank that stalls or dies inside a call; the others
 # return an error within UCX_IBFLOW_TIMEOUT (mpirun --enable-recovery keeps
-# them alive to say so).
+# them alive to say so); every UCX object the library creates made to fail
+# in turn (IBFLOW_TEST_UCX_FAIL): no signal, no hang; the no-device job
+# under valgrind: nothing of the library lost.
 set -uo pipefail
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -194,6 +196,88 @@ for how in mpi coll; do
 		t_pass "$who, UCX_IBFLOW_NET_DEVICES=abc: one warning naming it, every call to the MPI library ($(grep '^a2a-check: [0-9]' "$W/$name.out"))"
 	else
 		t_fail "$who, UCX_IBFLOW_NET_DEVICES=abc" "rc $rc, $nw warnings: $(head -c 600 "$W/$name.out" "$W/$name.err")"
+	fi
+done
+
+# ---- no device, under valgrind: nothing of the library left behind ---------------
+# Every context of the job fails (as above); the process's control lane
+# object, made by the first attempt, must still be closed at MPI_Finalize:
+# no block allocated by the library is definitely lost at exit (2 ranks,
+# the blocks' stacks named with --keep-debuginfo: coll/ibflow is unloaded
+# by then).
+if t_need valgrind; then
+	for how in mpi coll; do
+		integration "$how" || continue
+		rm -f "$W"/vg-$how.*.log
+		xs=()
+		for e in "${env[@]}"; do
+			xs+=(-x "$e")
+		done
+		UCX_TLS=tcp,self UCX_IBFLOW_NET_DEVICES=abc ucx_mpirun 2 \
+			"${margs[@]}" -x UCX_IBFLOW_FABRIC="$F" \
+			-x UCX_IBFLOW_HOSTMAP="$W/map" "${xs[@]}" \
+			valgrind --leak-check=full --keep-debuginfo=yes \
+			--log-file="$W/vg-$how.%p.log" "$B/tests/ucx/.libs/ibflow-a2a-check" \
+			--sample --max-bytes 4096 \
+			--variant liquid:world:ibflow_alltoall=liquid \
+			>"$W/vg-$how.out" 2>"$W/vg-$how.err"
+		rc=$?
+		nlog=$(grep -l "HEAP SUMMARY" "$W"/vg-$how.*.log 2>/dev/null | wc -l)
+		# loss records of definitely lost blocks allocated through the
+		# library's functions (Open MPI's keyvals, which coll/ibflow
+		# never frees, are Open MPI's blocks)
+		ours=$(awk '/definitely lost in loss record/ { rec = $0; mine = 0; n++ }
+			rec && / ibf_[a-z_]* \(/ { mine = 1 }
+			rec && /^==[0-9]*== *$/ { if (mine) print rec; rec = "" }' \
+			"$W"/vg-$how.*.log | sed 's/^==[0-9]*== *//')
+		if [ $rc -eq 0 ] && ok_out "$W/vg-$how.out" && [ "$nlog" -eq 2 ] &&
+			[ -z "$ours" ]; then
+			t_pass "$who, no device, under valgrind: both ranks' leak checks name no block of the library definitely lost"
+		else
+			t_fail "$who, no device, under valgrind" "rc $rc, $nlog leak checks: $(echo "$ours" | head -3 | tr '\n' ' ')$(head -c 300 "$W/vg-$how.err")"
+		fi
+	done
+else
+	t_skip "no device under valgrind" "valgrind is not installed"
+fi
+
+# ---- every UCX object made to fail in turn ----------------------------------------
+# IBFLOW_TEST_UCX_FAIL=N fails each process's N-th call that creates a UCX
+# object (the data context's ucp_init, worker, event fd and address, the
+# control lane's, the endpoints), N = 1, 2, ... until no process makes an
+# N-th one: the error paths of opening and closing, walked one by one.
+# Each run must end without a signal or a hang, either with every result
+# right (no context: the MPI library's all-to-all; no lane: the data
+# lane) or, for a failed endpoint, with the call's error naming it.
+for how in mpi coll; do
+	integration "$how" || continue
+	n=0 bad= kinds=
+	while [ $n -lt 40 ]; do
+		n=$((n + 1))
+		name=fail-$how-$n
+		run "$name" 3 "${env[@]}" IBFLOW_TEST_UCX_FAIL=$n \
+			UCX_IBFLOW_FABRIC="$F" UCX_IBFLOW_HOSTMAP="$W/map" -- \
+			"${margs[@]}" -- --sample --max-bytes 4096 \
+			--variant liquid:world:ibflow_alltoall=liquid
+		rc=$?
+		made=$(sed -n "s/^ibflow: IBFLOW_TEST_UCX_FAIL=$n: \(.*\) made to fail (pid [0-9]*)$/\1/p" "$W/$name.err" | sort -u)
+		[ -n "$made" ] || break
+		kinds=$(printf '%s\n%s\n' "$kinds" "$made" | sort -u | grep .)
+		if grep -qi "signal\|segmentation\|AddressSanitizer" "$W/$name.err" ||
+			[ $rc -eq 124 ] || [ $rc -gt 128 ] ||
+			! { [ $rc -eq 0 ] && ok_out "$W/$name.out" ||
+			    { [ $rc -ne 0 ] && grep -q "^$who: .*No resources are available" "$W/$name.err"; }; }; then
+			bad="$bad; N=$n ($(echo "$made" | paste -sd,)): rc $rc $(grep -v 'made to fail' "$W/$name.err" | head -c 300)"
+		fi
+	done
+	nk=$(echo "$kinds" | grep -c .)
+	if [ -z "$bad" ] && [ $n -lt 40 ] &&
+		echo "$kinds" | grep -qx ucp_init &&
+		echo "$kinds" | grep -qx ucp_ep_create &&
+		echo "$kinds" | grep -qx "ucp_init (control lane)"; then
+		t_pass "$who: each of the $((n - 1)) UCX creating calls made to fail in turn ($nk kinds: $(echo "$kinds" | paste -sd, | sed 's/,/, /g')): no signal, no hang; right results or the failed call named"
+	else
+		t_fail "$who: UCX calls made to fail" "$((n - 1)) walked, kinds: $(echo "$kinds" | paste -sd,)$bad"
 	fi
 done
 

@@ -153,7 +153,6 @@ static void keys_make(void)
  * for it).  Without the attributes the module's release ends it. */
 static void ctx_attach(ibflow_module_t *m, ompi_communicator_t *comm)
 {
-	pthread_once(&keys_once, keys_make);
 	if (comm_key == MPI_KEYVAL_INVALID)
 		return;
 	OBJ_RETAIN(m);
@@ -177,6 +176,11 @@ static ibf_mpi_ctx_t *module_ctx(ibflow_module_t *m,
 
 		m->tried = true;
 		m->comm = comm;
+		/* MPI_Finalize's hook before the first attempt, whatever its
+		 * outcome: the process's control lane object is made by the
+		 * attempt, and a job whose every context failed must close it
+		 * too */
+		pthread_once(&keys_once, keys_make);
 		ibf_mpi_ctx_init(&m->c, comm, "coll/ibflow", &oob);
 		if (m->c.u)
 			ctx_attach(m, comm);

@@ -39,7 +39,9 @@ ucs_status_t ibf_ucxi_wire_ep(ibf_ucxi_wire_t *w, uint32_t rank,
 		if (!len)   /* that process has no such context */
 			return UCS_ERR_UNREACHABLE;
 		p.address = (const ucp_address_t *)(at + sizeof(uint64_t));
-		st = ucp_ep_create(w->worker, &p, &w->eps[rank]);
+		st = ibf_ucxi_fault("ucp_ep_create");
+		if (st == UCS_OK)
+			st = ucp_ep_create(w->worker, &p, &w->eps[rank]);
 		if (st != UCS_OK) {
 			w->eps[rank] = NULL;
 			return st;

@@ -60,6 +60,8 @@ ibf_ucx_status_t ibf_ucxi_wire_open(const ibf_ucx_config_t *cfg,
 	if (key)
 		us = ucp_config_modify(uc, key, val);
 	if (us == UCS_OK)
+		us = ibf_ucxi_fault("ucp_init");
+	if (us == UCS_OK)
 		us = ucp_init(&p, uc, &w->ctx);
 	ucp_config_release(uc);
 	if (us != UCS_OK) {
@@ -70,8 +72,12 @@ ibf_ucx_status_t ibf_ucxi_wire_open(const ibf_ucx_config_t *cfg,
 					       val, ucs_status_string(us));
 		return ibf_ucxi_devices_blame(cfg, us, err);
 	}
-	us = ucp_worker_create(w->ctx, &wp, &w->worker);
+	us = ibf_ucxi_fault("ucp_worker_create");
+	if (us == UCS_OK)
+		us = ucp_worker_create(w->ctx, &wp, &w->worker);
 	ibf_ucxi_ucx_unlock();
+	if (us == UCS_OK)
+		us = ibf_ucxi_fault("ucp_worker_get_efd");
 	if (us == UCS_OK)
 		us = ucp_worker_get_efd(w->worker, &w->efd);
 	if (us != UCS_OK)
@@ -89,7 +95,9 @@ static ibf_ucx_status_t ucx_open(ibf_ucx_t *u, ucp_address_t **addr,
 	st = ibf_ucxi_wire_open(u->cfg, "ibflow", NULL, NULL, &u->wire, err);
 	if (st != IBF_UCX_OK)
 		return st;
-	us = ucp_worker_get_address(u->wire.worker, addr, addr_len);
+	us = ibf_ucxi_fault("ucp_worker_get_address");
+	if (us == UCS_OK)
+		us = ucp_worker_get_address(u->wire.worker, addr, addr_len);
 	if (us != UCS_OK)
 		return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "UCP worker: %s",
 				       ucs_status_string(us));

@@ -264,13 +264,21 @@ static ucs_status_t lane_try(ibf_ucx_lane_t *l, const ibf_ucx_config_t *cfg,
 		us = ucp_config_modify(uc, "PORT_RANGE", val);
 	}
 	if (us == UCS_OK)
+		us = ibf_ucxi_fault("ucp_init (control lane)");
+	if (us == UCS_OK)
 		us = ucp_init(&p, uc, &l->ctx);
+	if (us == UCS_OK)
+		us = ibf_ucxi_fault("ucp_worker_create (control lane)");
 	if (us == UCS_OK)
 		us = ucp_worker_create(l->ctx, &wp, &l->worker);
 	ucp_config_release(uc);
 	ibf_ucxi_ucx_unlock();
 	if (us == UCS_OK)
+		us = ibf_ucxi_fault("ucp_worker_get_efd (control lane)");
+	if (us == UCS_OK)
 		us = ucp_worker_get_efd(l->worker, &l->efd);
+	if (us == UCS_OK)
+		us = ibf_ucxi_fault("ucp_worker_get_address (control lane)");
 	if (us == UCS_OK)
 		us = ucp_worker_get_address(l->worker, &l->addr, &l->addr_len);
 	if (us != UCS_OK) {
@@ -581,7 +589,9 @@ static ucs_status_t peer_add(ibf_ucx_lane_t *l, const uint8_t *addr,
 	if (!copy)
 		return UCS_ERR_NO_MEMORY;
 	memcpy(copy, addr, len);
-	us = ucp_ep_create(l->worker, &p, &np[l->npeers].ep);
+	us = ibf_ucxi_fault("ucp_ep_create (control lane)");
+	if (us == UCS_OK)
+		us = ucp_ep_create(l->worker, &p, &np[l->npeers].ep);
 	if (us != UCS_OK) {
 		free(copy);
 		return us;

@@ -167,9 +167,12 @@ static ibf_ucx_status_t open_mine(ibf_ucx_t *u, struct ibf_ucxi_sl_lanes *l,
 	fill_routes(u, l, &mask);
 	st = open_wires(u, l, mask, err);
 	for (uint32_t i = 0; st == IBF_UCX_OK && i < l->nwires; i++) {
-		ucs_status_t us = ucp_worker_get_address(l->wire[i].worker,
-							 &addr[i], &len);
+		ucs_status_t us = ibf_ucxi_fault("ucp_worker_get_address "
+						 "(route SL)");
 
+		if (us == UCS_OK)
+			us = ucp_worker_get_address(l->wire[i].worker,
+						    &addr[i], &len);
 		if (us != UCS_OK)
 			return ibf_ucx_err_set(err, IBF_UCX_ERR_UCX, "SL %u: "
 					       "worker address: %s", l->sl[i],

@@ -35,6 +35,12 @@ void ibf_ucx_err_prefix(ibf_ucx_err_t *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 double ibf_ucxi_now(void);  /* monotonic seconds */
+/* Test hook (environment): IBFLOW_TEST_UCX_FAIL=N makes the process's
+ * N-th call that creates a UCX object (ucp_init, ucp_worker_create,
+ * ucp_worker_get_efd, ucp_worker_get_address, ucp_ep_create; what names
+ * it) fail with UCS_ERR_NO_RESOURCE, said on stderr, so that a test can
+ * walk every error path of opening and closing.  UCS_OK: make the call. */
+ucs_status_t ibf_ucxi_fault(const char *what);
 
 /* ---- fabric (src/fabric) ---------------------------------------------------- */
 

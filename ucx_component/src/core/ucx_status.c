@@ -2,9 +2,12 @@
 /* Status codes and one-line error reports. */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/ucx_internal.h"
 
@@ -77,4 +80,33 @@ double ibf_ucxi_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- test hook: a UCX call made to fail ------------------------------------ */
+
+static pthread_once_t fault_once = PTHREAD_ONCE_INIT;
+static unsigned long fault_at;     /* 0: never */
+static unsigned long fault_calls;
+
+static void fault_read(void)
+{
+	const char *v = getenv("IBFLOW_TEST_UCX_FAIL");
+	char *end;
+
+	if (v && *v) {
+		fault_at = strtoul(v, &end, 10);
+		if (*end)
+			fault_at = 0;
+	}
+}
+
+ucs_status_t ibf_ucxi_fault(const char *what)
+{
+	pthread_once(&fault_once, fault_read);
+	if (!fault_at ||
+	    __atomic_add_fetch(&fault_calls, 1, __ATOMIC_RELAXED) != fault_at)
+		return UCS_OK;
+	fprintf(stderr, "ibflow: IBFLOW_TEST_UCX_FAIL=%lu: %s made to fail "
+		"(pid %ld)\n", fault_at, what, (long)getpid());
+	return UCS_ERR_NO_RESOURCE;
 }
