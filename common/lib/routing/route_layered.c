@@ -29,8 +29,10 @@
  *    is a DLID's tree, as an LFT holds it.
  *  - On a HyperX (a Hamming graph, layers.h) layer 0 is routed in
  *    dimension order first, minimal and acyclic on one VL (dor_tree).
- *  - On a Slim Fly (regular, diameter 2) layer 0's tree search charges
- *    non-minimal steps and the escape tree has fewer children a switch.
+ *  - On a Slim Fly (regular, diameter 2, neither a HyperX nor a
+ *    two-level fat tree: ibf_rgraph_slimfly) layer 0's tree search
+ *    charges non-minimal steps and the escape tree has fewer children a
+ *    switch.
  *  - With a budget above one VL (the applications take the SL of their
  *    route, e.g. from the PathRecord), layers are placed as whole VLs
  *    first (fewer SLs): layer 0's trees one by one into the first VL that
@@ -100,8 +102,7 @@ struct lay {
 	const uint8_t *mask;        /* links of the layer being routed */
 	uint64_t use_total;         /* sum of use[] */
 	unsigned cur_layer;         /* of the DLID being routed */
-	bool diameter2;             /* a Slim Fly: not a HyperX, regular, every
-				     * switch at most 2 hops from another */
+	bool diameter2;             /* a Slim Fly (ibf_rgraph_slimfly) */
 	uint32_t *esc_nh, *esc_ord; /* [nswitches] escape routes toward esc_for */
 	uint32_t esc_for;
 	uint32_t *seed, seed_epoch; /* [nswitches] put on escape routes */
@@ -667,8 +668,8 @@ static uint32_t chan(const ibf_rgraph_t *g, uint32_t e, uint32_t s)
  * fabrics measured there; 5 and 12 were worse. */
 #define LAYERED_ESCAPE_CHILDREN 8u
 
-/* On a regular switch graph of diameter 2 that is not a HyperX (a Slim
- * Fly; not a two-level fat tree, whose leaves and spines differ), at most
+/* On a Slim Fly (ibf_rgraph_slimfly: regular, diameter 2, neither a
+ * HyperX nor a two-level fat tree), at most
  * this many: its one-VL pairwise all-to-all queues at the tree's top
  * (docs/benchmarks.md, "Layered on one VL: where a Slim Fly's pairwise
  * all-to-all loses"). */
@@ -711,9 +712,8 @@ static void escape_pass(struct lay *L, uint32_t root, uint32_t cap,
 static void escape_tree(struct lay *L)
 {
 	const ibf_rgraph_t *g = &L->g;
-	uint32_t i, u, root = g->ord[0], best = UINT32_MAX, diam = 0;
+	uint32_t i, u, root = g->ord[0], best = UINT32_MAX;
 	uint32_t tail = 0, k, cap;
-	bool regular = true;
 
 	for (i = 0; i < g->n; i++) {
 		uint32_t ecc = 0;
@@ -727,12 +727,8 @@ static void escape_tree(struct lay *L)
 			best = ecc;
 			root = u;
 		}
-		if (ecc > diam)
-			diam = ecc;
-		regular = regular && g->adj_off[u + 1] - g->adj_off[u] ==
-				     g->adj_off[1] - g->adj_off[0];
 	}
-	L->diameter2 = diam == 2 && regular && !L->ndims;
+	L->diameter2 = ibf_rgraph_slimfly(g, L->ndims > 0, L->dist, L->queue);
 	memset(L->tree, 0, g->nedges);
 	L->mark[root] = 1;
 	L->queue[tail++] = root;
@@ -1504,6 +1500,8 @@ static ibf_status_t report(struct lay *L, const ibf_route_opts_t *o,
 	json_object_object_add(r, "switches_on_escape_routes",
 			       u64(L->seeded_switches));
 	json_object_object_add(r, "hyperx_dims", u64(L->ndims));
+	json_object_object_add(r, "slimfly_rule",
+			       json_object_new_boolean(L->diameter2));
 	json_object_object_add(r, "dimension_order_trees",
 			       u64(L->dor_trees));
 	json_object_object_add(r, "per_vl", rows_json(L, L->nvl,
