@@ -534,6 +534,133 @@ static void test_dor(void **state)
 	check_dor("hyperx:2:6:1:3");
 }
 
+/* The test's own view of a fabric's switch graph, from its ports (bfs
+ * above): every switch with as many switch links, the largest hop
+ * distance, and an odd cycle (two linked switches at the same distance
+ * from switch 0; the graph is connected). */
+struct sw_shape {
+	bool regular;
+	uint32_t diam;
+	bool odd;
+};
+
+static unsigned switch_links(const ibf_fabric_t *f, uint32_t s)
+{
+	ibf_node_id_t n = f->switches[s];
+	unsigned p, k = 0;
+
+	for (p = 1; p <= f->nodes[n].nports; p++) {
+		ibf_port_id_t q = f->ports[ibf_node_port_id(f, n, p)].peer;
+
+		k += q != IBF_NO_ID && ibf_node_is_switch(f, f->ports[q].node);
+	}
+	return k;
+}
+
+static struct sw_shape shape_of(const ibf_fabric_t *f)
+{
+	struct sw_shape sh = { true, 0, false };
+	uint32_t *dist = malloc(f->nswitches * sizeof(*dist));
+	uint32_t *d0 = malloc(f->nswitches * sizeof(*d0));
+	uint32_t *queue = malloc(f->nswitches * sizeof(*queue));
+	uint32_t s, t;
+
+	assert_true(dist && d0 && queue);
+	bfs(f, 0, NULL, d0, queue);
+	for (s = 0; s < f->nswitches; s++) {
+		ibf_node_id_t n = f->switches[s];
+		unsigned p;
+
+		sh.regular = sh.regular &&
+			     switch_links(f, s) == switch_links(f, 0);
+		bfs(f, s, NULL, dist, queue);
+		for (t = 0; t < f->nswitches; t++)
+			if (dist[t] > sh.diam)
+				sh.diam = dist[t];
+		for (p = 1; p <= f->nodes[n].nports; p++) {
+			ibf_port_id_t q = f->ports[ibf_node_port_id(f, n, p)].peer;
+
+			if (q != IBF_NO_ID &&
+			    ibf_node_is_switch(f, f->ports[q].node) &&
+			    d0[f->switch_index[f->ports[q].node]] == d0[s])
+				sh.odd = true;
+		}
+	}
+	free(dist), free(d0), free(queue);
+	return sh;
+}
+
+/* The Slim Fly rule (one VL: layer 0's detours charged, the escape tree
+ * capped at 4 children) applies to Slim Flies only.  Every case's shape
+ * is checked first, so each "no" is refused for the reason it stands
+ * for: a HyperX of two dimensions (parallel links or not) is regular
+ * and of diameter 2, so is a two-level fat tree whose leaves have as many
+ * up links as its spines down links (but bipartite); another fat tree
+ * is of diameter 2 but not regular; Dragonflies and Jellyfishes are
+ * regular, of diameter 3 or more.  The verdict is asked of
+ * ibf_rgraph_slimfly() and of the routing (its report). */
+static void test_slimfly(void **state)
+{
+	static const struct {
+		const char *spec;
+		bool hyperx, regular;
+		uint32_t diam;
+		bool odd, want;
+	} cases[] = {
+		{ "slimfly:5", false, true, 2, true, true },
+		{ "slimfly:7", false, true, 2, true, true },
+		{ "hyperx:2:4:1", true, true, 2, true, false },
+		{ "hyperx:2:3:2", true, true, 2, true, false },
+		{ "xgft:2:8,8:1,8", false, true, 2, false, false },
+		{ "xgft:2:4,8:1,4", false, false, 2, false, false },
+		{ "dragonfly:4,2,2", false, true, 3, true, false },
+		{ "dragonfly:8,2,4", false, true, 3, true, false },
+		{ "jellyfish:16,4,2:7", false, true, 3, true, false },
+	};
+	unsigned i, nd;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ibf_fabric_t *f = tu_gen(cases[i].spec, 0);
+		struct sw_shape sh = shape_of(f);
+		ibf_route_opts_t o = budget_opts(1, 42);
+		ibf_rgraph_t g;
+		ibf_routing_t r;
+		ibf_err_t err;
+		uint32_t *dist, *queue;
+		uint8_t *dim;
+		int ham;
+
+		if (sh.regular != cases[i].regular ||
+		    sh.odd != cases[i].odd ||
+		    (cases[i].diam == 3 ? sh.diam < 3 :
+					  sh.diam != cases[i].diam))
+			fail_msg("%s: regular %d, diameter %u, odd cycle %d",
+				 cases[i].spec, sh.regular, sh.diam, sh.odd);
+		assert_int_equal(cases[i].want, sh.regular && sh.diam == 2 &&
+				 sh.odd && !cases[i].hyperx);
+		assert_int_equal(ibf_rgraph_build(f, &g, &err), IBF_OK);
+		dim = malloc(g.nedges);
+		dist = malloc(g.n * sizeof(*dist));
+		queue = malloc(g.n * sizeof(*queue));
+		assert_true(dim && dist && queue);
+		ham = ibf_rgraph_hamming(&g, dim, &nd);
+		assert_int_equal(ham == 1, cases[i].hyperx);
+		if (ibf_rgraph_slimfly(&g, ham == 1, dist, queue) !=
+		    cases[i].want)
+			fail_msg("%s: ibf_rgraph_slimfly is not %d",
+				 cases[i].spec, cases[i].want);
+		if (route(f, &o, &r, &err))
+			fail_msg("%s: %s", cases[i].spec, err.msg);
+		assert_int_equal(report_int(&r, "slimfly_rule"),
+				 cases[i].want);
+		routing_free(&r);
+		free(dim), free(dist), free(queue);
+		ibf_rgraph_free(&g);
+		ibf_fabric_destroy(f);
+	}
+}
+
 static const char *const specs[] = {
 	"slimfly:5", "slimfly:7", "dragonfly:4,2,2", "hyperx:2:4:1",
 	"jellyfish:16,4,2:7", "xgft:2:4,4:1,4",
@@ -919,6 +1046,7 @@ int main(void)
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_hamming),
 		cmocka_unit_test(test_dor),
+		cmocka_unit_test(test_slimfly),
 	};
 
 	return cmocka_run_group_tests_name("layered", tests, NULL, NULL);

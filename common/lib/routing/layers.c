@@ -199,6 +199,46 @@ void ibf_rgraph_bfs(const ibf_rgraph_t *g, const uint8_t *mask, uint32_t src,
 	}
 }
 
+static bool rgraph_regular(const ibf_rgraph_t *g)
+{
+	uint32_t u, deg = g->adj_off[1] - g->adj_off[0];
+
+	for (u = 1; u < g->n; u++)
+		if (g->adj_off[u + 1] - g->adj_off[u] != deg)
+			return false;
+	return true;
+}
+
+/* Two routers at the same BFS distance from one router are linked: an
+ * odd cycle, so the graph is not bipartite (connected, dist from BFS). */
+static bool rgraph_odd_cycle(const ibf_rgraph_t *g, const uint32_t *dist)
+{
+	uint32_t e;
+
+	for (e = 0; e < g->nedges; e++)
+		if (dist[g->ea[e]] == dist[g->eb[e]])
+			return true;
+	return false;
+}
+
+bool ibf_rgraph_slimfly(const ibf_rgraph_t *g, bool hamming, uint32_t *dist,
+			uint32_t *queue)
+{
+	uint32_t u, k;
+
+	if (hamming || g->n < 3 || !rgraph_regular(g))
+		return false;
+	for (u = 0; u < g->n; u++) {
+		ibf_rgraph_bfs(g, NULL, u, dist, queue);
+		for (k = 0; k < g->n; k++)
+			if (dist[k] > 2) /* UINT32_MAX: not connected */
+				return false;
+		if (u == 0 && !rgraph_odd_cycle(g, dist))
+			return false;
+	}
+	return true;
+}
+
 /* ---- Hamming graphs (HyperX) ------------------------------------------ */
 
 struct hamming {

@@ -80,6 +80,17 @@ void ibf_rgraph_bfs(const ibf_rgraph_t *g, const uint8_t *mask, uint32_t src,
 #define IBF_HAMMING_MAX_ROUTERS 4096u
 int ibf_rgraph_hamming(const ibf_rgraph_t *g, uint8_t *dim, unsigned *ndims);
 
+/* A Slim Fly as the layered engine tells one (its one-VL routing has a
+ * rule of its own for them, route_layered.c): the routers are regular
+ * (every router has as many links, parallel links counted), of
+ * diameter 2, not bipartite (a two-level fat tree whose leaves have as
+ * many up links as its spines down links is regular and of diameter 2
+ * too, but bipartite) and not a Hamming graph (hamming: what
+ * ibf_rgraph_hamming() said; a HyperX of two dimensions or a complete
+ * graph is regular and of diameter 2).  dist, queue: [g->n] scratch. */
+bool ibf_rgraph_slimfly(const ibf_rgraph_t *g, bool hamming, uint32_t *dist,
+			uint32_t *queue);
+
 typedef struct ibf_layers_opts {
 	unsigned n;               /* layers, >= 1 */
 	double density;           /* rho in (0, 1] */

@@ -29,8 +29,10 @@
  *    is a DLID's tree, as an LFT holds it.
  *  - On a HyperX (a Hamming graph, layers.h) layer 0 is routed in
  *    dimension order first, minimal and acyclic on one VL (dor_tree).
- *  - On a Slim Fly (regular, diameter 2) layer 0's tree search charges
- *    non-minimal steps and the escape tree has fewer children a switch.
+ *  - On a Slim Fly (regular, diameter 2, neither a HyperX nor a
+ *    two-level fat tree: ibf_rgraph_slimfly) layer 0's tree search
+ *    charges non-minimal steps and the escape tree has fewer children a
+ *    switch.
  *  - With a budget above one VL (the applications take the SL of their
  *    route, e.g. from the PathRecord), layers are placed as whole VLs
  *    first (fewer SLs): layer 0's trees one by one into the first VL that
@@ -61,6 +63,19 @@
 struct hent {
 	double cost;
 	uint32_t ch;
+};
+
+/* The search's frontier: every switch outside the tree keeps the ways in
+ * offered to it (pend, at most one a link, in its slice
+ * adj_off[s]..adj_off[s + 1]) and the cheapest of them (best); a binary
+ * heap orders the switches by their cheapest.  The heap holds one entry
+ * a switch, not one a way in, and a switch's other ways in leave with
+ * it when it joins. */
+struct frontier {
+	struct hent *pend;          /* [2 nedges] */
+	uint32_t *npend, *best;     /* [nswitches] ways in, the cheapest */
+	uint32_t *heap, *pos;       /* [nswitches] switches; their place */
+	uint32_t n;                 /* switches in the heap */
 };
 
 /* One VL: its channel dependency graph and what it carries. */
@@ -95,13 +110,13 @@ struct lay {
 	uint32_t *nh;               /* [nswitches] its edge toward t */
 	uint32_t *depth;            /* [nswitches] its hops to t */
 	double *cost;               /* [nswitches] its weighted way to t */
-	struct hent *heap;          /* [2 nedges + 1] the search's frontier */
-	uint32_t nheap;
+	struct frontier fr;         /* the search's frontier */
+	double load_div;            /* link_cost's mean channel load, >= 1 */
+	uint32_t *ch_pid;           /* [nch] port id of a channel's tail */
 	const uint8_t *mask;        /* links of the layer being routed */
 	uint64_t use_total;         /* sum of use[] */
 	unsigned cur_layer;         /* of the DLID being routed */
-	bool diameter2;             /* a Slim Fly: not a HyperX, regular, every
-				     * switch at most 2 hops from another */
+	bool diameter2;             /* a Slim Fly (ibf_rgraph_slimfly) */
 	uint32_t *esc_nh, *esc_ord; /* [nswitches] escape routes toward esc_for */
 	uint32_t esc_for;
 	uint32_t *seed, seed_epoch; /* [nswitches] put on escape routes */
@@ -492,16 +507,19 @@ static int alloc_channels(struct lay *L)
 	L->ch_of_port = malloc(((size_t)f->nports + 1) *
 			       sizeof(*L->ch_of_port));
 	L->ch_port = malloc((size_t)L->nch + 1);
+	L->ch_pid = malloc(((size_t)L->nch + 1) * sizeof(*L->ch_pid));
 	L->dep_a = malloc(((size_t)f->nswitches + 1) * sizeof(*L->dep_a));
 	L->dep_b = malloc(((size_t)f->nswitches + 1) * sizeof(*L->dep_b));
-	if (!L->ch_of_port || !L->ch_port || !L->dep_a || !L->dep_b ||
-	    ibf_cdg_scratch_init(&L->pk, L->nch))
+	if (!L->ch_of_port || !L->ch_port || !L->ch_pid || !L->dep_a ||
+	    !L->dep_b || ibf_cdg_scratch_init(&L->pk, L->nch))
 		return -1;
 	for (e = 0; e < g->nedges; e++) {
-		L->ch_of_port[ibf_node_port_id(f, f->switches[g->ea[e]],
-					       g->pa[e])] = 2 * e;
-		L->ch_of_port[ibf_node_port_id(f, f->switches[g->eb[e]],
-					       g->pb[e])] = 2 * e + 1;
+		L->ch_pid[2 * e] = ibf_node_port_id(f, f->switches[g->ea[e]],
+						    g->pa[e]);
+		L->ch_pid[2 * e + 1] = ibf_node_port_id(f,
+				f->switches[g->eb[e]], g->pb[e]);
+		L->ch_of_port[L->ch_pid[2 * e]] = 2 * e;
+		L->ch_of_port[L->ch_pid[2 * e + 1]] = 2 * e + 1;
 		L->ch_port[2 * e] = g->pa[e];
 		L->ch_port[2 * e + 1] = g->pb[e];
 	}
@@ -667,8 +685,8 @@ static uint32_t chan(const ibf_rgraph_t *g, uint32_t e, uint32_t s)
  * fabrics measured there; 5 and 12 were worse. */
 #define LAYERED_ESCAPE_CHILDREN 8u
 
-/* On a regular switch graph of diameter 2 that is not a HyperX (a Slim
- * Fly; not a two-level fat tree, whose leaves and spines differ), at most
+/* On a Slim Fly (ibf_rgraph_slimfly: regular, diameter 2, neither a
+ * HyperX nor a two-level fat tree), at most
  * this many: its one-VL pairwise all-to-all queues at the tree's top
  * (docs/benchmarks.md, "Layered on one VL: where a Slim Fly's pairwise
  * all-to-all loses"). */
@@ -711,9 +729,8 @@ static void escape_pass(struct lay *L, uint32_t root, uint32_t cap,
 static void escape_tree(struct lay *L)
 {
 	const ibf_rgraph_t *g = &L->g;
-	uint32_t i, u, root = g->ord[0], best = UINT32_MAX, diam = 0;
+	uint32_t i, u, root = g->ord[0], best = UINT32_MAX;
 	uint32_t tail = 0, k, cap;
-	bool regular = true;
 
 	for (i = 0; i < g->n; i++) {
 		uint32_t ecc = 0;
@@ -727,12 +744,8 @@ static void escape_tree(struct lay *L)
 			best = ecc;
 			root = u;
 		}
-		if (ecc > diam)
-			diam = ecc;
-		regular = regular && g->adj_off[u + 1] - g->adj_off[u] ==
-				     g->adj_off[1] - g->adj_off[0];
 	}
-	L->diameter2 = diam == 2 && regular && !L->ndims;
+	L->diameter2 = ibf_rgraph_slimfly(g, L->ndims > 0, L->dist, L->queue);
 	memset(L->tree, 0, g->nedges);
 	L->mark[root] = 1;
 	L->queue[tail++] = root;
@@ -852,16 +865,22 @@ static void take_back(struct lay *L, struct vl *c)
  * kept wherever the VL's CDG allows (L->dist holds the hops to t). */
 #define LAYERED_D2_DETOUR_COST 2.0
 
-static double link_cost(const struct lay *L, uint32_t s, uint32_t e)
+/* The mean channel's load for link_cost, set before a search (the use
+ * counts change only between DLIDs). */
+static void set_load_div(struct lay *L)
 {
-	const ibf_fabric_t *f = L->f;
-	ibf_port_id_t pid = ibf_node_port_id(f, f->switches[s],
-					     ibf_rgraph_port(&L->g, e, s));
 	double mean = (double)L->use_total / (L->nch ? L->nch : 1);
 
+	L->load_div = mean > 1 ? mean : 1;
+}
+
+/* Leaving switch s by edge e, its channel ch = chan(e, s). */
+static double link_cost(const struct lay *L, uint32_t s, uint32_t e,
+			uint32_t ch)
+{
 	double c = 1.0 + (L->mask[e] ? 0.0 : LAYERED_OFF_LAYER_COST) +
-		   LAYERED_LOAD_COST * (double)L->use[pid] /
-		   (mean > 1 ? mean : 1);
+		   LAYERED_LOAD_COST * (double)L->use[L->ch_pid[ch]] /
+		   L->load_div;
 
 	if (L->diameter2 && L->cur_layer == 0 &&
 	    L->dist[ibf_rgraph_other(&L->g, e, s)] + 1 != L->dist[s])
@@ -869,40 +888,104 @@ static double link_cost(const struct lay *L, uint32_t s, uint32_t e)
 	return c;
 }
 
-/* The frontier: a binary heap, cheapest first, ties by channel id (a
- * numbering by GUIDs and ports, so node order does not matter). */
+/* Cheapest first, ties by channel id (a numbering by GUIDs and ports, so
+ * node order does not matter).  Channels are unique, so the order is
+ * total and the search takes the ways in in the one order whatever the
+ * frontier's layout. */
 static bool hent_less(const struct hent *a, const struct hent *b)
 {
 	return a->cost < b->cost || (a->cost == b->cost && a->ch < b->ch);
 }
 
-static void heap_push(struct lay *L, double cost, uint32_t ch)
+static const struct hent *fr_key(const struct lay *L, uint32_t s)
 {
-	struct hent *h = L->heap, x = { cost, ch };
-	uint32_t i = L->nheap++;
-
-	while (i > 0 && hent_less(&x, &h[(i - 1) / 2])) {
-		h[i] = h[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h[i] = x;
+	return &L->fr.pend[L->g.adj_off[s] + L->fr.best[s]];
 }
 
-static struct hent heap_pop(struct lay *L)
+static void fr_place(struct lay *L, uint32_t i, uint32_t s)
 {
-	struct hent *h = L->heap, top = h[0], x = h[--L->nheap];
-	uint32_t i = 0, c;
+	L->fr.heap[i] = s;
+	L->fr.pos[s] = i;
+}
 
-	while ((c = 2 * i + 1) < L->nheap) {
-		if (c + 1 < L->nheap && hent_less(&h[c + 1], &h[c]))
+static void fr_up(struct lay *L, uint32_t i)
+{
+	uint32_t s = L->fr.heap[i];
+	const struct hent *k = fr_key(L, s);
+
+	while (i > 0 && hent_less(k, fr_key(L, L->fr.heap[(i - 1) / 2]))) {
+		fr_place(L, i, L->fr.heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	fr_place(L, i, s);
+}
+
+static void fr_down(struct lay *L, uint32_t i)
+{
+	struct frontier *fr = &L->fr;
+	uint32_t s = fr->heap[i], c;
+	const struct hent *k = fr_key(L, s);
+
+	while ((c = 2 * i + 1) < fr->n) {
+		if (c + 1 < fr->n && hent_less(fr_key(L, fr->heap[c + 1]),
+					       fr_key(L, fr->heap[c])))
 			c++;
-		if (!hent_less(&h[c], &x))
+		if (!hent_less(fr_key(L, fr->heap[c]), k))
 			break;
-		h[i] = h[c];
+		fr_place(L, i, fr->heap[c]);
 		i = c;
 	}
-	h[i] = x;
-	return top;
+	fr_place(L, i, s);
+}
+
+/* Switch x is offered a way in by channel ch at cost. */
+static void fr_offer(struct lay *L, uint32_t x, double cost, uint32_t ch)
+{
+	struct frontier *fr = &L->fr;
+	struct hent *p = fr->pend + L->g.adj_off[x];
+	uint32_t i = fr->npend[x]++;
+
+	p[i].cost = cost;
+	p[i].ch = ch;
+	if (i == 0) {
+		fr->best[x] = 0;
+		fr->heap[fr->n] = x;
+		fr_up(L, fr->n++);
+	} else if (hent_less(&p[i], &p[fr->best[x]])) {
+		fr->best[x] = i;
+		fr_up(L, fr->pos[x]);
+	}
+}
+
+/* The switch of the cheapest way in, the heap's top, leaves the heap. */
+static void fr_pop_switch(struct lay *L)
+{
+	struct frontier *fr = &L->fr;
+
+	if (--fr->n) {
+		fr_place(L, 0, fr->heap[fr->n]);
+		fr_down(L, 0);
+	}
+}
+
+/* The cheapest way in (the heap's top) was refused: its switch waits
+ * with its other ways in, if it has any. */
+static void fr_drop_best(struct lay *L)
+{
+	struct frontier *fr = &L->fr;
+	uint32_t s = fr->heap[0], i, b = 0;
+	struct hent *p = fr->pend + L->g.adj_off[s];
+
+	p[fr->best[s]] = p[--fr->npend[s]];
+	if (!fr->npend[s]) {
+		fr_pop_switch(L);
+		return;
+	}
+	for (i = 1; i < fr->npend[s]; i++)
+		if (hent_less(&p[i], &p[b]))
+			b = i;
+	fr->best[s] = b;
+	fr_down(L, 0);
 }
 
 /* Switch s has joined: its neighbours outside the tree may join by it. */
@@ -913,10 +996,11 @@ static void relax(struct lay *L, uint32_t s)
 
 	for (k = g->adj_off[s]; k < g->adj_off[s + 1]; k++) {
 		uint32_t e = g->adj_edge[k], x = ibf_rgraph_other(g, e, s);
+		uint32_t ch = chan(g, e, x);
 
 		if (L->mark[x] != L->epoch)
-			heap_push(L, L->cost[s] + link_cost(L, x, e),
-				  chan(g, e, x));
+			fr_offer(L, x, L->cost[s] + link_cost(L, x, e, ch),
+				 ch);
 	}
 }
 
@@ -938,7 +1022,7 @@ static int join_seeded(struct lay *L, struct vl *c, uint32_t t)
 			return rc;
 		L->mark[x] = L->epoch;
 		L->cost[x] = L->cost[ibf_rgraph_other(g, e, x)] +
-			     link_cost(L, x, e);
+			     link_cost(L, x, e, chan(g, e, x));
 	}
 	return 1;
 }
@@ -958,9 +1042,12 @@ static int grow_once(struct lay *L, struct vl *c, uint32_t t)
 
 	L->epoch++;
 	L->ndep = 0;
-	L->nheap = 0;
-	for (s = 0; s < g->n; s++)
+	L->fr.n = 0;
+	set_load_div(L);
+	for (s = 0; s < g->n; s++) {
 		L->nh[s] = NO_EDGE;
+		L->fr.npend[s] = 0;
+	}
 	L->mark[t] = L->epoch;
 	L->depth[t] = 0;
 	L->cost[t] = 0;
@@ -969,18 +1056,21 @@ static int grow_once(struct lay *L, struct vl *c, uint32_t t)
 	for (s = 0; rc == 1 && s < g->n; s++)
 		if (L->mark[s] == L->epoch)
 			relax(L, s);
-	while (rc >= 0 && L->nheap) {
-		struct hent h = heap_pop(L);
-		uint32_t e = h.ch / 2;
+	while (rc >= 0 && L->fr.n) {
+		struct hent h;
+		uint32_t e;
 
-		s = h.ch & 1 ? g->eb[e] : g->ea[e];
-		if (L->mark[s] == L->epoch)
-			continue;
+		s = L->fr.heap[0];
+		h = *fr_key(L, s);
+		e = h.ch / 2;
 		rc = try_join(L, c, s, e, t);
 		if (rc == 1) {
+			fr_pop_switch(L);
 			L->mark[s] = L->epoch;
 			L->cost[s] = h.cost;
 			relax(L, s);
+		} else {
+			fr_drop_best(L);
 		}
 	}
 	if (rc < 0) {
@@ -1504,6 +1594,8 @@ static ibf_status_t report(struct lay *L, const ibf_route_opts_t *o,
 	json_object_object_add(r, "switches_on_escape_routes",
 			       u64(L->seeded_switches));
 	json_object_object_add(r, "hyperx_dims", u64(L->ndims));
+	json_object_object_add(r, "slimfly_rule",
+			       json_object_new_boolean(L->diameter2));
 	json_object_object_add(r, "dimension_order_trees",
 			       u64(L->dor_trees));
 	json_object_object_add(r, "per_vl", rows_json(L, L->nvl,
@@ -1541,7 +1633,12 @@ static void lay_free(struct lay *L)
 	free(L->nh);
 	free(L->depth);
 	free(L->cost);
-	free(L->heap);
+	free(L->fr.pend);
+	free(L->fr.npend);
+	free(L->fr.best);
+	free(L->fr.heap);
+	free(L->fr.pos);
+	free(L->ch_pid);
 	free(L->esc_nh);
 	free(L->esc_ord);
 	free(L->seed);
@@ -1615,7 +1712,12 @@ static ibf_status_t build_budget(struct lay *L, ibf_err_t *err)
 	L->nh = malloc(ns * sizeof(*L->nh));
 	L->depth = malloc(ns * sizeof(*L->depth));
 	L->cost = malloc(ns * sizeof(*L->cost));
-	L->heap = malloc((2 * (size_t)L->g.nedges + 1) * sizeof(*L->heap));
+	L->fr.pend = malloc((2 * (size_t)L->g.nedges + 1) *
+			    sizeof(*L->fr.pend));
+	L->fr.npend = malloc(ns * sizeof(*L->fr.npend));
+	L->fr.best = malloc(ns * sizeof(*L->fr.best));
+	L->fr.heap = malloc(ns * sizeof(*L->fr.heap));
+	L->fr.pos = malloc(ns * sizeof(*L->fr.pos));
 	L->esc_nh = malloc(ns * sizeof(*L->esc_nh));
 	L->esc_ord = malloc(ns * sizeof(*L->esc_ord));
 	L->seed = calloc(ns, sizeof(*L->seed));
@@ -1623,7 +1725,8 @@ static ibf_status_t build_budget(struct lay *L, ibf_err_t *err)
 	L->order = malloc(ns * sizeof(*L->order));
 	L->r->sl_by_dlid = calloc((size_t)f->lid_top + 1, 1);
 	if (!L->tree || !L->mark || !L->nh || !L->depth || !L->cost ||
-	    !L->heap || !L->esc_nh ||
+	    !L->fr.pend || !L->fr.npend || !L->fr.best || !L->fr.heap ||
+	    !L->fr.pos || !L->esc_nh ||
 	    !L->esc_ord || !L->seed || !L->order ||
 	    !L->r->sl_by_dlid || alloc_channels(L))
 		return nomem(err);
