@@ -39,6 +39,15 @@ double ibf_sim_link_gbps(const ibf_port_t *p)
 	return p->width * lane * enc;
 }
 
+/* The most data VLs a run may spread over: max_vls, one VL left for the
+ * control lane. */
+static unsigned spread_max(const ibf_sim_opts_t *o)
+{
+	unsigned lim = IBF_SIM_MAX_VLS - o->ctrl_lane;
+
+	return o->max_vls < lim ? o->max_vls : lim;
+}
+
 static ibf_status_t check_opts(const ibf_sim_opts_t *o, ibf_err_t *err)
 {
 	if (o->mtu < 256 || o->mtu > 4096)
@@ -53,11 +62,10 @@ static ibf_status_t check_opts(const ibf_sim_opts_t *o, ibf_err_t *err)
 	    !(o->latency_ns >= 0) || !isfinite(o->latency_ns))
 		return ibf_err_set(err, IBF_ERR_RANGE, "rate and latency must "
 				   "be finite and >= 0");
-	if (o->vl_spread == 1 || o->vl_spread > o->max_vls ||
-	    o->vl_spread > IBF_SIM_MAX_VLS - o->ctrl_lane)
+	if (o->vl_spread == 1 || o->vl_spread > spread_max(o))
 		return ibf_err_set(err, IBF_ERR_RANGE, "VL spread %u outside "
 				   "2..%u (the data VLs simulated)",
-				   o->vl_spread, o->max_vls);
+				   o->vl_spread, spread_max(o));
 	if (o->ctrl_bytes > o->mtu)
 		return ibf_err_set(err, IBF_ERR_RANGE, "control messages of "
 				   "%u bytes exceed the MTU", o->ctrl_bytes);
