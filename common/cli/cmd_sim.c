@@ -18,6 +18,7 @@ struct sim_args {
 	const char *trace, *json, *receivers;
 	uint64_t seed, bytes;
 	unsigned lmc, mtu, buffer, window, max_vls, ctrl_bytes, top, ppn;
+	unsigned vl_spread;
 	double rate, latency, liquid_limit;
 	int paths, ctrl_lane;
 	uint16_t vl_high;
@@ -111,6 +112,11 @@ static bool parse_args(int argc, char **argv, struct sim_args *a, int *rc)
 		IBF_OPT_UINT("max-vls", &a->max_vls, "N", 1, IBF_SIM_MAX_VLS,
 			     "data VLs (VL = SL mod N)",
 			     .def = IBF_OPT_NUM(IBF_SIM_MAX_VLS_DEFAULT)),
+		IBF_OPT_UINT("vl-spread", &a->vl_spread, "V", 0,
+			     IBF_SIM_MAX_VLS, "data on VL (input port + "
+			     "output port) mod V\nat every switch, VL 0 from "
+			     "the HCA, SLs\nignored (2..--max-vls; 0: VL = SL "
+			     "along\nthe path)", .def = "0"),
 		IBF_OPT_CALL("vl-high", parse_vl_high, &a->vl_high, "LIST",
 			     "VLs arbitrated before the others\n(high "
 			     "priority), e.g. 1 or 0,2"),
@@ -181,6 +187,7 @@ static void fill_opts(const struct sim_args *a, struct sim_run *r,
 	o->window = a->window;
 	o->max_vls = a->max_vls;
 	o->vl_high = a->vl_high;
+	o->vl_spread = a->vl_spread;
 	o->lmc_spread = a->paths == 1;
 	o->ctrl_bytes = a->ctrl_bytes;
 	o->ctrl_lane = a->ctrl_lane == 0;

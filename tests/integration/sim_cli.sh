@@ -4,8 +4,9 @@
 # time computed here (packets x packet time + hops x latency), the JSON's
 # keys, a ring routed by minhop reported deadlocked (exit 1, the cycle's
 # links chained), the same ring routed by layered with its SL file
-# completing, every all-to-all algorithm completing, a trace file, and bad
-# input: FILE:LINE errors, exit 2.
+# completing, every all-to-all algorithm completing, a trace file, per-hop
+# VLs (--vl-spread) as computed here, and bad input: FILE:LINE errors,
+# exit 2.
 set -uo pipefail
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -148,4 +149,40 @@ bad "two traffics given" "one of --pattern" --pattern perm \
 	--alltoall "$W/k.hosts"
 bad "buffer below one packet" "cannot hold one packet" --pattern perm \
 	--buffer 1024
+bad "VL spread of one VL" "VL spread 1 outside 2..8" --pattern perm \
+	--vl-spread 1
+bad "VL spread above --max-vls" "VL spread 5 outside 2..4" --pattern perm \
+	--vl-spread 5 --max-vls 4
+
+# ---- per-hop VLs -----------------------------------------------------------
+# The one flow again with --vl-spread 2: its packets leave the HCA on VL 0
+# and each switch puts them on VL (in + out) mod 2 (port numbers read
+# from the fabric here), every wire byte of a link on one VL.
+if t_expect_exit 0 "$IBF" sim --topo "$W/k.topo" --lfts "$W/k.lfts" \
+	--pattern "file:$W/one.tr" --bytes 1048576 --vl-spread 2 \
+	--json "$W/spread.json"; then
+	if python3 - "$W/spread.json" "$W/k.topo" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+# switch ports are "NAME/PORT"; a switch's input port is the "to" end of
+# the link before it on the path
+links = {l["from"]: l for l in d["links"]}
+hop = links.pop("h0000 HCA-1")
+assert hop["vl_bytes"] == [512 * 2074, 0], hop
+while links:
+    node, inp = hop["to"].rsplit("/", 1)
+    nxt = [k for k in links if k.rsplit("/", 1)[0] == node]
+    assert len(nxt) == 1, (node, nxt)
+    hop = links.pop(nxt[0])
+    want = [0, 0]
+    want[(int(inp) + int(hop["from"].rsplit("/", 1)[1])) % 2] = 512 * 2074
+    assert hop["vl_bytes"] == want, (hop, inp)
+assert hop["to"] == "h0003 HCA-1", hop
+PY
+	then t_pass "--vl-spread 2: each hop's VL is (in + out) mod 2"
+	else t_fail "--vl-spread 2: each hop's VL" "python judge"
+	fi
+else
+	t_fail "--vl-spread 2" "exit $T_RC: $(t_errhead)"
+fi
 t_done

@@ -518,6 +518,116 @@ static void test_ring_layered(void **state)
 	finish(&res, s, r, f);
 }
 
+/* ---- per-hop VLs (vl_spread) -------------------------------------------- */
+
+/* Wire bytes per VL of the link leaving port p, from the result. */
+static const uint64_t *link_vls(const ibf_sim_result_t *res, ibf_port_id_t p)
+{
+	for (uint32_t i = 0; i < res->nlinks; i++)
+		if (res->link[i].port == p)
+			return res->link[i].vl_bytes;
+	fail_msg("link of port %u carried nothing", p);
+	return NULL;
+}
+
+/* The head-of-line case with vl_spread 3: each flow's VL on each link
+ * is worked out here from the port numbers (VL 0 from the HCA, then
+ * (in + out) mod 3 at a switch), A h1 -> h3: S1 1 -> 3 VL 1, S2 4 -> 1
+ * VL 2; B h2 -> h4: S1 2 -> 3 VL 2, S2 4 -> 2 VL 0; C h5 -> h3: S2 3 -> 1
+ * VL 1.  At S2's input from S1, A and B now queue in different FIFOs:
+ * B is no longer held behind A's packets for the congested h3 and runs
+ * at its link's rate (it had half of it on one VL: test_head_of_line).
+ * Buffers of two packets: credits returned for the wrong VL would starve
+ * a VL within a few packets. */
+static void test_vl_spread_per_hop(void **state)
+{
+	ibf_node_id_t h[6];
+	ibf_fabric_t *f = hol_fabric(h);
+	ibf_routing_t *r = tu_route(f, "minhop");
+	ibf_sim_opts_t o;
+	ibf_sim_result_t res;
+	ibf_sim_t *s;
+	ibf_port_id_t p[6];
+	uint64_t n = 256, wire = n * (MTU + HDR);
+	const uint64_t *v;
+	ibf_err_t err;
+
+	(void)state;
+	for (unsigned i = 1; i <= 5; i++)
+		p[i] = ibf_node_port_id(f, h[i], 1);
+	ibf_sim_opts_default(&o);
+	o.vl_spread = 1;
+	assert_int_equal(ibf_sim_create(r->lfts, &o, &s, &err), IBF_ERR_RANGE);
+	o.vl_spread = 9;   /* more than max_vls (8) */
+	assert_int_equal(ibf_sim_create(r->lfts, &o, &s, &err), IBF_ERR_RANGE);
+	o.vl_spread = 3;
+	o.buffer = 2 * 33 * 64;   /* two packets of 33 credits */
+	s = new_sim(r, &o);
+	add(s, p[1], p[3], n * MTU, NULL);     /* A */
+	add(s, p[2], p[4], n * MTU, NULL);     /* B */
+	add(s, p[5], p[3], n * MTU, NULL);     /* C */
+	run(s, &res);
+	for (unsigned i = 0; i < 3; i++) {         /* the senders' HCAs */
+		v = link_vls(&res, p[(const unsigned[]){ 1, 2, 5 }[i]]);
+		assert_true(v[0] == wire && v[1] == 0 && v[2] == 0);
+	}
+	v = link_vls(&res, ibf_node_port_id(f, f->ports[f->ports[p[1]].peer]
+					     .node, 3));
+	assert_true(v[0] == 0 && v[1] == wire && v[2] == wire);  /* S1 -> S2 */
+	v = link_vls(&res, f->ports[p[3]].peer);                  /* S2 -> h3 */
+	assert_true(v[0] == 0 && v[1] == wire && v[2] == wire);
+	v = link_vls(&res, f->ports[p[4]].peer);                  /* S2 -> h4 */
+	assert_true(v[0] == wire && v[1] == 0 && v[2] == 0);
+	/* B at its link's rate, and h3's link busy until its 2n packets
+	 * are through (C first: S2's input from S1 sends one packet at a
+	 * time and B keeps it busy, so A goes mostly after B) */
+	assert_near(res.msg[1].gbps, PAYLOAD4, 0.02);
+	assert_near(res.time_s, 2.0 * wire * 8 / (QDR4 * 1e9), 0.02);
+	finish(&res, s, r, f);
+}
+
+/* Layered routing's one-VL tables on a Dragonfly stay deadlock-free with
+ * every per-hop VL choice: linear and pairwise all-to-alls complete with
+ * vl_spread 2 and 4, and the switch-to-switch links use several VLs. */
+static void test_vl_spread_dragonfly(void **state)
+{
+	ibf_fabric_t *f = tu_gen("dragonfly:4,2,2", 2);
+	ibf_routing_t *r = tu_route(f, "layered");
+	const ibf_sim_a2a_t algs[] = { IBF_SIM_A2A_LINEAR,
+				       IBF_SIM_A2A_PAIRWISE };
+	ibf_sim_opts_t o;
+	ibf_sim_result_t res;
+	ibf_sim_t *s;
+	ibf_err_t err;
+	unsigned used, mixed;
+
+	(void)state;
+	assert_int_equal(r->nsls, 1);
+	for (unsigned spread = 2; spread <= 4; spread += 2)
+		for (unsigned a = 0; a < 2; a++) {
+			ibf_sim_opts_default(&o);
+			o.vl_spread = spread;
+			o.buffer = 2 * 33 * 64;
+			s = new_sim(r, &o);
+			if (ibf_sim_add_alltoall(s, f->endpoints, NULL,
+						 f->nendpoints, MTU, algs[a], 0,
+						 NULL, NULL, &err) != IBF_OK)
+				fail_msg("alltoall: %s", err.msg);
+			run(s, &res);
+			mixed = 0;
+			for (uint32_t i = 0; i < res.nlinks; i++) {
+				used = 0;
+				for (unsigned v = 0; v < IBF_SIM_MAX_VLS; v++)
+					used += res.link[i].vl_bytes[v] > 0;
+				mixed += used > 1;
+			}
+			assert_true(mixed > 0);
+			ibf_sim_result_free(&res);
+			ibf_sim_destroy(s);
+		}
+	finish(NULL, NULL, r, f);
+}
+
 /* ---- dependencies, window, determinism ---------------------------------- */
 
 /* A chain: b starts when a has arrived; with a window of one, two
@@ -823,6 +933,8 @@ int main(void)
 		cmocka_unit_test(test_ctrl_lane),
 		cmocka_unit_test(test_ring_deadlock),
 		cmocka_unit_test(test_ring_layered),
+		cmocka_unit_test(test_vl_spread_per_hop),
+		cmocka_unit_test(test_vl_spread_dragonfly),
 		cmocka_unit_test(test_dependencies_and_window),
 		cmocka_unit_test(test_local_join_at_start),
 		cmocka_unit_test(test_alltoall_algorithms),

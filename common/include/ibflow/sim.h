@@ -67,6 +67,11 @@ typedef struct ibf_sim_opts {
 				 the UCX runtime's control lane, an SL the
 				 subnet manager maps to a high-priority VL */
 	uint64_t max_events;  /* stop after this many events; 0: none */
+	unsigned vl_spread;   /* 0: VL kept along the path; V (2..max_vls):
+				 data go on VL (input port + output port)
+				 mod V at every switch, the HCA injects on
+				 VL 0 and SLs are ignored for data (a per-hop
+				 SL2VL table of one SL) */
 } ibf_sim_opts_t;
 
 /* The defaults of ibf_sim_opts_default, plain numbers so that option
@@ -199,6 +204,8 @@ typedef struct ibf_sim_link_result {
 	uint64_t bytes;       /* wire bytes sent */
 	double busy_s;        /* transmitting */
 	double blocked_s;     /* idle while a packet waited for credits */
+	uint64_t vl_bytes[IBF_SIM_MAX_VLS]; /* wire bytes per VL (counted
+					       with vl_spread only) */
 } ibf_sim_link_result_t;
 
 typedef struct ibf_sim_result {
@@ -247,7 +254,8 @@ void ibf_sim_write_text(const ibf_sim_t *s, const ibf_sim_result_t *r,
 /* {"time_s", "bound_s", "deadlocked", "cycle":[...], "events",
  * "packet_hops", "cpu_s", "flows":[{"src","dst","bytes","start_s",
  * "end_s","gbps","steady_gbps","mmf_gbps"}], "links":[{"from","to",
- * "bytes","busy_s","blocked_s"}]} */
+ * "bytes","busy_s","blocked_s"}]}; with vl_spread each link also has
+ * "vl_bytes":[per VL]. */
 ibf_status_t ibf_sim_write_json(const ibf_sim_t *s, const ibf_sim_result_t *r,
 				double bound_s, const double *mmf, FILE *fp,
 				ibf_err_t *err);

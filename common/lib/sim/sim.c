@@ -39,6 +39,15 @@ double ibf_sim_link_gbps(const ibf_port_t *p)
 	return p->width * lane * enc;
 }
 
+/* The most data VLs a run may spread over: max_vls, one VL left for the
+ * control lane. */
+static unsigned spread_max(const ibf_sim_opts_t *o)
+{
+	unsigned lim = IBF_SIM_MAX_VLS - o->ctrl_lane;
+
+	return o->max_vls < lim ? o->max_vls : lim;
+}
+
 static ibf_status_t check_opts(const ibf_sim_opts_t *o, ibf_err_t *err)
 {
 	if (o->mtu < 256 || o->mtu > 4096)
@@ -53,6 +62,10 @@ static ibf_status_t check_opts(const ibf_sim_opts_t *o, ibf_err_t *err)
 	    !(o->latency_ns >= 0) || !isfinite(o->latency_ns))
 		return ibf_err_set(err, IBF_ERR_RANGE, "rate and latency must "
 				   "be finite and >= 0");
+	if (o->vl_spread == 1 || o->vl_spread > spread_max(o))
+		return ibf_err_set(err, IBF_ERR_RANGE, "VL spread %u outside "
+				   "2..%u (the data VLs simulated)",
+				   o->vl_spread, spread_max(o));
 	if (o->ctrl_bytes > o->mtu)
 		return ibf_err_set(err, IBF_ERR_RANGE, "control messages of "
 				   "%u bytes exceed the MTU", o->ctrl_bytes);
@@ -69,7 +82,7 @@ static void count_vls(ibf_sim_t *s, const ibf_sim_opts_t *o)
 
 	if (max > IBF_SIM_MAX_VLS - o->ctrl_lane)
 		max = IBF_SIM_MAX_VLS - o->ctrl_lane;
-	s->data_vls = n < max ? n : max;
+	s->data_vls = o->vl_spread ? o->vl_spread : n < max ? n : max;
 	s->ctrl_vl = s->data_vls;
 	s->nvl = s->data_vls;
 }
@@ -135,6 +148,11 @@ ibf_status_t sim_alloc_buffers(ibf_sim_t *s, ibf_err_t *err)
 			s->buf_head[p * s->nvl + v] = SIM_NONE;
 			s->buf_tail[p * s->nvl + v] = SIM_NONE;
 		}
+	if (s->o.vl_spread) {
+		s->vl_bytes = calloc(nb ? nb : 1, sizeof(uint64_t));
+		if (!s->vl_bytes)
+			return ibf_err_set(err, IBF_ERR_NOMEM, "out of memory");
+	}
 	return alloc_want_bits(s, err);
 }
 
@@ -143,6 +161,8 @@ unsigned sim_vl(const ibf_sim_t *s, const sim_msg_t *m, unsigned dlid)
 {
 	if (s->o.ctrl_lane && m->kind == IBF_SIM_CONTROL)
 		return s->ctrl_vl;
+	if (s->o.vl_spread)
+		return 0;   /* the HCA's VL; switches pick the next ones */
 	return ibf_sls_get(s->o.sls, m->src, dlid) % s->data_vls;
 }
 
@@ -156,6 +176,7 @@ static ibf_status_t alloc_ports(ibf_sim_t *s, ibf_err_t *err)
 			   IBF_CALLOC_ARRAY(s->in_busy, n),
 			   IBF_CALLOC_ARRAY(s->cur_pkt, n),
 			   IBF_CALLOC_ARRAY(s->cur_in, n),
+			   IBF_CALLOC_ARRAY(s->cur_in_vl, n),
 			   IBF_CALLOC_ARRAY(s->rr, n),
 			   IBF_CALLOC_ARRAY(s->nwant, n),
 			   IBF_CALLOC_ARRAY(s->nwant_high, n),
@@ -258,6 +279,7 @@ void ibf_sim_destroy(ibf_sim_t *s)
 	free(s->in_busy);
 	free(s->cur_pkt);
 	free(s->cur_in);
+	free(s->cur_in_vl);
 	free(s->rr);
 	free(s->nwant);
 	free(s->nwant_high);
@@ -272,6 +294,7 @@ void ibf_sim_destroy(ibf_sim_t *s)
 	free(s->buf_head);
 	free(s->buf_tail);
 	free(s->link_bytes);
+	free(s->vl_bytes);
 	free(s->busy_ps);
 	free(s->blocked_ps);
 	free(s->blocked_since);

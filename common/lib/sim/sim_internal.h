@@ -154,7 +154,8 @@ typedef struct sim_pkt {
 	uint32_t payload;
 	uint16_t wire;       /* bytes on the wire: payload + headers */
 	uint16_t dlid;
-	uint8_t vl, blocks;
+	uint8_t vl, blocks;  /* vl: of the link it is on or came by */
+	uint8_t out_vl;      /* VL it takes on `out` (vl_spread: per hop) */
 	sim_ps_t tail_ps;    /* its tail arrives at `at` */
 } sim_pkt_t;
 
@@ -215,6 +216,8 @@ struct ibf_sim {
 	double *ps_per_byte;
 	uint8_t *busy, *in_busy;
 	uint32_t *cur_pkt, *cur_in, *rr;
+	uint8_t *cur_in_vl;      /* output: VL of the input buffer its packet
+				    left (the credit to return upstream) */
 	uint32_t *nwant;         /* output: FIFO heads that want it */
 	uint32_t *nwant_high;    /* the same on high-priority VLs */
 	/* output p: a bit per (input, VL) of its switch, in its round-robin
@@ -232,6 +235,7 @@ struct ibf_sim {
 	int32_t *credits;        /* [port * nvl + vl] */
 	uint32_t *buf_head, *buf_tail;  /* [port * nvl + vl] */
 	uint64_t *link_bytes;
+	uint64_t *vl_bytes;      /* [port * nvl + vl], vl_spread only */
 	sim_ps_t *busy_ps, *blocked_ps, *blocked_since;
 
 	sim_host_t *host;        /* [nendpoints] */

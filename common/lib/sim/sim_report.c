@@ -62,7 +62,7 @@ static int cmp_link(const void *a, const void *b)
 static ibf_status_t collect_links(const ibf_sim_t *s, ibf_sim_result_t *r,
 				  ibf_err_t *err)
 {
-	uint32_t p, n = 0;
+	uint32_t p, v, n = 0;
 	sim_ps_t blocked;
 
 	for (p = 0; p < s->fabric->nports; p++)
@@ -80,6 +80,9 @@ static ibf_status_t collect_links(const ibf_sim_t *s, ibf_sim_result_t *r,
 		r->link[r->nlinks].bytes = s->link_bytes[p];
 		r->link[r->nlinks].busy_s = ps_to_s(s->busy_ps[p]);
 		r->link[r->nlinks].blocked_s = ps_to_s(blocked);
+		for (v = 0; s->vl_bytes && v < s->nvl; v++)
+			r->link[r->nlinks].vl_bytes[v] =
+				s->vl_bytes[(size_t)p * s->nvl + v];
 		r->nlinks++;
 	}
 	qsort(r->link, r->nlinks, sizeof(*r->link), cmp_link);
@@ -98,7 +101,7 @@ static uint32_t waits_for(const ibf_sim_t *s, uint32_t b)
 	if (s->fabric->nodes[s->fabric->ports[next].node].type !=
 	    IBF_NODE_SWITCH)
 		return SIM_NONE;
-	return next * s->nvl + s->pkt[k].vl;
+	return next * s->nvl + s->pkt[k].out_vl;
 }
 
 /* Walk the wait-for graph (each full buffer waits for exactly one other)
@@ -439,6 +442,19 @@ static json_object *json_ends(const ibf_sim_t *s, ibf_port_id_t p)
 	return o;
 }
 
+/* Wire bytes per VL of a link (vl_spread runs). */
+static json_object *json_vl_bytes(const ibf_sim_t *s,
+				  const ibf_sim_link_result_t *l)
+{
+	json_object *a = json_object_new_array();
+	unsigned v;
+
+	for (v = 0; a && v < s->nvl; v++)
+		json_object_array_add(a, json_object_new_int64(
+			(int64_t)l->vl_bytes[v]));
+	return a;
+}
+
 static json_object *json_link(const ibf_sim_t *s,
 			      const ibf_sim_link_result_t *l)
 {
@@ -450,6 +466,8 @@ static json_object *json_link(const ibf_sim_t *s,
 		(int64_t)l->bytes));
 	json_object_object_add(o, "busy_s", num(l->busy_s));
 	json_object_object_add(o, "blocked_s", num(l->blocked_s));
+	if (s->vl_bytes)
+		json_object_object_add(o, "vl_bytes", json_vl_bytes(s, l));
 	return o;
 }
 

@@ -88,6 +88,7 @@ static void pkt_fill(const ibf_sim_t *s, sim_pkt_t *p, uint32_t mi,
 	p->blocks = (uint8_t)((p->wire + IBF_SIM_BLOCK - 1) / IBF_SIM_BLOCK);
 	p->dlid = (uint16_t)(m->base_lid + (i & m->lid_mask));
 	p->vl = m->lid_mask ? (uint8_t)sim_vl(s, m, p->dlid) : m->vl;
+	p->out_vl = p->vl;
 	p->out = m->src;
 	p->at = SIM_NONE;
 }
@@ -106,7 +107,11 @@ static void tx_start(ibf_sim_t *s, ibf_port_id_t p, uint32_t k,
 	s->busy[p] = 1;
 	s->cur_pkt[p] = k;
 	s->cur_in[p] = from;
+	s->cur_in_vl[p] = pk->vl;
+	pk->vl = pk->out_vl;
 	s->credits[p * s->nvl + pk->vl] -= pk->blocks;
+	if (s->vl_bytes)
+		s->vl_bytes[p * s->nvl + pk->vl] += pk->wire;
 	if (s->blocked_since[p] >= 0) {
 		s->blocked_ps[p] += s->now - s->blocked_since[p];
 		s->blocked_since[p] = -1;
@@ -196,7 +201,7 @@ static int candidate(ibf_sim_t *s, ibf_port_id_t p, ibf_port_id_t q,
 	if (k == SIM_NONE || s->in_busy[q] || s->pkt[k].out != p ||
 	    input_reserved(s, q, b % s->nvl))
 		return 0;
-	if (s->credits[p * s->nvl + s->pkt[k].vl] < s->pkt[k].blocks)
+	if (s->credits[p * s->nvl + s->pkt[k].out_vl] < s->pkt[k].blocks)
 		return -1;
 	return 1;
 }
@@ -543,6 +548,19 @@ static void msg_complete(ibf_sim_t *s, uint32_t mi)
 
 /* ---- events ---------------------------------------------------------------*/
 
+/* The VL of the packet's next hop from input port number i to output
+ * port number o of a switch: its own, or with vl_spread (data VLs only,
+ * not the control lane) the switch's stateless SL2VL choice, so that
+ * flows that entered by different ports queue in different FIFOs
+ * downstream. */
+static inline uint8_t hop_vl(const ibf_sim_t *s, const sim_pkt_t *pk,
+			     unsigned i, unsigned o)
+{
+	if (!s->o.vl_spread || pk->vl >= s->data_vls)
+		return pk->vl;
+	return (uint8_t)((i + o) % s->o.vl_spread);
+}
+
 static void on_arrive(ibf_sim_t *s, uint32_t k)
 {
 	sim_pkt_t *pk = &s->pkt[k];
@@ -552,6 +570,7 @@ static void on_arrive(ibf_sim_t *s, uint32_t k)
 
 	/* routes were traced when the messages were added */
 	pk->out = in->first_port + out;
+	pk->out_vl = hop_vl(s, pk, pk->at - in->first_port, out);
 	pk->next = SIM_NONE;
 	if (s->buf_tail[b] == SIM_NONE) {
 		s->buf_head[b] = k;
@@ -596,7 +615,7 @@ static void on_txdone(ibf_sim_t *s, ibf_port_id_t p)
 	s->busy[p] = 0;
 	if (q != SIM_NONE) {
 		push_lat(s, SIM_EV_CREDIT, s->port[q].peer,
-			 (uint32_t)pk->vl << 8 | pk->blocks);
+			 (uint32_t)s->cur_in_vl[p] << 8 | pk->blocks);
 		input_freed(s, q);
 	}
 	/* (the packet may already be leaving the next switch: ask the link,
