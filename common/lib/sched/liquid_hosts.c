@@ -229,14 +229,14 @@ static inline void tail_prefetch(const struct lq_a2a *a,
 /* k's end from its predecessors' (they are all earlier): the plan's
  * length in block times (plan_blocks) is the latest. */
 static void chain_end(ibf_liquid_hplan_t *p, struct pred_build *b,
-		      uint64_t k)
+		      uint64_t k, uint64_t vol)
 {
 	uint64_t start = 0;
 
 	for (uint64_t x = p->pred_off[k]; x < p->pred_off[k + 1]; x++)
 		if (b->end[b->buf[x]] > start)
 			start = b->end[b->buf[x]];
-	b->end[k] = start + volume(p, k);
+	b->end[k] = start + vol;
 	if (b->end[k] > p->info.plan_blocks)
 		p->info.plan_blocks = b->end[k];
 }
@@ -248,9 +248,10 @@ static bool collect(ibf_liquid_hplan_t *p, struct pred_build *b, uint64_t k)
 {
 	uint32_t path[LQ_A2A_MAX_PATH], nc = 0;
 	uint32_t np = pair_path(b->a, p->pair_src[k], p->pair_dst[k], path);
+	uint64_t vol = volume(p, k);
 
 	for (uint32_t i = 0; i < np; i++) {
-		b->wload[path[i]] += volume(p, k);
+		b->wload[path[i]] += vol;
 		if (b->last[path[i]] != LQ_NONE)
 			b->cand[nc++] = b->last[path[i]];
 		else
@@ -285,7 +286,7 @@ static bool collect(ibf_liquid_hplan_t *p, struct pred_build *b, uint64_t k)
 			b->buf[b->fill++] = b->cand[i];
 	}
 	p->pred_off[k + 1] = b->fill;
-	chain_end(p, b, k);
+	chain_end(p, b, k, vol);
 	/* k is now its links' latest user: the other pairs of its frame use
 	 * none of them */
 	for (uint32_t i = 0; i < np; i++)
@@ -303,7 +304,7 @@ static void chain(ibf_liquid_hplan_t *p, struct pred_build *b)
 		if (k)
 			b->buf[b->fill++] = (uint32_t)(k - 1);
 		p->pred_off[k + 1] = b->fill;
-		chain_end(p, b, k);
+		chain_end(p, b, k, volume(p, k));
 	}
 	p->info.max_pred = p->info.npairs > 1;
 }
