@@ -331,31 +331,6 @@ ibf_status_t lq_a2a_build(const ibf_lfts_t *l, const ibf_port_id_t *ranks,
 
 /* ---- round robin --------------------------------------------------------- */
 
-static bool fits(const struct lq_a2a *a, const uint32_t *stamp, uint32_t i,
-		 uint32_t j, uint32_t s)
-{
-	uint64_t t = (uint64_t)a->grp[i] * a->n + j;
-	const uint32_t *tl = a->tl + t * a->H;
-
-	if (stamp[a->inj[i]] == s)
-		return false;
-	for (uint32_t q = 0; q < a->tlen[t]; q++)
-		if (stamp[tl[q]] == s)
-			return false;
-	return true;
-}
-
-static void occupy(const struct lq_a2a *a, uint32_t *stamp, uint32_t i,
-		   uint32_t j, uint32_t s)
-{
-	uint64_t t = (uint64_t)a->grp[i] * a->n + j;
-	const uint32_t *tl = a->tl + t * a->H;
-
-	stamp[a->inj[i]] = s;
-	for (uint32_t q = 0; q < a->tlen[t]; q++)
-		stamp[tl[q]] = s;
-}
-
 void lq_sched_free(struct lq_sched *s)
 {
 	free(s->frame_of);
@@ -365,61 +340,123 @@ void lq_sched_free(struct lq_sched *s)
 	s->nframes = LQ_NONE;
 }
 
+/* A phase's frames as bits per link: word w of link x at busy[w L + x],
+ * valid in phase ph[x] only (stale words read as 0, cleared at the
+ * link's first use in a phase); W words per link, grown on demand. */
+struct rr_bits {
+	uint64_t *busy;
+	uint32_t *ph;
+	uint32_t W, L;
+};
+
+static uint64_t rr_word(const struct rr_bits *b, uint32_t x, uint32_t w,
+			uint32_t k)
+{
+	return b->ph[x] == k ? b->busy[(uint64_t)w * b->L + x] : 0;
+}
+
+static bool rr_grow(struct rr_bits *b)
+{
+	uint64_t *nb = realloc(b->busy, ((uint64_t)b->W + 1) * b->L *
+			       sizeof(uint64_t));
+
+	if (!nb)
+		return false;
+	memset(nb + (uint64_t)b->W * b->L, 0, b->L * sizeof(uint64_t));
+	b->busy = nb;
+	b->W++;
+	return true;
+}
+
+/* The first of the phase's frames free on all of i -> j's links, taken;
+ * LQ_NONE when memory runs out. */
+static uint32_t rr_place(const struct lq_a2a *a, struct rr_bits *b,
+			 uint32_t i, uint32_t j, uint32_t k)
+{
+	uint64_t t = (uint64_t)a->grp[i] * a->n + j;
+	uint32_t l[256], nl = 0, w = 0, f;
+	uint64_t m;
+
+	l[nl++] = a->inj[i];
+	for (uint32_t q = 0; q < a->tlen[t]; q++)
+		l[nl++] = a->tl[t * a->H + q];
+	for (;; w++) {
+		if (w == b->W && !rr_grow(b))
+			return LQ_NONE;
+		m = 0;
+		for (uint32_t q = 0; q < nl; q++)
+			m |= rr_word(b, l[q], w, k);
+		if (~m)
+			break;
+	}
+	f = w * 64 + (uint32_t)__builtin_ctzll(~m);
+	for (uint32_t q = 0; q < nl; q++) {
+		if (b->ph[l[q]] != k) {
+			for (uint32_t v = 0; v < b->W; v++)
+				b->busy[(uint64_t)v * b->L + l[q]] = 0;
+			b->ph[l[q]] = k;
+		}
+		b->busy[(uint64_t)w * b->L + l[q]] |= 1ull << (f % 64);
+	}
+	return f;
+}
+
 /* Phases k = 1..n-1 (i -> i + k mod n), each split first-fit in rank order:
  * pass r takes every transfer of the phase that fits beside those taken
- * before it in the pass.  If the clock expires, every transfer not yet
- * placed gets a frame of its own (always congestion-free). */
+ * before it in the pass.  That is, each transfer in rank order takes the
+ * phase's first frame free on all its links (the transfers before it in
+ * its pass are those before it in that frame), so it is found by bits,
+ * not by passes over the pending ones (at 4,096 hosts on a Dragonfly, 94
+ * frames a phase: 1.6 s of passes).  The clock is charged as the passes
+ * were (4 units per pending transfer per pass).  If it expires, every
+ * transfer not yet placed gets a frame of its own (always
+ * congestion-free). */
 bool lq_a2a_round_robin(const struct lq_a2a *a, struct lq_sched *sc,
 			struct lq_clock *clk, bool *cut)
 {
-	uint32_t n = a->n, nf = 0, s = 0, k = 1;
-	uint32_t *stamp = calloc((size_t)a->L + 1, sizeof(uint32_t));
-	uint32_t *pend = malloc(((size_t)n + 1) * sizeof(uint32_t));
+	uint32_t n = a->n, nf = 0, k = 1;
+	struct rr_bits b = { .L = a->L };
+	bool ok = true;
 
 	memset(sc, 0, sizeof(*sc));
 	sc->nframes = LQ_NONE;
 	sc->frame_of = malloc((a->T + 1) * sizeof(uint32_t));
-	if (!stamp || !pend || !sc->frame_of) {
-		free(stamp);
-		free(pend);
+	b.ph = calloc((size_t)a->L + 1, sizeof(uint32_t));
+	if (!b.ph || !sc->frame_of) {
+		free(b.ph);
 		lq_sched_free(sc);
 		return false;
 	}
 	*cut = !a->complete;
-	for (; k < n && a->complete; k++) {
-		uint32_t np = n, *fo = sc->frame_of + (uint64_t)(k - 1) * n;
+	for (; k < n && a->complete && ok; k++) {
+		uint32_t *fo = sc->frame_of + (uint64_t)(k - 1) * n, nph = 0;
+		uint64_t units = 0;
 
 		if (lq_tick(clk, 1)) {
 			*cut = true;
 			break;
 		}
-		for (uint32_t i = 0; i < n; i++)
-			pend[i] = i;
-		while (np) {
-			uint32_t m = 0;
+		for (uint32_t i = 0; i < n && ok; i++) {
+			uint32_t j = i + k >= n ? i + k - n : i + k;
+			uint32_t f = rr_place(a, &b, i, j, k);
 
-			s++;
-			for (uint32_t q = 0; q < np; q++) {
-				uint32_t i = pend[q], j = i + k;
-
-				j = j >= n ? j - n : j;
-				if (!fits(a, stamp, i, j, s)) {
-					pend[m++] = i;
-					continue;
-				}
-				occupy(a, stamp, i, j, s);
-				fo[i] = nf;
-			}
-			lq_tick(clk, (uint64_t)np * 4);
-			np = m;
-			nf++;
+			ok = f != LQ_NONE;
+			fo[i] = nf + f;
+			nph = f + 1 > nph ? f + 1 : nph;
+			units += 4 * ((uint64_t)f + 1);
 		}
+		lq_tick(clk, units);
+		nf += nph;
 	}
 	/* Phases not reached: a frame per transfer. */
-	for (uint64_t x = (uint64_t)(k - 1) * n; x < a->T; x++)
+	for (uint64_t x = (uint64_t)(k - 1) * n; ok && x < a->T; x++)
 		sc->frame_of[x] = nf++;
-	free(stamp);
-	free(pend);
+	free(b.busy);
+	free(b.ph);
+	if (!ok) {
+		lq_sched_free(sc);
+		return false;
+	}
 	sc->nframes = nf;
 	return true;
 }
