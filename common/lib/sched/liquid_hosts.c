@@ -205,8 +205,8 @@ static uint32_t pair_path(const struct lq_a2a *a, uint32_t s, uint32_t d,
  * pair's tail this many pairs ahead. */
 #define TAIL_AHEAD 16
 
-/* GCC 12 at -O2 drops a __builtin_prefetch whose line nothing in the
- * function reads (dead code elimination): on x86 the instruction. */
+/* GCC 12 at -O2 emits no instruction for __builtin_prefetch here (none
+ * in the object's disassembly), so on x86 the instruction is written. */
 static inline void fetch_line(const void *x)
 {
 #if defined(__x86_64__) || defined(__i386__)
