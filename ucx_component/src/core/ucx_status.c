@@ -95,8 +95,11 @@ static void fault_read(void)
 
 	if (v && *v) {
 		fault_at = strtoul(v, &end, 10);
-		if (*end)
+		if (*end || !fault_at) {
+			fprintf(stderr, "ibflow: IBFLOW_TEST_UCX_FAIL=%s: not a "
+				"positive number, ignored\n", v);
 			fault_at = 0;
+		}
 	}
 }
 
