@@ -374,7 +374,7 @@ static uint32_t rr_place(const struct lq_a2a *a, struct rr_bits *b,
 			 uint32_t i, uint32_t j, uint32_t k)
 {
 	uint64_t t = (uint64_t)a->grp[i] * a->n + j;
-	uint32_t l[256], nl = 0, w = 0, f;
+	uint32_t l[LQ_A2A_MAX_PATH + 1], nl = 0, w = 0, f;   /* inj + tail */
 	uint64_t m;
 
 	l[nl++] = a->inj[i];
